@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+import { Command } from "commander";
+import { registerAuthCommands } from "./auth.js";
+import { registerBrokerCommands } from "./broker.js";
+import { registerLedgerCommands } from "./ledger.js";
+import { registerSigCommands } from "./sig.js";
+
+const program = new Command();
+program
+  .name("provenant")
+  .description("A trust layer for tool-using LLM agents.")
+  .showHelpAfterError()
+  .enablePositionalOptions();
+
+registerAuthCommands(program);
+registerLedgerCommands(program);
+registerSigCommands(program);
+registerBrokerCommands(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,29 @@
+import type { TrustLevel } from "./trust-levels.js";
+
+/** What a gate sees of one tool call. Pure data: gates decide, the guard acts. */
+export interface GateCall {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly tool: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly taint: TrustLevel;
+  /** null when the framework did not say who sent the turn. */
+  readonly senderIsOwner: boolean | null;
+}
+
+export interface GateVerdict {
+  readonly verdict: "block" | "confirm";
+  readonly rule: string;
+  readonly reason: string;
+}
+
+/**
+ * A check that runs before the taint policy (verification gate, mutation gate, intent scope).
+ * Returning undefined passes the call to the next gate; the first verdict wins.
+ */
+export interface ToolGate {
+  readonly name: string;
+  check(call: GateCall): GateVerdict | undefined;
+  /** Tools the model should not be shown right now (layer 1). */
+  hiddenTools?(sessionId: string, tools: readonly string[]): ReadonlySet<string>;
+}
