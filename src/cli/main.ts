@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { Command } from "commander";
 import { registerAuthCommands } from "./auth.js";
+import { registerBenchCommands } from "./bench-agentdojo.js";
+import { registerBlockedWritesCommands } from "./blocked-writes.js";
 import { registerBrokerCommands } from "./broker.js";
 import { registerLedgerCommands } from "./ledger.js";
 import { registerSigCommands } from "./sig.js";
@@ -16,5 +18,7 @@ registerAuthCommands(program);
 registerLedgerCommands(program);
 registerSigCommands(program);
 registerBrokerCommands(program);
+registerBlockedWritesCommands(program);
+registerBenchCommands(program);
 
 await program.parseAsync(process.argv);

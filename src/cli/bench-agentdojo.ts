@@ -1,0 +1,5 @@
+import type { Command } from "commander";
+
+export function registerBenchCommands(program: Command): void {
+  void program;
+}
