@@ -1,9 +1,12 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import canonicalize from "canonicalize";
+import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { CanonicalJSONError, canonicalJSON } from "../../src/ledger/canonical-json.js";
+
+// The package's typings declare an ES default export, but it is CommonJS exporting the function itself.
+const canonicalize = createRequire(import.meta.url)("canonicalize") as (value: unknown) => string | undefined;
 
 const CORPUS = join(import.meta.dirname, "../../../shared/corpora/jcs");
 
