@@ -1,0 +1,226 @@
+import { z } from "zod";
+import { ACTION_CLASSES, type ActionClass } from "./action-classes.js";
+import { ConfigError, type ConfigProblem } from "./config-error.js";
+import { POLICY_MODES, modeStrictness, mostPermissiveMode, type PolicyMode } from "./policy-modes.js";
+import { TRUST_LEVELS, type TrustLevel } from "./trust-levels.js";
+
+const LEGACY_TRUSTED_KEYS = ["system", "owner", "local"] as const;
+const POLICY_KEYS = [...TRUST_LEVELS, ...LEGACY_TRUSTED_KEYS] as const;
+const OVERRIDE_KEYS = ["*", ...POLICY_KEYS] as const;
+
+const mode = z.enum(POLICY_MODES);
+const trust = z.enum(TRUST_LEVELS);
+const action = z.enum(ACTION_CLASSES);
+const toolName = z.string().min(1).max(200);
+
+const levelModes = (keys: readonly string[]) =>
+  z.strictObject(Object.fromEntries(keys.map((k) => [k, mode.optional()])) as Record<string, z.ZodOptional<typeof mode>>);
+
+const policyShape = {
+  taintPolicy: levelModes(POLICY_KEYS).optional(),
+  toolOverrides: z.record(toolName, levelModes(OVERRIDE_KEYS)).optional(),
+  toolOutputTaints: z.record(toolName, trust).optional(),
+  toolActionClasses: z.record(toolName, action).optional(),
+};
+
+/** The plugin's configuration, as the owner writes it (all keys optional). */
+export const configInputSchema = z.strictObject({
+  ...policyShape,
+  approvalTtlSeconds: z.int().min(1).max(86_400).optional(),
+  maxIterations: z.int().min(1).max(10_000).optional(),
+  maxWrongApprovalAttempts: z.int().min(1).max(100).optional(),
+  developerMode: z.boolean().optional(),
+  workspaceDir: z.string().min(1).optional(),
+  failMode: z.enum(["open", "closed"]).optional(),
+  allowResetWhenOwnerUnknown: z.boolean().optional(),
+  ownerIds: z.array(z.string().min(1)).optional(),
+  memoryFiles: z.array(z.string().min(1)).optional(),
+  agents: z.record(z.string().min(1), z.strictObject(policyShape)).optional(),
+});
+export type ConfigInput = z.input<typeof configInputSchema>;
+
+export type LevelKey = TrustLevel | "*";
+export type ToolOverride = Readonly<Partial<Record<LevelKey, PolicyMode>>>;
+
+/** The part of the configuration that an agent may override. */
+export interface PolicyConfig {
+  readonly taintPolicy: Readonly<Record<TrustLevel, PolicyMode>>;
+  readonly toolOverrides: Readonly<Record<string, ToolOverride>>;
+  readonly toolOutputTaints: Readonly<Record<string, TrustLevel>>;
+  readonly toolActionClasses: Readonly<Record<string, ActionClass>>;
+}
+
+export interface ResolvedConfig extends PolicyConfig {
+  readonly approvalTtlSeconds: number;
+  readonly maxIterations: number;
+  readonly maxWrongApprovalAttempts: number;
+  readonly developerMode: boolean;
+  readonly workspaceDir: string | undefined;
+  readonly failMode: "open" | "closed";
+  readonly allowResetWhenOwnerUnknown: boolean;
+  readonly ownerIds: readonly string[];
+  readonly memoryFiles: readonly string[];
+  readonly agents: Readonly<Record<string, PolicyConfig>>;
+}
+
+export const DEFAULT_TAINT_POLICY: Readonly<Record<TrustLevel, PolicyMode>> = Object.freeze({
+  trusted: "allow",
+  shared: "confirm",
+  external: "confirm",
+  untrusted: "confirm",
+});
+
+export const DEFAULTS = Object.freeze({
+  approvalTtlSeconds: 60,
+  maxIterations: 10,
+  maxWrongApprovalAttempts: 3,
+  developerMode: false,
+  failMode: "open" as const,
+  allowResetWhenOwnerUnknown: false,
+});
+
+export interface ConfigResolution {
+  readonly config: ResolvedConfig;
+  /** Deprecations and auto-corrections, each worth one log line at start. */
+  readonly warnings: readonly string[];
+}
+
+/** Validates and resolves a configuration, or throws a ConfigError naming every problem. */
+export function resolveConfig(input: unknown): ConfigResolution {
+  const parsed = configInputSchema.safeParse(input ?? {});
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, input)));
+  const raw = parsed.data;
+  const warnings: string[] = [];
+  const global = resolvePolicy(raw, DEFAULT_TAINT_POLICY, {}, "", warnings);
+  const agents: Record<string, PolicyConfig> = {};
+  for (const [agentId, agentRaw] of Object.entries(raw.agents ?? {})) {
+    agents[agentId] = resolvePolicy(agentRaw, global.taintPolicy, global, `agents.${agentId}.`, warnings);
+  }
+  return {
+    warnings,
+    config: {
+      ...global,
+      approvalTtlSeconds: raw.approvalTtlSeconds ?? DEFAULTS.approvalTtlSeconds,
+      maxIterations: raw.maxIterations ?? DEFAULTS.maxIterations,
+      maxWrongApprovalAttempts: raw.maxWrongApprovalAttempts ?? DEFAULTS.maxWrongApprovalAttempts,
+      developerMode: raw.developerMode ?? DEFAULTS.developerMode,
+      workspaceDir: raw.workspaceDir,
+      failMode: raw.failMode ?? DEFAULTS.failMode,
+      allowResetWhenOwnerUnknown: raw.allowResetWhenOwnerUnknown ?? DEFAULTS.allowResetWhenOwnerUnknown,
+      ownerIds: raw.ownerIds ?? [],
+      memoryFiles: raw.memoryFiles ?? [],
+      agents,
+    },
+  };
+}
+
+/** The configuration an agent runs under: its own overrides merged over the global ones. */
+export function policyForAgent(config: ResolvedConfig, agentId: string | null | undefined): PolicyConfig {
+  return (agentId !== null && agentId !== undefined && config.agents[agentId]) || config;
+}
+
+type RawPolicy = z.output<z.ZodObject<typeof policyShape>>;
+
+function resolvePolicy(
+  raw: RawPolicy,
+  basePolicy: Readonly<Record<TrustLevel, PolicyMode>>,
+  base: Partial<PolicyConfig>,
+  prefix: string,
+  warnings: string[],
+): PolicyConfig {
+  const taintPolicy = { ...basePolicy, ...mapLegacyLevels(raw.taintPolicy ?? {}, `${prefix}taintPolicy`, warnings) };
+  enforceMonotonicity(taintPolicy, `${prefix}taintPolicy`, warnings);
+  const toolOverrides: Record<string, ToolOverride> = { ...(base.toolOverrides ?? {}) };
+  for (const [tool, levels] of Object.entries(raw.toolOverrides ?? {})) {
+    toolOverrides[tool] = mapLegacyLevels(levels, `${prefix}toolOverrides.${tool}`, warnings);
+  }
+  return {
+    taintPolicy,
+    toolOverrides,
+    toolOutputTaints: { ...(base.toolOutputTaints ?? {}), ...(raw.toolOutputTaints ?? {}) },
+    toolActionClasses: { ...(base.toolActionClasses ?? {}), ...(raw.toolActionClasses ?? {}) },
+  };
+}
+
+/**
+ * The old six-level model had `system`, `owner` and `local` above `shared`; they all mean
+ * `trusted` now, and the most permissive of the three wins (that is how they behaved).
+ */
+function mapLegacyLevels<K extends string>(
+  levels: Readonly<Partial<Record<string, PolicyMode | undefined>>>,
+  where: string,
+  warnings: string[],
+): Partial<Record<K | TrustLevel, PolicyMode>> {
+  const out: Partial<Record<string, PolicyMode>> = {};
+  const legacy: PolicyMode[] = [];
+  for (const [key, value] of Object.entries(levels)) {
+    if (value === undefined) continue;
+    if ((LEGACY_TRUSTED_KEYS as readonly string[]).includes(key)) legacy.push(value);
+    else out[key] = value;
+  }
+  if (legacy.length > 0) {
+    const mapped = mostPermissiveMode(legacy);
+    warnings.push(
+      `${where}: the six-level keys system/owner/local are deprecated; mapped to trusted=${mapped}. Use the keys trusted, shared, external, untrusted.`,
+    );
+    if (out.trusted === undefined && mapped !== undefined) out.trusted = mapped;
+  }
+  return out as Partial<Record<K | TrustLevel, PolicyMode>>;
+}
+
+/** Less-trusted content may never be treated more permissively: raise any level that is. */
+function enforceMonotonicity(policy: Record<TrustLevel, PolicyMode>, where: string, warnings: string[]): void {
+  for (let i = 1; i < TRUST_LEVELS.length; i++) {
+    const prev = TRUST_LEVELS[i - 1] as TrustLevel;
+    const level = TRUST_LEVELS[i] as TrustLevel;
+    if (modeStrictness(policy[level]) < modeStrictness(policy[prev])) {
+      warnings.push(
+        `${where}.${level}: "${policy[level]}" is more permissive than ${prev}="${policy[prev]}"; corrected to "${policy[prev]}" (a policy must not loosen as trust falls)`,
+      );
+      policy[level] = policy[prev];
+    }
+  }
+}
+
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): ConfigProblem {
+  const key = issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)";
+  const given = valueAt(input, issue.path);
+  const shown = given === undefined ? "missing" : JSON.stringify(given);
+  switch (issue.code) {
+    case "unrecognized_keys": {
+      const allowed = allowedKeysAt(issue.path);
+      return {
+        key,
+        message: `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}${allowed ? `; allowed: ${allowed}` : ""}`,
+      };
+    }
+    case "invalid_value":
+      return { key, message: `${shown} is not allowed; expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}` };
+    case "invalid_type":
+      return { key, message: `${shown} is not valid; expected ${issue.expected}` };
+    case "too_small":
+      return { key, message: `${shown} is too small; minimum ${String(issue.minimum)}` };
+    case "too_big":
+      return { key, message: `${shown} is too large; maximum ${String(issue.maximum)}` };
+    default:
+      return { key, message: `${shown}: ${issue.message}` };
+  }
+}
+
+function allowedKeysAt(path: readonly PropertyKey[]): string | undefined {
+  if (path.length === 0) return Object.keys(configInputSchema.shape).join(", ");
+  const last = path[path.length - 1];
+  if (last === "taintPolicy") return TRUST_LEVELS.join(", ") + " (legacy: system, owner, local)";
+  if (path.length >= 2 && path[path.length - 2] === "toolOverrides") return `*, ${TRUST_LEVELS.join(", ")}`;
+  if (path.length === 2 && path[0] === "agents") return Object.keys(policyShape).join(", ");
+  return undefined;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = input;
+  for (const key of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
