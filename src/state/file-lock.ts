@@ -1,0 +1,117 @@
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+
+/**
+ * An advisory lock between processes sharing one workspace: a lock file created with O_EXCL that
+ * holds the owner's pid. Node has no flock, and every store operation is synchronous and short, so
+ * a waiter sleeps in small steps. A lock left by a killed process (its pid is gone, or it is our
+ * own pid from an earlier life, since this process never holds the lock across calls) is broken.
+ */
+export class LockTimeoutError extends Error {
+  constructor(readonly lockPath: string, readonly holder: string) {
+    super(`timed out waiting for ${lockPath} (held by ${holder || "an unknown process"})`);
+    this.name = "LockTimeoutError";
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+function sleepMs(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error instanceof Error && "code" in error && error.code === "EPERM";
+  }
+}
+
+function readHolder(lockPath: string): string | undefined {
+  try {
+    return readFileSync(lockPath, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** A lock file that was created but never got its pid (killed in between) is stale after this long. */
+const EMPTY_LOCK_GRACE_MS = 2_000;
+
+function isStale(lockPath: string, holder: string): boolean {
+  const pid = Number.parseInt(holder, 10);
+  if (Number.isSafeInteger(pid) && pid > 0 && String(pid) === holder.trim()) return !isAlive(pid);
+  try {
+    return Date.now() - statSync(lockPath).mtimeMs > EMPTY_LOCK_GRACE_MS;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Breaking a stale lock races with other breakers: move it aside under a unique name first, and
+ * only delete it if it is still the stale one; a fresh lock moved by mistake is put back.
+ */
+function breakStaleLock(lockPath: string, staleHolder: string): void {
+  const aside = `${lockPath}.stale-${randomBytes(6).toString("hex")}`;
+  try {
+    renameSync(lockPath, aside);
+  } catch {
+    return;
+  }
+  if (readHolder(aside) !== staleHolder) {
+    try {
+      linkSync(aside, lockPath);
+    } catch {
+      // Someone took the lock meanwhile; theirs stands.
+    }
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+    // Already gone.
+  }
+}
+
+function tryAcquire(lockPath: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(lockPath, "wx", 0o600);
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    writeSync(fd, `${process.pid}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+export function withFileLock<T>(lockPath: string, body: () => T, timeoutMs = 10_000): T {
+  const deadline = Date.now() + timeoutMs;
+  let pause = 1;
+  while (!tryAcquire(lockPath)) {
+    const holder = readHolder(lockPath);
+    if (holder !== undefined && isStale(lockPath, holder)) {
+      breakStaleLock(lockPath, holder);
+      continue;
+    }
+    if (Date.now() > deadline) throw new LockTimeoutError(lockPath, holder?.trim() ?? "");
+    sleepMs(pause);
+    pause = Math.min(pause * 2, 20);
+  }
+  try {
+    return body();
+  } finally {
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      // A stale-lock breaker elsewhere may have judged us dead; the lock is gone either way.
+    }
+  }
+}
