@@ -1,0 +1,147 @@
+/**
+ * Detection and neutralisation of envelope markers in text that must never authenticate anything:
+ * tool outputs, web pages, emails, the model's own text. A marker is any spelling a reader could
+ * take for `[MSG_AUTH:...]` or `[/MSG_AUTH]`: any case, separators inside the word, full-width and
+ * mathematical letters, Cyrillic and Greek look-alikes, look-alike brackets, and invisible
+ * characters between the letters. The check runs on a "skeleton" of the text (look-alikes folded
+ * to ASCII, invisibles dropped) with a map back to the original offsets.
+ */
+
+// Letters that render like the ones in MSG_AUTH, folded to them (upper case).
+const LOOKALIKES: Readonly<Record<string, string>> = {
+  M: "\u041C\u043C\u039C\u03FA\u1D0D\u216F\u217F\u2133\u13B7",
+  S: "\u0405\u0455\uA731\u13DA\u01BD",
+  G: "\u050C\u050D\u0262\u0261\u13C0\u13F3",
+  A: "\u0410\u0430\u0391\u03B1\u1D00\u0251",
+  U: "\u054D\u057D\u03C5\u1D1C\u222A\u028B",
+  T: "\u0422\u0442\u03A4\u03C4\u1D1B\u13A2",
+  H: "\u041D\u043D\u0397\u04BB\u029C\u13BB\u210B\u210C\u210D",
+  "[": "\u27E6\u3010\u3014\u301A\u2045\u2772\u3018\uFE5D\uFE47\u298B\u298D\u298F\u207D\u208D\u2329\u27E8\u3008",
+  "]": "\u27E7\u3011\u3015\u301B\u2046\u2773\u3019\uFE5E\uFE48\u298C\u298E\u2990\u207E\u208E\u232A\u27E9\u3009",
+  "/": "\u2044\u2215\u2571\u29F8",
+  "_": "\u2017\uFE4D\uFE4E\uFE4F\u2010\u2011\u2012\u2013\u2014\u2015\u2212",
+};
+
+const FOLD = new Map<number, string>();
+for (const [ascii, chars] of Object.entries(LOOKALIKES)) {
+  for (const ch of chars) FOLD.set(ch.codePointAt(0) as number, ascii);
+}
+
+/** Default-ignorable code points: they render as nothing, so they may hide between the letters. */
+function isInvisible(cp: number): boolean {
+  return (
+    cp === 0x00ad ||
+    cp === 0x034f ||
+    cp === 0x061c ||
+    cp === 0x115f ||
+    cp === 0x1160 ||
+    cp === 0x17b4 ||
+    cp === 0x17b5 ||
+    (cp >= 0x180b && cp <= 0x180f) ||
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x202a && cp <= 0x202e) ||
+    (cp >= 0x2060 && cp <= 0x206f) ||
+    cp === 0x3164 ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    cp === 0xfeff ||
+    cp === 0xffa0 ||
+    (cp >= 0x1bca0 && cp <= 0x1bca3) ||
+    (cp >= 0x1d173 && cp <= 0x1d17a) ||
+    (cp >= 0xe0000 && cp <= 0xe0fff)
+  );
+}
+
+// NFKC per code point is slow; a text in a non-Latin script repeats the same few hundred.
+const NFKC_CACHE = new Map<number, string | undefined>();
+
+function fold(cp: number): string | undefined {
+  const direct = FOLD.get(cp);
+  if (direct !== undefined) return direct;
+  if (NFKC_CACHE.has(cp)) return NFKC_CACHE.get(cp);
+  const folded = foldCompatibility(cp);
+  NFKC_CACHE.set(cp, folded);
+  return folded;
+}
+
+function foldCompatibility(cp: number): string | undefined {
+  // Full-width ASCII (U+FF01..U+FF5E) sits at a fixed offset from ASCII.
+  if (cp >= 0xff01 && cp <= 0xff5e) return String.fromCharCode(cp - 0xfee0);
+  // Mathematical alphanumerics, enclosed and other compatibility letters: NFKC gives the ASCII letter.
+  if (cp >= 0x80) {
+    const n = String.fromCodePoint(cp).normalize("NFKC");
+    if (n.length === 1 && n.charCodeAt(0) < 0x80) return n;
+  }
+  return undefined;
+}
+
+interface Skeleton {
+  readonly text: string;
+  /** Original offset of each skeleton code unit, plus the original length at the end. */
+  readonly origin: Int32Array | null;
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+function skeleton(text: string): Skeleton {
+  if (!NON_ASCII.test(text)) return { text, origin: null };
+  const parts: string[] = [];
+  const origin: number[] = [];
+  for (let i = 0; i < text.length; ) {
+    const cp = text.codePointAt(i) as number;
+    const width = cp > 0xffff ? 2 : 1;
+    if (!isInvisible(cp)) {
+      const folded = cp < 0x80 ? undefined : fold(cp);
+      if (folded !== undefined) {
+        parts.push(folded);
+        origin.push(i);
+      } else {
+        for (let k = 0; k < width; k++) {
+          parts.push(text[i + k] as string);
+          origin.push(i + k);
+        }
+      }
+    }
+    i += width;
+  }
+  origin.push(text.length);
+  return { text: parts.join(""), origin: Int32Array.from(origin) };
+}
+
+const SEP = "[\\s_.\\-]{0,3}";
+const WORD = ["M", "S", "G", "A", "U", "T", "H"].join(SEP);
+// Optional opener and slash, the word, an optional `:token` (the MAC and its fields), an optional closer.
+const MARKER_SOURCE = `(?:[\\[(<{]\\s*)?(\\/\\s*)?${WORD}(?:\\s*:\\s*[A-Za-z0-9._,:+\\/=\\-]{0,512})?(?:\\s*[\\])>}])?`;
+const MARKER = new RegExp(MARKER_SOURCE, "gi");
+const MARKER_TEST = new RegExp(WORD, "i");
+
+export const NEUTRALISED_OPEN = "[auth marker removed]";
+export const NEUTRALISED_CLOSE = "[/auth marker removed]";
+
+/** True when the text holds anything a reader could take for an envelope marker. */
+export function containsEnvelopeMarker(text: string): boolean {
+  return MARKER_TEST.test(skeleton(text).text);
+}
+
+/**
+ * Replaces every envelope marker, with whatever token it carries, by an inert note. The text
+ * between markers is kept: it is data, and the model may need it, but nothing in it can pass
+ * for an authenticated instruction any more. Idempotent.
+ */
+export function neutraliseEnvelopes(text: string): string {
+  const sk = skeleton(text);
+  if (!MARKER_TEST.test(sk.text)) return text;
+  const out: string[] = [];
+  let last = 0;
+  for (const m of sk.text.matchAll(MARKER)) {
+    const start = toOrigin(sk, m.index);
+    const end = toOrigin(sk, m.index + m[0].length);
+    out.push(text.slice(last, start), m[1] === undefined ? NEUTRALISED_OPEN : NEUTRALISED_CLOSE);
+    last = end;
+  }
+  out.push(text.slice(last));
+  return out.join("");
+}
+
+function toOrigin(sk: Skeleton, index: number): number {
+  return sk.origin === null ? index : (sk.origin[index] as number);
+}

@@ -1,0 +1,118 @@
+import { createHmac } from "node:crypto";
+
+/** Secrets shorter than HMAC-SHA256's output would weaken it; longer ones add nothing. */
+export const KEY_BYTES = 32;
+export const KEY_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+
+export type RandomBytes = (n: number) => Uint8Array;
+
+export class KeyRingError extends Error {
+  override readonly name = "KeyRingError";
+}
+
+interface KeyEntry {
+  readonly id: string;
+  readonly secret: Buffer;
+  readonly created: string;
+}
+
+/**
+ * The MAC keys of one gateway: several active keys so envelopes signed before a rotation still
+ * verify, one of them current for signing. Secrets never leave this object except through
+ * `exportKeys` (for the key file): not in `toString`, `toJSON`, `inspect` or any error message.
+ */
+export class KeyRing {
+  private readonly entries = new Map<string, KeyEntry>();
+  private current: string;
+
+  private constructor(first: KeyEntry) {
+    this.entries.set(first.id, first);
+    this.current = first.id;
+  }
+
+  /** A ring with one fresh key: the seed's default (in memory only, new at every start). */
+  static generate(random: RandomBytes, createdAt: string): KeyRing {
+    return new KeyRing(newEntry(random, createdAt, new Set()));
+  }
+
+  static fromKeys(keys: readonly { id: string; secret: Uint8Array; created: string }[], current: string): KeyRing {
+    const first = keys.find((k) => k.id === current);
+    if (first === undefined) throw new KeyRingError(`current key id ${JSON.stringify(current)} is not among the keys`);
+    const ring = new KeyRing(checkedEntry(first));
+    for (const k of keys) {
+      if (k.id === current) continue;
+      if (ring.entries.has(k.id)) throw new KeyRingError(`key id ${JSON.stringify(k.id)} appears twice`);
+      ring.entries.set(k.id, checkedEntry(k));
+    }
+    return ring;
+  }
+
+  get currentId(): string {
+    return this.current;
+  }
+
+  get ids(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  /** Adds a new key and makes it current; older keys keep verifying until retired. */
+  rotate(random: RandomBytes, createdAt: string): string {
+    const entry = newEntry(random, createdAt, new Set(this.entries.keys()));
+    this.entries.set(entry.id, entry);
+    this.current = entry.id;
+    return entry.id;
+  }
+
+  retire(id: string): void {
+    if (id === this.current) throw new KeyRingError("the current signing key cannot be retired; rotate first");
+    if (!this.entries.delete(id)) throw new KeyRingError(`no key with id ${JSON.stringify(id)}`);
+  }
+
+  /** HMAC-SHA256 keyed with key `id`; undefined when the ring has no such key. */
+  hmac(id: string): ReturnType<typeof createHmac> | undefined {
+    const entry = this.entries.get(id);
+    return entry === undefined ? undefined : createHmac("sha256", entry.secret);
+  }
+
+  /** A subkey for one purpose: HMAC(secret, label). Keeps the uses of one secret apart. */
+  deriveKey(id: string, label: string): Buffer | undefined {
+    const entry = this.entries.get(id);
+    return entry === undefined ? undefined : createHmac("sha256", entry.secret).update(label, "utf8").digest();
+  }
+
+  /** For the key file only. */
+  exportKeys(): { id: string; secret: Buffer; created: string }[] {
+    return [...this.entries.values()].map((e) => ({ id: e.id, secret: Buffer.from(e.secret), created: e.created }));
+  }
+
+  toString(): string {
+    return `KeyRing(current=${this.current}, ids=${this.ids.join(",")})`;
+  }
+
+  toJSON(): { current: string; ids: string[] } {
+    return { current: this.current, ids: this.ids };
+  }
+
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return this.toString();
+  }
+}
+
+function newEntry(random: RandomBytes, created: string, taken: ReadonlySet<string>): KeyEntry {
+  const secret = Buffer.from(random(KEY_BYTES));
+  if (secret.length !== KEY_BYTES) throw new KeyRingError(`randomness source returned ${secret.length} bytes, not ${KEY_BYTES}`);
+  for (;;) {
+    const id = "k" + Buffer.from(random(4)).toString("hex");
+    if (!taken.has(id)) return { id, secret, created };
+  }
+}
+
+function checkedEntry(k: { id: string; secret: Uint8Array; created: string }): KeyEntry {
+  if (!KEY_ID_PATTERN.test(k.id)) throw new KeyRingError(`key id ${JSON.stringify(k.id)} must match ${KEY_ID_PATTERN.source}`);
+  if (k.secret.length < KEY_BYTES) throw new KeyRingError(`key ${k.id}: secret has ${k.secret.length} bytes, at least ${KEY_BYTES} needed`);
+  return { id: k.id, secret: Buffer.from(k.secret), created: k.created };
+}
