@@ -1,0 +1,194 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import type { BrokerLog } from "./broker-log.js";
+import type { FrameWriter } from "./frame-writer.js";
+import { type ForwardedSignal, donePayload, errorPayload, outputFrame } from "./wire.js";
+import { encodeFrame } from "./frame.js";
+
+/**
+ * One tool execution. The tool runs in its own process group (its own session, via setsid), so a
+ * timeout, a forwarded signal or a vanished client reaches everything it started: SIGTERM to the group,
+ * then SIGKILL after the grace period. Output is framed and sent as it is read, with backpressure: when
+ * the client is slow the pipes are paused and the tool blocks on write, so nothing is spooled. The
+ * `done` frame is written only on the child's `close`, which Node emits after the process has exited
+ * and both pipes have reached end of file, so no tail output is lost.
+ */
+export interface ToolRunSpec {
+  readonly binary: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly timeoutMs: number;
+  /** 0: unlimited. */
+  readonly maxOutputSize: number;
+  readonly killGraceMs: number;
+}
+
+export type ToolRunEnd = "done" | "timeout" | "output-limit" | "aborted";
+
+// Beyond this much unwritten stdin, stop reading the client until the tool catches up.
+const STDIN_HIGH_WATER = 4 * 1024 * 1024;
+// After SIGKILL, pipes still held open by a process that left the group are given this long, then cut.
+const ORPHAN_PIPE_GRACE_MS = 1000;
+
+export class ToolRun {
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private pgid = 0;
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private killTimer: NodeJS.Timeout | undefined;
+  private orphanTimer: NodeJS.Timeout | undefined;
+  private outputBytes = 0;
+  private ending: ToolRunEnd | undefined;
+  private finished = false;
+  private paused = false;
+  private readonly settled: Promise<ToolRunEnd>;
+  private resolveSettled!: (end: ToolRunEnd) => void;
+
+  constructor(
+    private readonly spec: ToolRunSpec,
+    private readonly writer: FrameWriter,
+    private readonly log: BrokerLog,
+    /** Called when unwritten stdin crosses the high-water mark (true) and when it drains (false). */
+    private readonly stdinBackpressure: (blocked: boolean) => void,
+  ) {
+    this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
+  }
+
+  /** Resolves when the run has ended and its last frame has been handed to the writer. */
+  get ended(): Promise<ToolRunEnd> {
+    return this.settled;
+  }
+
+  /** Starts the tool; false when it could not be started (nothing has been written to the client). */
+  start(): boolean {
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(this.spec.binary, this.spec.args, {
+        cwd: this.spec.cwd,
+        env: this.spec.env,
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+    } catch (error) {
+      this.log("warn", "spawn_failed", { error: (error as Error).message });
+      return false;
+    }
+    if (child.pid === undefined) {
+      child.on("error", (error) => this.log("warn", "spawn_failed", { error: error.message }));
+      return false;
+    }
+    this.child = child;
+    this.pgid = child.pid;
+    child.on("error", (error) => this.log("warn", "child_error", { error: error.message }));
+    child.stdin.on("error", () => {
+      // The tool closed its stdin or exited: later stdin is dropped, as writing to a closed pipe would be.
+    });
+    child.stdin.on("drain", () => this.stdinBackpressure(false));
+    this.pump(child.stdout, "stdout");
+    this.pump(child.stderr, "stderr");
+    child.on("close", (code, signal) => this.finish(code, signal));
+    if (this.spec.timeoutMs > 0) {
+      this.timeoutTimer = setTimeout(() => this.terminate("timeout"), this.spec.timeoutMs);
+    }
+    return true;
+  }
+
+  writeStdin(data: Buffer): void {
+    const stdin = this.child?.stdin;
+    if (stdin === undefined || stdin.writableEnded || stdin.destroyed) return;
+    stdin.write(data);
+    if (stdin.writableLength > STDIN_HIGH_WATER) this.stdinBackpressure(true);
+  }
+
+  endStdin(): void {
+    const stdin = this.child?.stdin;
+    if (stdin !== undefined && !stdin.writableEnded) stdin.end();
+  }
+
+  signal(sig: ForwardedSignal): void {
+    this.killGroup(sig);
+  }
+
+  /** The client is gone or the connection outlived its limit: stop the tool, send nothing more. */
+  abort(): void {
+    this.terminate("aborted");
+  }
+
+  private pump(stream: Readable, name: "stdout" | "stderr"): void {
+    stream.on("data", (chunk: Buffer) => {
+      if (this.ending === "output-limit" || this.ending === "aborted") return;
+      let piece = chunk;
+      const limit = this.spec.maxOutputSize;
+      if (limit > 0 && this.outputBytes + piece.length > limit) {
+        piece = piece.subarray(0, limit - this.outputBytes);
+        this.outputBytes = limit;
+        if (piece.length > 0) this.writer.write(outputFrame(name, piece));
+        this.log("warn", "output_limit_exceeded", { limit });
+        this.ending = "output-limit";
+        this.killGroup("SIGKILL");
+        this.armOrphanCut();
+        return;
+      }
+      this.outputBytes += piece.length;
+      if (!this.writer.write(outputFrame(name, piece)) && !this.paused) {
+        this.paused = true;
+        this.child?.stdout.pause();
+        this.child?.stderr.pause();
+        this.writer.onDrain(() => {
+          this.paused = false;
+          this.child?.stdout.resume();
+          this.child?.stderr.resume();
+        });
+      }
+    });
+  }
+
+  private terminate(reason: ToolRunEnd): void {
+    if (this.finished || this.ending !== undefined) return;
+    this.ending = reason;
+    this.log("info", reason === "timeout" ? "tool_timeout" : "tool_aborted", { pid: this.pgid });
+    this.killGroup("SIGTERM");
+    this.killTimer = setTimeout(() => {
+      this.killGroup("SIGKILL");
+      this.armOrphanCut();
+    }, this.spec.killGraceMs);
+    if (reason === "aborted") {
+      // Nobody is reading: let the pipes drain into nothing so the tool is not blocked on a write.
+      this.child?.stdout.resume();
+      this.child?.stderr.resume();
+    }
+  }
+
+  private armOrphanCut(): void {
+    this.orphanTimer ??= setTimeout(() => {
+      // Every process in the group is dead; whatever still holds the pipes escaped it. Stop waiting.
+      this.child?.stdout.destroy();
+      this.child?.stderr.destroy();
+      if (this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null) return;
+      this.finish(this.child?.exitCode ?? null, this.child?.signalCode ?? null);
+    }, ORPHAN_PIPE_GRACE_MS);
+  }
+
+  private killGroup(sig: NodeJS.Signals): void {
+    if (this.pgid <= 0 || this.finished) return;
+    try {
+      process.kill(-this.pgid, sig);
+    } catch {
+      // ESRCH: the group is already gone.
+    }
+  }
+
+  private finish(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.timeoutTimer);
+    clearTimeout(this.killTimer);
+    clearTimeout(this.orphanTimer);
+    const end: ToolRunEnd = this.ending ?? "done";
+    if (end === "done") this.writer.end(encodeFrame(donePayload(code ?? -1, false)));
+    else if (end === "timeout") this.writer.end(encodeFrame(donePayload(-1, true)));
+    else if (end === "output-limit") this.writer.end(encodeFrame(errorPayload("process error")));
+    this.log("info", "tool_finished", { end, code: code ?? -1, signal: signal ?? undefined, outputBytes: this.outputBytes });
+    this.resolveSettled(end);
+  }
+}

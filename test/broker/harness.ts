@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { type CallResult, type ToolCall, signedRequestLine, startCall } from "../../src/broker/broker-client.js";
+import { parseBrokerConfig } from "../../src/broker/broker-config.js";
+import { type BrokerDaemon, startBrokerDaemon } from "../../src/broker/broker-daemon.js";
+import type { LogFields, LogLevel } from "../../src/broker/broker-log.js";
+import { readSecretFile } from "../../src/broker/secret-file.js";
+
+export interface LogEntry {
+  readonly level: LogLevel;
+  readonly event: string;
+  readonly fields: LogFields;
+}
+
+export interface Harness {
+  readonly dir: string;
+  readonly daemon: BrokerDaemon;
+  readonly secret: Buffer;
+  readonly logs: LogEntry[];
+  run(call: ToolCall, stdin?: Buffer | string): Promise<RunOutcome>;
+  close(): Promise<void>;
+}
+
+export interface RunOutcome {
+  readonly result: CallResult;
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+}
+
+export interface HarnessOptions {
+  readonly now?: () => number;
+  readonly killGraceMs?: number;
+}
+
+/** A real daemon on a real Unix socket in a fresh directory, configured from a wrappers.yaml object. */
+export async function startHarness(config: Record<string, unknown>, options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), "provenant-broker-test-"));
+  const proxy = (config["proxy"] ?? {}) as Record<string, unknown>;
+  const full = {
+    ...config,
+    proxy: { socket: join(dir, "secrets.sock"), hmac_secret_file: join(dir, "auth"), temp_dir: join(dir, "tmp"), ...proxy },
+  };
+  const logs: LogEntry[] = [];
+  const daemon = await startBrokerDaemon({
+    config: parseBrokerConfig(stringify(full)),
+    log: (level, event, fields = {}) => logs.push({ level, event, fields }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+  });
+  const secret = readSecretFile(daemon.secretFile);
+  return {
+    dir,
+    daemon,
+    secret,
+    logs,
+    run: (call, stdin) => runCall(daemon.socketPath, signedRequestLine(secret, call), stdin),
+    close: async () => {
+      await daemon.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Sends one request line (signed or deliberately not) and collects everything that comes back. */
+export async function runCall(socketPath: string, line: string, stdin?: Buffer | string): Promise<RunOutcome> {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const call = startCall(socketPath, line, { onStdout: (c) => out.push(c), onStderr: (c) => err.push(c) });
+  if (stdin !== undefined) {
+    call.sendStdin(Buffer.from(stdin));
+    call.endStdin();
+  } else call.endStdin();
+  const result = await call.result;
+  return { result, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
+}
