@@ -1,0 +1,154 @@
+import type { GateCall, GateVerdict, ToolGate } from "../core/gate.js";
+import { findFilePolicy } from "./file-policy.js";
+import { extractPatchTargets } from "./patch-targets.js";
+import type { RealPathResolver } from "./real-path.js";
+import type { SigConfig } from "./sig-config.js";
+import { SIG_DIR } from "./sig-store.js";
+
+/** Parameter names under which write-like tools name their target. */
+export const TARGET_PATH_KEYS: readonly string[] = Object.freeze(["path", "file_path", "filePath", "file", "target_file"]);
+
+/** A patch naming more files than this is refused rather than checked one by one. */
+const MAX_PATCH_TARGETS = 256;
+
+export interface MutationGateOptions {
+  readonly resolver: RealPathResolver;
+  readonly config: () => SigConfig;
+  readonly writeTools: readonly string[];
+  readonly patchTools: readonly string[];
+  /** Project paths that carry a signature, so signed files without an explicit policy stay protected. */
+  readonly isSigned: (path: string) => boolean;
+  readonly signedFiles: () => Iterable<string>;
+  /** Absolute paths no tool may write (the Ed25519 signing key). */
+  readonly forbiddenPaths?: readonly string[];
+}
+
+export type MutationTarget =
+  | { readonly kind: "free" }
+  | { readonly kind: "protected"; readonly path: string; readonly pattern: string }
+  | { readonly kind: "immutable"; readonly path: string; readonly pattern: string | null }
+  | { readonly kind: "signature-store"; readonly path: string }
+  | { readonly kind: "forbidden" }
+  | { readonly kind: "unresolvable"; readonly target: string; readonly reason: string };
+
+/**
+ * Second gate. A write, edit or patch aimed at a file under a sig policy, at a signed file, or at
+ * `.sig/` itself is blocked; mutable files are pointed at update_and_sign. Targets are resolved
+ * as the kernel would (symlinks, `..`, case on case-insensitive systems, hard links), so another
+ * name for a protected file is the protected file. It applies to every sender.
+ */
+export function createMutationGate(options: MutationGateOptions): ToolGate {
+  const writeTools = new Set(options.writeTools);
+  const patchTools = new Set(options.patchTools);
+  const forbidden = new Set(options.forbiddenPaths ?? []);
+  const ci = options.resolver.caseInsensitive;
+
+  const classifyPath = (path: string): MutationTarget => {
+    const folded = ci ? path.toLowerCase() : path;
+    if (folded === SIG_DIR || folded.startsWith(`${SIG_DIR}/`)) return { kind: "signature-store", path };
+    const found = findFilePolicy(options.config(), path, { caseInsensitive: ci });
+    if (found !== undefined) {
+      return found.policy.mutable === true
+        ? { kind: "protected", path, pattern: found.pattern }
+        : { kind: "immutable", path, pattern: found.pattern };
+    }
+    if (options.isSigned(path)) return { kind: "immutable", path, pattern: null };
+    return { kind: "free" };
+  };
+
+  const classify = (target: string): MutationTarget => {
+    const resolved = options.resolver.resolve(target);
+    if (resolved.kind === "unresolvable") return { kind: "unresolvable", target, reason: resolved.reason };
+    if (forbidden.has(resolved.real)) return { kind: "forbidden" };
+    if (resolved.kind === "inside") {
+      const direct = classifyPath(resolved.path);
+      if (direct.kind !== "free") return direct;
+    }
+    const candidates = new Set(options.signedFiles());
+    for (const pattern of Object.keys(options.config().files ?? {})) if (!pattern.includes("*")) candidates.add(pattern);
+    const alias = options.resolver.findHardLinkAlias(resolved.real, candidates);
+    return alias === undefined ? { kind: "free" } : classifyPath(alias);
+  };
+
+  return {
+    name: "sig.mutation",
+    check(call: GateCall): GateVerdict | undefined {
+      let targets: string[];
+      if (writeTools.has(call.tool)) {
+        targets = pathParams(call.params);
+      } else if (patchTools.has(call.tool)) {
+        const patch = Object.values(call.params).filter((v): v is string => typeof v === "string").join("\n");
+        targets = [...extractPatchTargets(patch), ...pathParams(call.params)];
+        if (targets.length === 0) {
+          return {
+            verdict: "block",
+            rule: "sig.mutation.unreadable_patch",
+            reason: `${call.tool}: no file headers were found in the patch, so its target files cannot be checked against the signed file policies.`,
+          };
+        }
+        if (targets.length > MAX_PATCH_TARGETS) {
+          return { verdict: "block", rule: "sig.mutation.unreadable_patch", reason: `${call.tool}: the patch names more than ${MAX_PATCH_TARGETS} files.` };
+        }
+      } else {
+        if (forbidden.size === 0) return undefined;
+        // The signing key must not be read either: with it, `.sig/` could be re-signed at will.
+        for (const target of pathParams(call.params)) {
+          const resolved = options.resolver.resolve(target);
+          if (resolved.kind !== "unresolvable" && forbidden.has(resolved.real)) return verdictFor(call.tool, { kind: "forbidden" });
+        }
+        return undefined;
+      }
+      for (const target of targets) {
+        const verdict = verdictFor(call.tool, classify(target));
+        if (verdict !== undefined) return verdict;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Every string value under a target-path key; several keys means several candidate targets. */
+export function pathParams(params: Readonly<Record<string, unknown>>): string[] {
+  const out: string[] = [];
+  for (const key of TARGET_PATH_KEYS) {
+    const value = params[key];
+    if (typeof value === "string") out.push(value);
+  }
+  return out;
+}
+
+function verdictFor(tool: string, target: MutationTarget): GateVerdict | undefined {
+  switch (target.kind) {
+    case "free":
+      return undefined;
+    case "protected":
+      return {
+        verdict: "block",
+        rule: "sig.mutation.protected_file",
+        reason:
+          `${target.path} is protected by the signed file policy "${target.pattern}", so ${tool} cannot change it directly. ` +
+          `Use the update_and_sign tool with file "${target.path}", the full new content, a reason, sourceType "signed_message" ` +
+          `and sourceId set to the id of the signed owner message that asked for the change.`,
+      };
+    case "immutable":
+      return {
+        verdict: "block",
+        rule: "sig.mutation.immutable_file",
+        reason: `${target.path} is a signed, immutable file${target.pattern === null ? "" : ` (policy "${target.pattern}")`}; it cannot be changed by tools. Ask the owner to edit and re-sign it.`,
+      };
+    case "signature-store":
+      return {
+        verdict: "block",
+        rule: "sig.mutation.signature_store",
+        reason: `${target.path} is part of the signature store (${SIG_DIR}/), which tools cannot write.`,
+      };
+    case "forbidden":
+      return { verdict: "block", rule: "sig.mutation.signing_key", reason: `${tool} cannot touch the prompt-signing key.` };
+    case "unresolvable":
+      return {
+        verdict: "block",
+        rule: "sig.mutation.unresolved_path",
+        reason: `${tool}: the target path could not be resolved safely (${target.reason}), so it cannot be checked against the signed file policies.`,
+      };
+  }
+}
