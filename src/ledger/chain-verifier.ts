@@ -19,11 +19,12 @@ export class ChainVerifier {
 
   /**
    * @param chain index of this chain in the chain of chains
-   * @param continuesFrom the last hash of the previous chain, which this chain's genesis must carry
+   * @param continuesFrom the last hash of the previous chain, which this chain's genesis must carry;
+   *   "unchecked" when the previous chain is not at hand (the caller vouches for the link elsewhere)
    */
   constructor(
     readonly chain: number,
-    private readonly continuesFrom: string | undefined,
+    private readonly continuesFrom: string | undefined | "unchecked",
   ) {}
 
   get count(): number {
@@ -71,7 +72,9 @@ export class ChainVerifier {
 
   private checkGenesis(entry: ChainEntry): ChainFault | undefined {
     const { continues_from: from, chain } = entry.data;
-    if (this.continuesFrom === undefined) {
+    if (this.continuesFrom === "unchecked") {
+      // The link to the previous chain is checked by whoever walks the chain of chains.
+    } else if (this.continuesFrom === undefined) {
       if (from !== undefined) return this.fault(0, "first chain's genesis claims to continue another chain");
     } else if (from !== this.continuesFrom) {
       return this.fault(0, `genesis continues_from does not match the last hash of chain ${this.chain - 1}`);

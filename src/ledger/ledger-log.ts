@@ -1,0 +1,118 @@
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { ChainEntry } from "./chain-entry.js";
+import { type ChainFileFault, type ChainFileScan, type TornTail, scanChainFile } from "./chain-file.js";
+import { ARCHIVE_NAME, archiveDir } from "./ledger-paths.js";
+import { entryLeafHash } from "./merkle-hash.js";
+import { MerkleTree } from "./merkle-tree.js";
+
+export interface ChainFileRef {
+  readonly chain: number;
+  readonly file: string;
+  readonly sealed: boolean;
+}
+
+/** The sealed archives in chain order, then the active file if it exists. */
+export function chainFiles(ledgerPath: string): ChainFileRef[] {
+  const dir = archiveDir(ledgerPath);
+  const archives = existsSync(dir)
+    ? readdirSync(dir)
+        .map((name) => ARCHIVE_NAME.exec(name))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => ({ chain: Number(m[1]), file: join(dir, m[0]), sealed: true }))
+        .sort((a, b) => a.chain - b.chain)
+    : [];
+  const files: ChainFileRef[] = [...archives];
+  const last = archives[archives.length - 1];
+  if (existsSync(ledgerPath)) files.push({ chain: last === undefined ? 0 : last.chain + 1, file: ledgerPath, sealed: false });
+  return files;
+}
+
+export interface LogFault extends ChainFileFault {
+  /** Position in the whole log (all chains) where the fault sits. */
+  readonly index: number;
+}
+
+export interface LocatedEntry {
+  readonly index: number;
+  readonly chain: number;
+  readonly entry: ChainEntry;
+}
+
+export interface LogScan {
+  readonly chains: readonly ChainFileScan[];
+  /** Entries that verified, across all chains, before any fault. */
+  readonly size: number;
+  readonly lastHash: string | undefined;
+  readonly fault: LogFault | undefined;
+  /** An interrupted append at the end of the active file; its bytes are not part of the log. */
+  readonly tornTail: TornTail | undefined;
+  /** The RFC 6962 tree over every verified entry, when asked for. */
+  readonly tree: MerkleTree | undefined;
+  /** The entry at `options.entryAt`, when asked for and present. */
+  readonly found: LocatedEntry | undefined;
+}
+
+export interface LogScanOptions {
+  readonly tree?: boolean;
+  readonly entryAt?: number;
+  readonly onProgress?: (doneBytes: number, totalBytes: number) => void;
+}
+
+/** Verifies the chain of chains from the first genesis to the last entry. Read-only. */
+export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogScan {
+  const files = chainFiles(ledgerPath);
+  const totalBytes = files.reduce((n, f) => n + statSync(f.file).size, 0);
+  const tree = options.tree === true ? new MerkleTree() : undefined;
+  const chains: ChainFileScan[] = [];
+  let size = 0;
+  let doneBytes = 0;
+  let continuesFrom: string | undefined;
+  let found: LocatedEntry | undefined;
+  const fail = (fault: ChainFileFault, lastHash = continuesFrom): LogScan => ({
+    chains,
+    size,
+    lastHash,
+    fault: { ...fault, index: size },
+    tornTail: undefined,
+    tree,
+    found,
+  });
+
+  for (const [position, ref] of files.entries()) {
+    if (ref.chain !== position) {
+      return fail({ chain: position, seq: 0, reason: `archive for chain ${position} is missing`, file: ref.file, line: 0 });
+    }
+    const base = doneBytes;
+    const sizeBefore = size;
+    const scan = scanChainFile(
+      ref.file,
+      ref.chain,
+      continuesFrom,
+      (entry) => {
+        if (tree !== undefined) tree.append(entryLeafHash(entry.hash));
+        if (size === options.entryAt) found = { index: size, chain: ref.chain, entry };
+        size++;
+      },
+      options.onProgress === undefined ? undefined : (done) => options.onProgress?.(base + done, totalBytes),
+    );
+    chains.push(scan);
+    doneBytes += statSync(ref.file).size;
+    if (scan.fault !== undefined) return fail(scan.fault, scan.entries > 0 ? scan.lastHash : continuesFrom);
+    const firstIndex = scan.genesis?.first_index;
+    if (firstIndex !== undefined && firstIndex !== sizeBefore) {
+      size = sizeBefore;
+      const reason = `genesis says first_index ${String(firstIndex)}, but ${sizeBefore} entries precede it`;
+      return fail({ chain: ref.chain, seq: 0, reason, file: ref.file, line: 1 });
+    }
+    continuesFrom = scan.lastHash;
+    if (scan.tornTail !== undefined) {
+      if (ref.sealed) {
+        const seq = scan.entries;
+        return fail({ chain: ref.chain, seq, reason: "sealed archive ends in an incomplete line", file: ref.file, line: seq + 1 });
+      }
+      return { chains, size, lastHash: continuesFrom, fault: undefined, tornTail: scan.tornTail, tree, found };
+    }
+  }
+  return { chains, size, lastHash: continuesFrom, fault: undefined, tornTail: undefined, tree, found };
+}
