@@ -20,8 +20,7 @@ function sleepMs(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return false;
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -43,7 +42,7 @@ const EMPTY_LOCK_GRACE_MS = 2_000;
 
 function isStale(lockPath: string, holder: string): boolean {
   const pid = Number.parseInt(holder, 10);
-  if (Number.isSafeInteger(pid) && pid > 0 && String(pid) === holder.trim()) return !isAlive(pid);
+  if (Number.isSafeInteger(pid) && pid > 0 && String(pid) === holder.trim()) return pid === process.pid || !isProcessAlive(pid);
   try {
     return Date.now() - statSync(lockPath).mtimeMs > EMPTY_LOCK_GRACE_MS;
   } catch {
