@@ -1,0 +1,321 @@
+import { rolesFor, type ArgumentRole, type ToolArgumentRoles } from "./argument-roles.js";
+import {
+  extractFields,
+  findRun,
+  indexPositions,
+  isReference,
+  isWeak,
+  joinTokens,
+  scalarText,
+  tokenize,
+} from "./argument-matching.js";
+import { trustRank, type TrustLevel } from "./trust-levels.js";
+
+/**
+ * Where a piece of context came from: an owner's message (`owner`), any other inbound message
+ * (`message`), or a tool's output (`tool`), at the trust the policy gives it.
+ */
+export interface ValueSource {
+  readonly id: string;
+  readonly kind: "owner" | "message" | "tool";
+  readonly tool?: string;
+  readonly trust: TrustLevel;
+}
+
+/**
+ * How a source matched: `owner-text` (a run of tokens in the owner's own words), `field` (a whole
+ * field of a trusted tool output), `text` (a run of tokens anywhere else). Only the first two can
+ * make a value trusted; `text` matches are reported so the owner sees every place a value occurs.
+ */
+export type MatchKind = "owner-text" | "field" | "text";
+
+export interface SourceMatch {
+  readonly source: ValueSource;
+  readonly how: MatchKind;
+}
+
+/** Untrusted text found inside a content argument: a copied run of words, or a reference. */
+export interface CarriedFragment {
+  readonly text: string;
+  readonly reference: boolean;
+  readonly sources: readonly ValueSource[];
+}
+
+/** One scalar of one argument, with everything its provenance shows. */
+export interface ArgumentTrace {
+  /** `recipients[0]`, `attachments[1].file_id`: where in the parameters the scalar sits. */
+  readonly path: string;
+  readonly role: ArgumentRole;
+  readonly value: string;
+  readonly sources: readonly SourceMatch[];
+  /** The least trusted source the value occurs in, or `unmatched` when it occurs in none. */
+  readonly leastTrusted: TrustLevel | "unmatched";
+  /** The trusted source that vouches for the value, if any. */
+  readonly trustedBy: ValueSource | null;
+  readonly weak: boolean;
+  readonly carried: readonly CarriedFragment[];
+  /** True when the role's rule is satisfied: the argument does not depend on untrusted data. */
+  readonly determined: boolean;
+  /** The rule's finding in words, for the approval prompt and the ledger. */
+  readonly finding: string;
+}
+
+export interface ValueProvenanceOptions {
+  /** Shortest run of words copied from untrusted text that counts as carrying it (default 4). */
+  readonly carryRunTokens?: number;
+  /** Oldest sources are forgotten beyond this many tokens in all (default 2,000,000). */
+  readonly maxTokens?: number;
+}
+
+interface ObservedSource {
+  readonly ref: ValueSource;
+  readonly seq: number;
+  readonly tokens: readonly string[];
+  readonly positions: ReadonlyMap<string, readonly number[]>;
+  /** Joined token runs of `carryRunTokens` length, for non-trusted and owner sources. */
+  readonly runs: ReadonlySet<string> | null;
+  /** Whole fields, for trusted tool outputs only. */
+  readonly fields: ReadonlySet<string> | null;
+  readonly ownerEvidence: boolean;
+}
+
+interface Shadow {
+  readonly seq: number;
+  readonly tokens: readonly string[];
+  readonly positions: ReadonlyMap<string, readonly number[]>;
+}
+
+const DISPLAY_LIMIT = 120;
+
+/**
+ * Provenance per value for one session: which owner messages and tool outputs each string and
+ * number in the context came from, at what trust. Pure: the guard feeds it what it observes and
+ * asks it to trace the arguments of a side-effecting call.
+ *
+ * Soundness rules beyond plain matching (docs/argument-provenance.md):
+ * - weak values (short numbers, one- or two-character strings) are never vouched for as targets,
+ *   and as amounts only by the owner's own words;
+ * - a trusted tool output vouches only for whole fields;
+ * - echo shadows: every argument of a side-effecting call that ran under taint is remembered, and a
+ *   trusted output observed after it cannot vouch for anything that call wrote (a tool echoing
+ *   back, or storing and later returning, what the agent sent it is not a trusted origin).
+ */
+export class ValueProvenance {
+  private readonly sources: ObservedSource[] = [];
+  private readonly shadows: Shadow[] = [];
+  private readonly carryRun: number;
+  private readonly maxTokens: number;
+  private tokenCount = 0;
+  private seq = 0;
+
+  constructor(options: ValueProvenanceOptions = {}) {
+    this.carryRun = Math.max(2, options.carryRunTokens ?? 4);
+    this.maxTokens = Math.max(1, options.maxTokens ?? 2_000_000);
+  }
+
+  /** Records that `value` (text or structured output) entered the context from `source`. */
+  observe(source: ValueSource, value: unknown): void {
+    const tokens = tokenize(flattenText(value));
+    const trustedTool = source.kind === "tool" && source.trust === "trusted";
+    const ownerEvidence = source.kind === "owner" && source.trust === "trusted";
+    const observed: ObservedSource = {
+      ref: source,
+      seq: this.seq++,
+      tokens,
+      positions: indexPositions(tokens),
+      runs: source.trust !== "trusted" || ownerEvidence ? runKeys(tokens, this.carryRun) : null,
+      fields: trustedTool ? new Set(extractFields(value)) : null,
+      ownerEvidence,
+    };
+    this.sources.push(observed);
+    this.tokenCount += tokens.length;
+    while (this.tokenCount > this.maxTokens && this.sources.length > 1) {
+      const dropped = this.sources.shift();
+      this.tokenCount -= dropped?.tokens.length ?? 0;
+    }
+  }
+
+  /**
+   * Records the parameters of a side-effecting call that is about to run while the context is
+   * tainted, so that nothing it writes can come back as trusted.
+   */
+  recordExecutedCall(params: unknown, taint: TrustLevel): void {
+    if (taint === "trusted") return;
+    for (const leaf of scalarLeaves(params, "")) {
+      const tokens = tokenize(leaf.text);
+      if (tokens.length > 0) this.shadows.push({ seq: this.seq++, tokens, positions: indexPositions(tokens) });
+    }
+  }
+
+  /** Traces every scalar of a call's parameters under the role the policy gives it (default `target`). */
+  traceArguments(tool: string, params: Readonly<Record<string, unknown>>, roles: ToolArgumentRoles): ArgumentTrace[] {
+    const roleOf = rolesFor(roles, tool);
+    return scalarLeaves(params, "").map((leaf) => this.traceScalar(leaf.path, leaf.text, roleOf(leaf.path)));
+  }
+
+  private traceScalar(path: string, text: string, role: ArgumentRole): ArgumentTrace {
+    const tokens = tokenize(text);
+    const weak = isWeak(tokens);
+    const sources = tokens.length === 0 ? [] : this.matches(tokens);
+    const trustedBy = tokens.length === 0 ? null : this.vouch(tokens, sources, role, weak);
+    const leastTrusted = sources.reduce<TrustLevel | "unmatched">(
+      (least, m) => (least === "unmatched" || trustRank(m.source.trust) > trustRank(least) ? m.source.trust : least),
+      "unmatched",
+    );
+    const carried = role === "content" ? this.carriedFragments(tokens) : [];
+    const base = { path, role, value: display(text), sources, leastTrusted, trustedBy, weak, carried };
+    return { ...base, ...judge(role, tokens.length === 0, base) };
+  }
+
+  private matches(tokens: readonly string[]): SourceMatch[] {
+    const out: SourceMatch[] = [];
+    const key = joinTokens(tokens);
+    for (const s of this.sources) {
+      if (s.fields?.has(key) === true) out.push({ source: s.ref, how: "field" });
+      else if (findRun(s.tokens, s.positions, tokens) >= 0) out.push({ source: s.ref, how: s.ownerEvidence ? "owner-text" : "text" });
+    }
+    return out;
+  }
+
+  private vouch(tokens: readonly string[], matches: readonly SourceMatch[], role: ArgumentRole, weak: boolean): ValueSource | null {
+    for (const m of matches) {
+      if (m.how === "owner-text") {
+        if (weak && role === "target") continue;
+        return m.source;
+      }
+      if (m.how === "field" && !weak && !this.shadowed(tokens, m.source)) return m.source;
+    }
+    return null;
+  }
+
+  private shadowed(tokens: readonly string[], source: ValueSource): boolean {
+    const observed = this.sources.find((s) => s.ref === source);
+    if (observed === undefined) return true;
+    return this.shadows.some((sh) => sh.seq < observed.seq && findRun(sh.tokens, sh.positions, tokens) >= 0);
+  }
+
+  private carriedFragments(tokens: readonly string[]): CarriedFragment[] {
+    const out: CarriedFragment[] = [];
+    const marked = new Array<boolean>(tokens.length).fill(false);
+    const from = new Map<number, Set<ValueSource>>();
+    if (tokens.length > 0 && tokens.length < this.carryRun) {
+      const untrusted = this.sources.filter((s) => s.ref.trust !== "trusted" && findRun(s.tokens, s.positions, tokens) >= 0);
+      const owner = this.sources.some((s) => s.ownerEvidence && findRun(s.tokens, s.positions, tokens) >= 0);
+      if (untrusted.length > 0 && !owner) {
+        out.push({ text: tokens.join(" "), reference: false, sources: untrusted.map((s) => s.ref) });
+        tokens.forEach((_, i) => (marked[i] = true));
+      }
+    }
+    for (let i = 0; i + this.carryRun <= tokens.length; i++) {
+      const key = joinTokens(tokens.slice(i, i + this.carryRun));
+      if (this.sources.some((s) => s.ownerEvidence && s.runs?.has(key) === true)) continue;
+      const hits = this.sources.filter((s) => s.ref.trust !== "trusted" && s.runs?.has(key) === true);
+      if (hits.length === 0) continue;
+      for (let j = i; j < i + this.carryRun; j++) {
+        marked[j] = true;
+        const set = from.get(j) ?? new Set<ValueSource>();
+        for (const h of hits) set.add(h.ref);
+        from.set(j, set);
+      }
+    }
+    let start = -1;
+    for (let i = 0; i <= tokens.length; i++) {
+      const on = i < tokens.length && marked[i] === true && from.has(i);
+      if (on && start < 0) start = i;
+      if (!on && start >= 0) {
+        const sources = new Set<ValueSource>();
+        for (let j = start; j < i; j++) for (const s of from.get(j) ?? []) sources.add(s);
+        out.push({ text: display(tokens.slice(start, i).join(" ")), reference: false, sources: [...sources] });
+        start = -1;
+      }
+    }
+    for (const token of new Set(tokens)) {
+      if (!isReference(token)) continue;
+      const matches = this.matches([token]);
+      if (this.vouch([token], matches, "target", false) !== null) continue;
+      out.push({ text: token, reference: true, sources: matches.map((m) => m.source) });
+    }
+    return out;
+  }
+}
+
+interface JudgeInput {
+  readonly role: ArgumentRole;
+  readonly sources: readonly SourceMatch[];
+  readonly trustedBy: ValueSource | null;
+  readonly weak: boolean;
+  readonly carried: readonly CarriedFragment[];
+}
+
+function judge(role: ArgumentRole, empty: boolean, t: JudgeInput): { determined: boolean; finding: string } {
+  if (empty) return { determined: true, finding: "empty" };
+  switch (role) {
+    case "target":
+    case "amount": {
+      if (t.trustedBy !== null) return { determined: true, finding: `from ${describeSource(t.trustedBy)}` };
+      if (t.sources.length === 0) return { determined: false, finding: "unmatched: occurs in no observed source" };
+      const trusted = t.sources.filter((m) => m.source.trust === "trusted");
+      if (t.weak && trusted.length > 0) {
+        return {
+          determined: false,
+          finding: `too short to trace: ${trusted.map((m) => describeSource(m.source)).join(", ")} ${
+            role === "target" ? "contains the same characters, which proves nothing about a short identifier" : "is not the owner's own words"
+          }`,
+        };
+      }
+      const untrusted = t.sources.filter((m) => m.source.trust !== "trusted").map((m) => describeSource(m.source));
+      const notes: string[] = [];
+      if (trusted.some((m) => m.how === "field")) notes.push("a trusted output has it only as something the agent itself wrote under taint");
+      if (trusted.some((m) => m.how === "text")) notes.push("a trusted output has it only inside a larger field");
+      const note = notes.length === 0 ? "" : ` (${notes.join("; ")})`;
+      return { determined: false, finding: untrusted.length > 0 ? `only from ${untrusted.join(", ")}${note}` : `not vouched for${note}` };
+    }
+    case "content":
+      if (t.carried.length === 0) return { determined: true, finding: "carries no untrusted text" };
+      return {
+        determined: false,
+        finding: `carries ${t.carried
+          .map((c) => `${c.reference ? "reference" : "text"} "${c.text}" (${c.sources.length === 0 ? "unmatched" : c.sources.map(describeSource).join(", ")})`)
+          .join("; ")}`,
+      };
+    case "detail":
+      return { determined: true, finding: t.trustedBy !== null ? `from ${describeSource(t.trustedBy)}` : "a detail, not traced" };
+  }
+}
+
+export function describeSource(source: ValueSource): string {
+  const name = source.kind === "owner" ? "owner message" : source.kind === "message" ? "message" : (source.tool ?? "tool");
+  return `${name} ${source.id} (${source.trust})`;
+}
+
+function display(text: string): string {
+  return text.length <= DISPLAY_LIMIT ? text : `${text.slice(0, DISPLAY_LIMIT - 1)}\u2026`;
+}
+
+function runKeys(tokens: readonly string[], n: number): Set<string> {
+  const keys = new Set<string>();
+  for (let i = 0; i + n <= tokens.length; i++) keys.add(joinTokens(tokens.slice(i, i + n)));
+  return keys;
+}
+
+/** Every string and number inside a value, with its path; booleans and null carry no provenance. */
+function scalarLeaves(value: unknown, path: string): { path: string; text: string }[] {
+  const out: { path: string; text: string }[] = [];
+  const walk = (v: unknown, p: string, depth: number): void => {
+    if (depth > 64) return;
+    if (typeof v === "string" || typeof v === "number" || typeof v === "bigint") out.push({ path: p, text: scalarText(v) });
+    else if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${p}[${i}]`, depth + 1));
+    else if (v !== null && typeof v === "object") {
+      for (const [k, item] of Object.entries(v)) walk(item, p === "" ? k : `${p}.${k}`, depth + 1);
+    }
+  };
+  walk(value, path, 0);
+  return out;
+}
+
+function flattenText(value: unknown): string {
+  if (typeof value === "string") return value;
+  return scalarLeaves(value, "")
+    .map((leaf) => leaf.text)
+    .join("\n");
+}
