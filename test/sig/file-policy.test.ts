@@ -1,0 +1,140 @@
+import { posix } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  findFilePolicy,
+  isIdentityAuthorized,
+  matchesFilePattern,
+  matchesIdentityPattern,
+  resolveFilePolicy,
+} from "../../src/sig/file-policy.js";
+import { toPolicyPath } from "../../src/sig/project-path.js";
+
+/** sig's matcher as its source states it, used as the oracle for generated inputs. */
+function referenceMatch(pattern: string, filePath: string): boolean {
+  if (!pattern.includes("*")) return pattern === filePath;
+  const patternDir = posix.dirname(pattern);
+  const fileDir = posix.dirname(filePath);
+  if (patternDir !== fileDir) return false;
+  const patternName = pattern.slice(patternDir === "." ? 0 : patternDir.length + 1);
+  const fileName = filePath.slice(fileDir === "." ? 0 : fileDir.length + 1);
+  const escaped = patternName.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*");
+  return new RegExp(`^${escaped}$`).test(fileName);
+}
+
+const segment = fc.stringMatching(/^[a-c.]{1,4}$/).filter((s) => s !== "." && s !== "..");
+const filePath = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join("/"));
+const patternSegment = fc.stringMatching(/^[a-c.*]{1,4}$/).filter((s) => s !== "." && s !== "..");
+const pattern = fc.array(patternSegment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join("/"));
+
+describe("file pattern matching (fast-check)", () => {
+  it("agrees with sig's matcher on every generated pattern and path", () => {
+    fc.assert(
+      fc.property(pattern, filePath, (p, f) => {
+        expect(matchesFilePattern(p, f)).toBe(referenceMatch(p, f));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("agrees with sig's matcher on paths built to match the pattern", () => {
+    fc.assert(
+      fc.property(pattern, fc.array(fc.stringMatching(/^[a-c.]{0,3}$/), { minLength: 8, maxLength: 8 }), (p, fills) => {
+        let i = 0;
+        const f = p.replace(/\*/g, () => fills[i++ % fills.length] ?? "");
+        expect(matchesFilePattern(p, f)).toBe(referenceMatch(p, f));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("never lets '*' cross a directory boundary", () => {
+    fc.assert(
+      fc.property(filePath, segment, (dir, name) => {
+        expect(matchesFilePattern(`${dir}/*`, `${dir}/${name}`)).toBe(true);
+        expect(matchesFilePattern(`${dir}/*`, `${dir}/${name}/${name}`)).toBe(false);
+        expect(matchesFilePattern("*", `${dir}/${name}`)).toBe(false);
+      }),
+    );
+  });
+
+  it("treats '?' and regex characters literally (sig's regex lets '?' act as a quantifier)", () => {
+    expect(matchesFilePattern("a?*.txt", "a?x.txt")).toBe(true);
+    expect(matchesFilePattern("a?*.txt", "x.txt")).toBe(false);
+    expect(matchesFilePattern("(a)*", "(a)b")).toBe(true);
+    expect(matchesFilePattern("[ab]*", "ab")).toBe(false);
+  });
+
+  it("folds case on both sides when asked", () => {
+    fc.assert(
+      fc.property(pattern, filePath, (p, f) => {
+        expect(matchesFilePattern(p.toUpperCase(), f, { caseInsensitive: true })).toBe(referenceMatch(p.toLowerCase(), f.toLowerCase()));
+      }),
+    );
+    expect(matchesFilePattern("soul.md", "SOUL.md")).toBe(false);
+    expect(matchesFilePattern("soul.md", "SOUL.md", { caseInsensitive: true })).toBe(true);
+  });
+
+  it("an exact key always outranks every glob that also matches", () => {
+    fc.assert(
+      fc.property(filePath, fc.array(pattern, { maxLength: 6 }), (f, globs) => {
+        const files: Record<string, { mutable: boolean; requireApproval?: boolean }> = {};
+        for (const g of globs) files[g] = { mutable: true };
+        files[f] = { mutable: false, requireApproval: true };
+        expect(findFilePolicy({ version: 1, files }, f)?.pattern).toBe(f);
+      }),
+    );
+  });
+
+  it("picks the longest matching glob", () => {
+    fc.assert(
+      fc.property(filePath, fc.array(pattern, { minLength: 1, maxLength: 8 }), (f, globs) => {
+        const files = Object.fromEntries(globs.filter((g) => g.includes("*")).map((g) => [g, { mutable: true }]));
+        const matching = Object.keys(files).filter((g) => referenceMatch(g, f));
+        const found = findFilePolicy({ version: 1, files }, f);
+        if (matching.length === 0) expect(found).toBeUndefined();
+        else expect(found?.pattern.length).toBe(Math.max(...matching.map((g) => g.length)));
+      }),
+    );
+  });
+
+  it("does not treat inherited object keys as policies", () => {
+    const files = JSON.parse('{"__proto__": {"mutable": true}, "soul.md": {"mutable": true}}') as Record<string, { mutable: boolean }>;
+    expect(resolveFilePolicy({ version: 1, files }, "constructor")).toEqual({ mutable: false });
+    expect(resolveFilePolicy({ version: 1, files }, "toString")).toEqual({ mutable: false });
+  });
+
+  it("converts platform separators before matching (Windows paths)", () => {
+    expect(toPolicyPath("llm\\prompts\\x.txt", "\\")).toBe("llm/prompts/x.txt");
+    expect(matchesFilePattern("llm/prompts/*.txt", toPolicyPath("llm\\prompts\\x.txt", "\\"))).toBe(true);
+  });
+});
+
+describe("identity patterns (fast-check)", () => {
+  const text = fc.string({ maxLength: 12 });
+
+  it("a '*' pattern admits exactly the identities starting with its prefix", () => {
+    fc.assert(
+      fc.property(text, text, text, (prefix, tail, identity) => {
+        fc.pre(!prefix.includes("*"));
+        expect(matchesIdentityPattern(`${prefix}*${tail}`, prefix + identity)).toBe(true);
+        expect(matchesIdentityPattern(`${prefix}*`, identity)).toBe(identity.startsWith(prefix));
+      }),
+    );
+  });
+
+  it("a pattern without '*' admits only itself", () => {
+    fc.assert(
+      fc.property(text, text, (pattern, identity) => {
+        fc.pre(!pattern.includes("*"));
+        expect(matchesIdentityPattern(pattern, identity)).toBe(pattern === identity);
+      }),
+    );
+  });
+
+  it("a policy without authorizedIdentities admits anyone; an empty match list admits no one else", () => {
+    expect(isIdentityAuthorized({ mutable: true }, "anyone")).toBe(true);
+    expect(isIdentityAuthorized({ mutable: true, authorizedIdentities: [] }, "anyone")).toBe(true);
+    expect(isIdentityAuthorized({ mutable: true, authorizedIdentities: ["owner:*"] }, "admin:adam")).toBe(false);
+  });
+});
