@@ -36,14 +36,16 @@ export class KeyRing {
   }
 
   static fromKeys(keys: readonly { id: string; secret: Uint8Array; created: string }[], current: string): KeyRing {
-    const first = keys.find((k) => k.id === current);
-    if (first === undefined) throw new KeyRingError(`current key id ${JSON.stringify(current)} is not among the keys`);
-    const ring = new KeyRing(checkedEntry(first));
+    const entries = new Map<string, KeyEntry>();
     for (const k of keys) {
-      if (k.id === current) continue;
-      if (ring.entries.has(k.id)) throw new KeyRingError(`key id ${JSON.stringify(k.id)} appears twice`);
-      ring.entries.set(k.id, checkedEntry(k));
+      if (entries.has(k.id)) throw new KeyRingError(`key id ${JSON.stringify(k.id)} appears twice`);
+      entries.set(k.id, checkedEntry(k));
     }
+    const first = entries.get(current);
+    if (first === undefined) throw new KeyRingError(`current key id ${JSON.stringify(current)} is not among the keys`);
+    const ring = new KeyRing(first);
+    for (const entry of entries.values()) ring.entries.set(entry.id, entry);
+    ring.current = current;
     return ring;
   }
 
