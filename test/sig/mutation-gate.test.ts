@@ -1,0 +1,184 @@
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { GateCall } from "../../src/core/gate.js";
+import { SigRuntime } from "../../src/sig/runtime.js";
+import { signFile } from "../../src/sig/sign-file.js";
+import { fixedClock, ProjectFixture, SOUL_POLICY_CONFIG } from "./project-fixture.js";
+
+let fixture: ProjectFixture;
+
+function runtime(caseInsensitive = false): SigRuntime {
+  return new SigRuntime({ projectRoot: fixture.root, clock: fixedClock(), caseInsensitive, homeDir: dirname(fixture.root) });
+}
+
+function call(tool: string, params: Record<string, unknown>, senderIsOwner: boolean | null = true): GateCall {
+  return { sessionId: "s1", turnId: "t1", tool, params, taint: "trusted", senderIsOwner };
+}
+
+function ruleFor(rt: SigRuntime, tool: string, params: Record<string, unknown>): string | undefined {
+  return rt.mutationGate.check(call(tool, params))?.rule;
+}
+
+beforeEach(() => {
+  fixture = new ProjectFixture();
+  fixture.config(SOUL_POLICY_CONFIG);
+  fixture.write("soul.md", "soul\n");
+  fixture.write("llm/prompts/identity.txt", "You are {{ name }}.\n");
+  fixture.write("notes/signed.txt", "signed but no policy\n");
+  fixture.write("notes/free.txt", "free\n");
+  const ctx = fixture.context();
+  signFile(ctx, "soul.md", { identity: "workspace:init" });
+  signFile(ctx, "llm/prompts/identity.txt", { identity: "openclaw" });
+  signFile(ctx, "notes/signed.txt", { identity: "openclaw" });
+});
+afterEach(() => fixture.remove());
+
+describe("mutation gate: direct targets", () => {
+  it("blocks write and edit to a mutable policy file and points at update_and_sign", () => {
+    const rt = runtime();
+    const verdict = rt.mutationGate.check(call("write", { path: "soul.md", content: "x" }));
+    expect(verdict).toMatchObject({ verdict: "block", rule: "sig.mutation.protected_file" });
+    expect(verdict?.reason).toContain("update_and_sign");
+    expect(ruleFor(rt, "edit", { file_path: "soul.md", old_string: "a", new_string: "b" })).toBe("sig.mutation.protected_file");
+  });
+
+  it("blocks immutable policy files, signed files without a policy, and the signature store", () => {
+    const rt = runtime();
+    expect(ruleFor(rt, "write", { path: "llm/prompts/identity.txt" })).toBe("sig.mutation.immutable_file");
+    expect(ruleFor(rt, "write", { path: "llm/prompts/new.txt" })).toBe("sig.mutation.immutable_file");
+    expect(ruleFor(rt, "write", { path: "notes/signed.txt" })).toBe("sig.mutation.immutable_file");
+    expect(ruleFor(rt, "write", { path: ".sig/sigs/soul.md.sig.json" })).toBe("sig.mutation.signature_store");
+    expect(ruleFor(rt, "edit", { path: ".sig/config.json" })).toBe("sig.mutation.signature_store");
+    expect(ruleFor(rt, "write", { path: ".sig" })).toBe("sig.mutation.signature_store");
+  });
+
+  it("lets other files and other tools through, for every sender", () => {
+    const rt = runtime();
+    expect(ruleFor(rt, "write", { path: "notes/free.txt" })).toBeUndefined();
+    expect(ruleFor(rt, "write", { path: "notes/new.md" })).toBeUndefined();
+    expect(ruleFor(rt, "write", { path: join(tmpdir(), "elsewhere.txt") })).toBeUndefined();
+    expect(ruleFor(rt, "read", { path: "soul.md" })).toBeUndefined();
+    expect(ruleFor(rt, "exec", { command: "cat soul.md" })).toBeUndefined();
+    expect(rt.mutationGate.check(call("write", { path: "soul.md" }, false))).toBeDefined();
+  });
+
+  it("checks every path-like parameter, not just the first", () => {
+    const rt = runtime();
+    expect(ruleFor(rt, "write", { path: "notes/free.txt", file_path: "soul.md" })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(rt, "write", { filePath: "soul.md" })).toBe("sig.mutation.protected_file");
+  });
+});
+
+describe("mutation gate: path tricks", () => {
+  it.each([
+    "./soul.md",
+    "././soul.md",
+    "notes/../soul.md",
+    "notes/./../llm/../soul.md",
+    "soul.md/",
+    "notes/missing-dir/../../soul.md",
+  ])("resolves %s to the protected file", (path) => {
+    expect(ruleFor(runtime(), "write", { path })).toBe("sig.mutation.protected_file");
+  });
+
+  it("resolves absolute paths, ~ and file:// URLs", () => {
+    const rt = runtime();
+    expect(ruleFor(rt, "write", { path: fixture.path("soul.md") })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(rt, "write", { path: `${fixture.root}//notes/..//soul.md` })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(rt, "write", { path: `~/${fixture.root.split("/").pop() ?? ""}/soul.md` })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(rt, "write", { path: pathToFileURL(fixture.path("soul.md")).href })).toBe("sig.mutation.protected_file");
+  });
+
+  it("follows a symlink to the protected file, and chains of them", () => {
+    symlinkSync("soul.md", fixture.path("alias.md"));
+    symlinkSync("alias.md", fixture.path("alias2.md"));
+    symlinkSync(fixture.path(".sig"), fixture.path("notes/sigdir"));
+    const rt = runtime();
+    expect(ruleFor(rt, "write", { path: "alias.md" })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(rt, "write", { path: "alias2.md" })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(rt, "write", { path: "notes/sigdir/config.json" })).toBe("sig.mutation.signature_store");
+  });
+
+  it("resolves '..' after a symlinked directory the way the kernel does, not lexically", () => {
+    mkdirSync(fixture.path("deep/inner"), { recursive: true });
+    symlinkSync(fixture.path("deep/inner"), fixture.path("jump"));
+    // Lexically "jump/../../soul.md" leaves the project; the kernel lands on soul.md.
+    expect(ruleFor(runtime(), "write", { path: "jump/../../soul.md" })).toBe("sig.mutation.protected_file");
+  });
+
+  it("reaches the project through a symlink from outside it", () => {
+    const outside = mkdtempSync(join(tmpdir(), "provenant-outside-"));
+    try {
+      symlinkSync(fixture.root, join(outside, "proj"));
+      expect(ruleFor(runtime(), "write", { path: join(outside, "proj", "soul.md") })).toBe("sig.mutation.protected_file");
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("follows a dangling symlink to where it would write", () => {
+    symlinkSync("llm/prompts/new-template.txt", fixture.path("dangling.txt"));
+    expect(ruleFor(runtime(), "write", { path: "dangling.txt" })).toBe("sig.mutation.immutable_file");
+  });
+
+  it("blocks a symlink loop as unresolvable", () => {
+    symlinkSync("loop-b", fixture.path("loop-a"));
+    symlinkSync("loop-a", fixture.path("loop-b"));
+    expect(ruleFor(runtime(), "write", { path: "loop-a" })).toBe("sig.mutation.unresolved_path");
+    expect(ruleFor(runtime(), "write", { path: "soul\0.md" })).toBe("sig.mutation.unresolved_path");
+  });
+
+  it("sees through hard links, inside and outside the project", () => {
+    linkSync(fixture.path("soul.md"), fixture.path("notes/hard.md"));
+    const outside = mkdtempSync(join(tmpdir(), "provenant-outside-"));
+    try {
+      linkSync(fixture.path("soul.md"), join(outside, "hard.md"));
+      const rt = runtime();
+      expect(ruleFor(rt, "write", { path: "notes/hard.md" })).toBe("sig.mutation.protected_file");
+      expect(ruleFor(rt, "write", { path: join(outside, "hard.md") })).toBe("sig.mutation.protected_file");
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("folds case on a case-insensitive file system", () => {
+    expect(ruleFor(runtime(true), "write", { path: "SOUL.md" })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(runtime(true), "write", { path: "LLM/Prompts/Identity.TXT" })).toBe("sig.mutation.immutable_file");
+    expect(ruleFor(runtime(true), "write", { path: ".SIG/config.json" })).toBe("sig.mutation.signature_store");
+    // On this case-sensitive file system SOUL.md is a different file.
+    expect(ruleFor(runtime(false), "write", { path: "SOUL.md" })).toBeUndefined();
+  });
+});
+
+describe("mutation gate: apply_patch", () => {
+  const rt = (): SigRuntime => runtime();
+
+  it("reads the apply_patch format's file headers", () => {
+    const patch = "*** Begin Patch\n*** Update File: notes/free.txt\n@@\n-free\n+x\n*** Update File: soul.md\n@@\n-soul\n+evil\n*** End Patch\n";
+    expect(ruleFor(rt(), "apply_patch", { input: patch })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(rt(), "apply_patch", { input: "*** Begin Patch\n*** Delete File: ./soul.md\n*** End Patch" })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(rt(), "apply_patch", { input: "*** Begin Patch\n*** Update File: notes/free.txt\n*** Move to: soul.md\n*** End Patch" })).toBe(
+      "sig.mutation.protected_file",
+    );
+    expect(ruleFor(rt(), "apply_patch", { input: "*** Begin Patch\n*** Add File: notes/new.md\n+hello\n*** End Patch" })).toBeUndefined();
+  });
+
+  it("reads unified and git diff headers, with and without a/ b/ prefixes", () => {
+    expect(ruleFor(rt(), "apply_patch", { patch: "--- a/soul.md\n+++ b/soul.md\n@@ -1 +1 @@\n-soul\n+evil\n" })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(rt(), "apply_patch", { patch: "--- soul.md\t2026-01-01\n+++ soul.md\t2026-01-02\n" })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(rt(), "apply_patch", { patch: "diff --git a/notes/free.txt b/soul.md\nsimilarity index 90%\nrename from notes/free.txt\nrename to soul.md\n" })).toBe(
+      "sig.mutation.protected_file",
+    );
+    expect(ruleFor(rt(), "apply_patch", { patch: "diff --git a/x b/x\r\n--- a/.sig/config.json\r\n+++ b/.sig/config.json\r\n" })).toBe("sig.mutation.signature_store");
+  });
+
+  it("blocks a patch whose targets cannot be read", () => {
+    expect(ruleFor(rt(), "apply_patch", { input: "please change soul.md" })).toBe("sig.mutation.unreadable_patch");
+    expect(ruleFor(rt(), "apply_patch", {})).toBe("sig.mutation.unreadable_patch");
+    const many = Array.from({ length: 300 }, (_, i) => `*** Add File: notes/f${i}.md`).join("\n");
+    expect(ruleFor(rt(), "apply_patch", { input: many })).toBe("sig.mutation.unreadable_patch");
+  });
+});
