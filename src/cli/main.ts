@@ -4,7 +4,10 @@ import { registerAuthCommands } from "./auth.js";
 import { registerBenchCommands } from "./bench-agentdojo.js";
 import { registerBlockedWritesCommands } from "./blocked-writes.js";
 import { registerBrokerCommands } from "./broker.js";
+import { registerConfigCommands } from "./config.js";
+import { registerDemoCommands } from "./demo.js";
 import { registerLedgerCommands } from "./ledger.js";
+import { registerReplayCommands } from "./replay.js";
 import { registerSigCommands } from "./sig.js";
 
 const program = new Command();
@@ -14,6 +17,9 @@ program
   .showHelpAfterError()
   .enablePositionalOptions();
 
+registerDemoCommands(program);
+registerReplayCommands(program);
+registerConfigCommands(program);
 registerAuthCommands(program);
 registerLedgerCommands(program);
 registerSigCommands(program);

@@ -1,0 +1,36 @@
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { parse as parseYaml } from "yaml";
+import { resolveConfig } from "../core/config.js";
+import { exitWith } from "./exit.js";
+
+/**
+ * Reads a plugin configuration: a bare config object, or a whole `openclaw.json` from which the
+ * `plugins.entries.provenant.config` block is taken. JSON or YAML.
+ */
+export function readConfigFile(path: string): unknown {
+  const text = readFileSync(path, "utf8");
+  const value: unknown = path.endsWith(".yaml") || path.endsWith(".yml") ? parseYaml(text) : JSON.parse(text);
+  if (value !== null && typeof value === "object" && "plugins" in value) {
+    const entries = (value as { plugins?: { entries?: Record<string, { config?: unknown }> } }).plugins?.entries ?? {};
+    return entries.provenant?.config ?? {};
+  }
+  return value;
+}
+
+export function registerConfigCommands(program: Command): void {
+  const config = program.command("config").description("configuration tools");
+  config
+    .command("check")
+    .description("validate a configuration and print it resolved, or every problem with it")
+    .argument("<file>", "JSON or YAML plugin config, or an openclaw.json")
+    .action((file: string) => {
+      try {
+        const { config: resolved, warnings } = resolveConfig(readConfigFile(file));
+        for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
+        process.stdout.write(`${JSON.stringify(resolved, null, 2)}\n`);
+      } catch (error) {
+        exitWith("config check", error);
+      }
+    });
+}

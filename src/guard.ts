@@ -1,0 +1,610 @@
+import { randomBytes as nodeRandomBytes } from "node:crypto";
+import { ApprovalCodes } from "./core/approval-codes.js";
+import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
+import { policyForAgent, resolveConfig, type ResolvedConfig } from "./core/config.js";
+import type { Decision, DecisionProvenance } from "./core/decision.js";
+import { developerHeader } from "./core/developer-header.js";
+import type { ToolGate } from "./core/gate.js";
+import { classifyInitialTrust } from "./core/initial-trust.js";
+import { SILENT_LOGGER, type Logger } from "./core/logger.js";
+import { parseOwnerCommand } from "./core/owner-commands.js";
+import { patchTargets } from "./core/patch-targets.js";
+import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
+import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
+import { ToolPolicy } from "./core/tool-policy.js";
+import { lessTrusted, type TrustLevel } from "./core/trust-levels.js";
+import { WorkspaceMemoryFiles } from "./state/workspace-memory-files.js";
+import { FileWatermarkStore } from "./state/watermark-store.js";
+
+/** Who sent a turn and through what, as the framework reports it. */
+export interface TurnInput {
+  readonly sessionId: string;
+  readonly agentId?: string | null;
+  readonly sender: { readonly id?: string | null; readonly isOwner?: boolean | null };
+  /** The channel (telegram, discord, ...); absent for system events such as cron. */
+  readonly provider?: string | null;
+  readonly group?: string | null;
+  readonly spawnedBy?: string | null;
+  readonly text: string;
+  /** A new conversation (`/new`, `/reset`): a fresh trust boundary, the watermark is cleared. */
+  readonly freshSession?: boolean;
+}
+
+export interface CommandOutcome {
+  readonly kind: "approve" | "reset-trust";
+  readonly accepted: boolean;
+  readonly message: string;
+}
+
+export interface TurnStart {
+  readonly turnId: string;
+  readonly taint: TrustLevel;
+  readonly command: CommandOutcome | null;
+}
+
+export interface ToolCallInput {
+  readonly id?: string;
+  readonly tool: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+export interface ToolResultInput {
+  readonly id?: string;
+  readonly tool: string;
+  readonly output: unknown;
+}
+
+/** The session watermark store the guard needs (see src/state/watermark-store.ts). */
+export interface GuardWatermarks {
+  get(sessionId: string): { readonly level: TrustLevel; readonly reason: string; readonly lastImpactedTool: string | null } | undefined;
+  escalate(sessionId: string, level: TrustLevel, reason: string, escalatedBy: string, now: Date): boolean;
+  noteImpacted(sessionId: string, tool: string): void;
+  reset(sessionId: string, to: TrustLevel, by: string, now: Date): void;
+  clear(sessionId: string): void;
+  flush(): void;
+  close(): void;
+}
+
+/** A write to a protected memory file that was staged instead of run. */
+export interface StagingRequest {
+  readonly sessionId: string;
+  readonly tool: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly targetPath: string;
+  readonly resolvedPath: string;
+  readonly taint: TrustLevel;
+  readonly reason: string;
+  readonly now: Date;
+}
+
+/** Memory-file protection: which targets are protected, and where blocked writes are staged. */
+export interface GuardMemoryFiles {
+  protectedTarget(rawPath: string): { readonly relativePath: string; readonly resolvedPath: string } | null;
+  stage(request: StagingRequest): { readonly id: string; readonly location: string };
+}
+
+export interface GuardDependencies {
+  readonly config: ResolvedConfig;
+  readonly watermarks: GuardWatermarks;
+  readonly memoryFiles: GuardMemoryFiles;
+  /** Checks before the taint policy, in order: verification gate, mutation gate, intent scope. */
+  readonly gates?: readonly ToolGate[];
+  readonly audit?: AuditSink;
+  readonly logger?: Logger;
+  readonly now?: () => number;
+  readonly randomBytes?: (n: number) => Uint8Array;
+}
+
+interface SessionState {
+  readonly sessionId: string;
+  agentId: string | null;
+  turnSeq: number;
+  turnId: string;
+  graph: ProvenanceGraph;
+  senderIsOwner: boolean | null;
+  senderId: string | null;
+  group: string | null;
+  iterations: number;
+  awaitingModel: boolean;
+  turnBlocked: boolean;
+  taintReason: string;
+}
+
+/**
+ * The one pipeline. Adapters translate their framework's events into these calls; everything
+ * that decides lives in core/, auth/, sig/ and is composed here in the order DESIGN.md fixes:
+ * gates (verification, mutation, intent scope) → memory-file staging → taint policy → approvals.
+ *
+ * Every public method honours `failMode`: an internal error is logged with its stack, written to
+ * the audit sink, and then either lets the agent go on untracked ("open", the default) or stops
+ * the call ("closed").
+ */
+export class Guard {
+  readonly config: ResolvedConfig;
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly policies = new Map<string, ToolPolicy>();
+  private readonly approvals: ApprovalCodes;
+  private readonly audit: AuditSink;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly gates: readonly ToolGate[];
+
+  constructor(private readonly deps: GuardDependencies) {
+    this.config = deps.config;
+    this.audit = deps.audit ?? NO_AUDIT;
+    this.logger = deps.logger ?? SILENT_LOGGER;
+    this.now = deps.now ?? Date.now;
+    this.gates = deps.gates ?? [];
+    this.approvals = new ApprovalCodes({
+      ttlMs: deps.config.approvalTtlSeconds * 1000,
+      maxWrongAttempts: deps.config.maxWrongApprovalAttempts,
+      randomBytes: deps.randomBytes ?? nodeRandomBytes,
+    });
+    const overrides = this.policy(null).ownerOverrides();
+    if (Object.keys(deps.config.toolOutputTaints).length > 0) {
+      this.logger.info(`Tool output taint overrides: ${JSON.stringify(deps.config.toolOutputTaints)}`);
+    }
+    if (Object.keys(overrides).length > 0) this.logger.info(`Tool call overrides: ${JSON.stringify(overrides)}`);
+  }
+
+  /**
+   * The embedded default: state in the workspace's `.provenance/` (watermarks, staged writes).
+   * Validates the configuration first; a ConfigError leaves nothing half-started.
+   */
+  static open(options: {
+    readonly config?: unknown;
+    readonly workspaceDir: string;
+    readonly logger?: Logger;
+    readonly audit?: AuditSink;
+    readonly gates?: readonly ToolGate[];
+    readonly now?: () => number;
+  }): Guard {
+    const logger = options.logger ?? SILENT_LOGGER;
+    const config = Guard.resolve(options.config, logger);
+    const audit = options.audit ?? NO_AUDIT;
+    const watermarks = new FileWatermarkStore(options.workspaceDir, {
+      onCorrupt: (error) => {
+        logger.error(error.message);
+        audit.record("META", { kind: "state-corrupt", file: error.file, movedTo: error.movedTo, detail: error.message });
+      },
+      log: (message) => logger.warn(message),
+    });
+    return new Guard({
+      config,
+      watermarks,
+      memoryFiles: new WorkspaceMemoryFiles(options.workspaceDir, config.memoryFiles),
+      audit,
+      logger,
+      ...(options.gates ? { gates: options.gates } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
+  }
+
+  /** Validates a raw configuration (throws ConfigError) and logs its warnings once. */
+  static resolve(config: unknown, logger: Logger = SILENT_LOGGER): ResolvedConfig {
+    const { config: resolved, warnings } = resolveConfig(config);
+    for (const warning of warnings) logger.warn(warning);
+    return resolved;
+  }
+
+  beginTurn(turn: TurnInput): TurnStart {
+    return this.guarded("beginTurn", turn.sessionId, () => this.startTurn(turn), (): TurnStart => {
+      const s = this.sessions.get(turn.sessionId);
+      return { turnId: s?.turnId ?? "", taint: this.config.failMode === "closed" ? "untrusted" : "trusted", command: null };
+    });
+  }
+
+  /** Layer 1: the tools the model may be shown now. Restricted tools are removed; confirm-mode tools stay, so a call earns an approval code. */
+  toolsFor(sessionId: string, tools: readonly string[]): string[] {
+    return this.guarded(
+      "toolsFor",
+      sessionId,
+      () => {
+        const s = this.session(sessionId);
+        if (s.turnBlocked) return [];
+        const policy = this.policy(s.agentId);
+        const hidden = new Set<string>();
+        for (const gate of this.gates) for (const t of gate.hiddenTools?.(sessionId, tools) ?? []) hidden.add(t);
+        const taint = s.graph.maxTaint;
+        return tools.filter((tool) => {
+          if (hidden.has(tool)) return false;
+          const { mode } = policy.modeFor(tool, taint, { messageToOwner: false });
+          return mode !== "restrict" || this.approvals.isApproved(sessionId, tool, s.turnId, this.now());
+        });
+      },
+      () => (this.config.failMode === "closed" ? [] : [...tools]),
+    );
+  }
+
+  /** Layer 2: the decision for one tool call, made just before it would run. */
+  beforeToolCall(sessionId: string, call: ToolCallInput): Decision {
+    return this.guarded(
+      "beforeToolCall",
+      sessionId,
+      () => {
+        const decision = this.decide(this.session(sessionId), call);
+        this.audit.record("CLAIM", { kind: "decision", sessionId, callId: call.id ?? null, ...decision });
+        return decision;
+      },
+      (): Decision => ({
+        tool: call.tool,
+        verdict: this.config.failMode === "closed" ? "block" : "allow",
+        taint: "untrusted",
+        rule: `fail-${this.config.failMode}`,
+        reason: this.config.failMode === "closed" ? "the guard failed and failMode is closed" : "the guard failed; failing open (see log)",
+        provenance: null,
+      }),
+    );
+  }
+
+  /** A tool's response enters the context at the tool's output trust, which may raise the taint. */
+  afterToolCall(sessionId: string, result: ToolResultInput): { taint: TrustLevel } {
+    return this.guarded(
+      "afterToolCall",
+      sessionId,
+      () => {
+        const s = this.session(sessionId);
+        const trust = this.policy(s.agentId).outputTaint(result.tool);
+        const before = s.graph.maxTaint;
+        s.graph.add("tool", `${result.tool} response`, trust, { tool: result.tool });
+        s.awaitingModel = true;
+        if (lessTrusted(s.graph.maxTaint, before)) {
+          s.taintReason = `${result.tool} response`;
+          this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, result.tool, new Date(this.now()));
+          this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: result.tool });
+        }
+        return { taint: s.graph.maxTaint };
+      },
+      () => ({ taint: "untrusted" as const }),
+    );
+  }
+
+  /** The outbound text, with the taint header first when developer mode is on. */
+  beforeResponse(sessionId: string, text: string): { text: string; taint: TrustLevel } {
+    return this.guarded(
+      "beforeResponse",
+      sessionId,
+      () => {
+        const s = this.session(sessionId);
+        if (!s.graph.sealed) s.graph.add("output", "response", s.graph.maxTaint);
+        const taint = s.graph.maxTaint;
+        if (!this.config.developerMode) return { text, taint };
+        const impacted = this.deps.watermarks.get(sessionId)?.lastImpactedTool ?? null;
+        return { text: `${developerHeader(taint, s.taintReason, impacted)}\n${text}`, taint };
+      },
+      () => ({ text, taint: "untrusted" as const }),
+    );
+  }
+
+  /** Seals the turn's graph, ends turn-scoped approvals and makes the watermark durable. */
+  endTurn(sessionId: string): void {
+    this.guarded(
+      "endTurn",
+      sessionId,
+      () => {
+        const s = this.sessions.get(sessionId);
+        if (s === undefined) return;
+        s.graph.seal();
+        this.approvals.endTurn(sessionId, s.turnId, this.now());
+        this.deps.watermarks.flush();
+      },
+      () => undefined,
+    );
+  }
+
+  /** The owner's approval, from a slash command or a `.approve` message. */
+  approve(sessionId: string, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null): CommandOutcome {
+    return this.guarded(
+      "approve",
+      sessionId,
+      () => this.applyApproval(this.session(sessionId), tool, code, minutes, senderIsOwner),
+      () => ({ kind: "approve" as const, accepted: false, message: "approval could not be processed (see log)" }),
+    );
+  }
+
+  /** The owner's trust reset, from a slash command or a `.reset-trust` message. */
+  resetTrust(sessionId: string, level: TrustLevel, senderIsOwner: boolean | null): CommandOutcome {
+    return this.guarded(
+      "resetTrust",
+      sessionId,
+      () => this.applyReset(this.session(sessionId), level, senderIsOwner),
+      () => ({ kind: "reset-trust" as const, accepted: false, message: "trust reset could not be processed (see log)" }),
+    );
+  }
+
+  /** The current turn's provenance graph (read-only use: tests, inspection, the ledger). */
+  graph(sessionId: string): ProvenanceGraph | undefined {
+    return this.sessions.get(sessionId)?.graph;
+  }
+
+  taint(sessionId: string): TrustLevel | undefined {
+    return this.sessions.get(sessionId)?.graph.maxTaint;
+  }
+
+  close(): void {
+    this.deps.watermarks.close();
+  }
+
+  private startTurn(turn: TurnInput): TurnStart {
+    let s = this.sessions.get(turn.sessionId);
+    if (s === undefined) {
+      s = this.newSession(turn.sessionId);
+      this.sessions.set(turn.sessionId, s);
+    } else if (!s.graph.sealed) {
+      this.endTurn(turn.sessionId);
+    }
+    if (turn.freshSession) {
+      this.deps.watermarks.clear(turn.sessionId);
+      this.audit.record("CLAIM", { kind: "fresh-session", sessionId: turn.sessionId });
+    }
+    s.turnSeq += 1;
+    s.turnId = `${turn.sessionId}#${s.turnSeq}`;
+    s.agentId = turn.agentId ?? null;
+    s.senderIsOwner = turn.sender.isOwner ?? null;
+    s.senderId = turn.sender.id ?? null;
+    s.group = turn.group ?? null;
+    s.iterations = 0;
+    s.awaitingModel = true;
+    s.turnBlocked = false;
+    s.graph = new ProvenanceGraph(s.turnId);
+    s.graph.add("system_prompt", "system prompt", "trusted");
+    s.taintReason = "system prompt";
+
+    const watermark = this.deps.watermarks.get(turn.sessionId);
+    if (watermark !== undefined && watermark.level !== "trusted") {
+      s.graph.add("watermark", `session watermark: ${watermark.reason}`, watermark.level);
+      s.taintReason = watermark.reason;
+    }
+    const initial = classifyInitialTrust({
+      provider: turn.provider,
+      spawnedBy: turn.spawnedBy,
+      senderIsOwner: turn.sender.isOwner,
+      senderId: turn.sender.id,
+    });
+    const before = s.graph.maxTaint;
+    s.graph.add("history", initial.reason, initial.level);
+    if (lessTrusted(s.graph.maxTaint, before)) {
+      s.taintReason = initial.reason;
+      this.deps.watermarks.escalate(turn.sessionId, initial.level, initial.reason, "turn", new Date(this.now()));
+    }
+
+    const command = this.ownerCommand(s, turn.text);
+    return { turnId: s.turnId, taint: s.graph.maxTaint, command };
+  }
+
+  private ownerCommand(s: SessionState, text: string): CommandOutcome | null {
+    const parsed = parseOwnerCommand(text);
+    if (parsed === null) return null;
+    if (parsed.kind === "invalid") return { kind: parsed.command, accepted: false, message: parsed.error };
+    if (parsed.kind === "approve") return this.applyApproval(s, parsed.tool, parsed.code, parsed.minutes, s.senderIsOwner);
+    return this.applyReset(s, parsed.level, s.senderIsOwner);
+  }
+
+  private applyApproval(s: SessionState, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null): CommandOutcome {
+    if (senderIsOwner !== true) {
+      this.logger.warn(`session ${s.sessionId}: approval attempt from a sender who is not the verified owner; ignored`);
+      this.audit.record("CLAIM", { kind: "approval-ignored", sessionId: s.sessionId, tool, senderIsOwner });
+      return { kind: "approve", accepted: false, message: "only the owner can approve tools" };
+    }
+    const result = this.approvals.approve(s.sessionId, tool, code, minutes, s.turnId, this.now());
+    this.audit.record("CLAIM", {
+      kind: "approval",
+      sessionId: s.sessionId,
+      turnId: s.turnId,
+      tool,
+      accepted: result.ok,
+      ...(result.ok ? { tools: result.tools, until: result.until } : { failure: result.failure }),
+    });
+    if (!result.ok) {
+      this.logger.warn(`session ${s.sessionId}: approval refused (${result.failure})`);
+      return { kind: "approve", accepted: false, message: result.message };
+    }
+    const scope = result.until === null ? "for this turn" : `until ${new Date(result.until).toISOString()}`;
+    return { kind: "approve", accepted: true, message: `approved ${result.tools.join(", ")} ${scope}` };
+  }
+
+  private applyReset(s: SessionState, level: TrustLevel, senderIsOwner: boolean | null): CommandOutcome {
+    const allowed = senderIsOwner === true || (senderIsOwner === null && this.config.allowResetWhenOwnerUnknown);
+    if (!allowed) {
+      this.logger.warn(`session ${s.sessionId}: .reset-trust from a sender who is not the verified owner; ignored`);
+      this.audit.record("CLAIM", { kind: "reset-ignored", sessionId: s.sessionId, level, senderIsOwner });
+      return { kind: "reset-trust", accepted: false, message: "only the owner can reset trust" };
+    }
+    const from = s.graph.maxTaint;
+    s.graph.reset(level, `owner reset trust to ${level}`);
+    s.taintReason = `owner reset to ${level}`;
+    this.deps.watermarks.reset(s.sessionId, level, senderIsOwner === true ? "owner" : "unverified sender (allowResetWhenOwnerUnknown)", new Date(this.now()));
+    this.approvals.clearPending(s.sessionId);
+    s.turnBlocked = false;
+    this.audit.record("CLAIM", { kind: "trust-reset", sessionId: s.sessionId, turnId: s.turnId, from, to: level });
+    return { kind: "reset-trust", accepted: true, message: `trust reset to ${level}` };
+  }
+
+  private decide(s: SessionState, call: ToolCallInput): Decision {
+    const now = this.now();
+    if (s.awaitingModel) {
+      s.awaitingModel = false;
+      s.iterations += 1;
+      s.graph.add("llm_call", `model call ${s.iterations}`, s.graph.maxTaint);
+      if (s.iterations > this.config.maxIterations) {
+        s.turnBlocked = true;
+        this.logger.warn(`session ${s.sessionId}: iteration cap ${this.config.maxIterations} reached; turn blocked`);
+      }
+    }
+    const taint = s.graph.maxTaint;
+    const provenance = this.provenance(s.graph.taintSource);
+    const base = { tool: call.tool, taint, provenance };
+    if (s.turnBlocked) {
+      return { ...base, verdict: "block", rule: "iteration-cap", reason: `the turn exceeded maxIterations (${this.config.maxIterations}) and is blocked` };
+    }
+
+    for (const gate of this.gates) {
+      const verdict = gate.check({ sessionId: s.sessionId, turnId: s.turnId, tool: call.tool, params: call.params, taint, senderIsOwner: s.senderIsOwner });
+      if (verdict === undefined) continue;
+      if (verdict.verdict === "confirm") return this.confirm(s, base, verdict.rule, verdict.reason, now);
+      return { ...base, verdict: "block", rule: verdict.rule, reason: verdict.reason };
+    }
+
+    if (taint !== "trusted" && FILE_WRITE_TOOLS.has(call.tool)) {
+      const staged = this.stageMemoryWrite(s, call, taint, now);
+      if (staged !== null) return { ...base, ...staged };
+    }
+
+    const policy = this.policy(s.agentId);
+    const mode = policy.modeFor(call.tool, taint, { messageToOwner: this.isMessageToOwner(s, call) });
+    if (mode.mode === "allow") return { ...base, verdict: "allow", rule: mode.rule, reason: mode.reason };
+    if (this.approvals.isApproved(s.sessionId, call.tool, s.turnId, now)) {
+      return { ...base, verdict: "allow", rule: "approved", reason: `the owner approved ${call.tool}` };
+    }
+    this.deps.watermarks.noteImpacted(s.sessionId, call.tool);
+    if (mode.mode === "restrict") {
+      return { ...base, verdict: "block", rule: mode.rule, reason: `Tool '${call.tool}' is restricted by security policy (${mode.reason}); no approval is possible.` };
+    }
+    return this.confirm(s, base, mode.rule, mode.reason, now);
+  }
+
+  private confirm(
+    s: SessionState,
+    base: { tool: string; taint: TrustLevel; provenance: DecisionProvenance | null },
+    rule: string,
+    why: string,
+    now: number,
+  ): Decision {
+    const issued = this.approvals.issue(s.sessionId, base.tool, now);
+    const seconds = Math.max(0, Math.round((issued.expiresAt - now) / 1000));
+    const source = base.provenance ? ` Context contains ${base.taint} content from ${base.provenance.label}.` : "";
+    const reason =
+      `Tool '${base.tool}' is blocked by security policy (${why}).${source}\n` +
+      `Blocked tools: ${issued.tools.join(", ")}\n` +
+      `Approval code: ${issued.code} (expires in ${seconds}s)\n` +
+      `Approve:  .approve ${base.tool} ${issued.code} [minutes]\n` +
+      `Approve all:  .approve all ${issued.code} [minutes]`;
+    return { ...base, verdict: "confirm", rule, reason, code: issued.code };
+  }
+
+  private stageMemoryWrite(s: SessionState, call: ToolCallInput, taint: TrustLevel, now: number): Omit<Decision, "tool" | "taint" | "provenance"> | null {
+    const targets = call.tool === "apply_patch" ? patchTargets(stringParam(call.params, "input", "patch") ?? "") : [stringParam(call.params, "path", "file_path") ?? ""];
+    for (const target of targets) {
+      if (target === "") continue;
+      const hit = this.deps.memoryFiles.protectedTarget(target);
+      if (hit === null) continue;
+      const reason = `a write to memory file ${hit.relativePath} while the context is ${taint}`;
+      if (call.tool === "apply_patch") {
+        // A patch cannot be staged as file content; it is refused whole and kept in the ledger.
+        this.audit.record("CLAIM", { kind: "write-refused", sessionId: s.sessionId, tool: call.tool, path: hit.relativePath, params: call.params, taint });
+        return { verdict: "block", rule: "memory-write-blocked", reason: `Blocked ${reason}: a patch touching a memory file cannot run under taint. Ask the owner to .reset-trust and retry.` };
+      }
+      let staged: { id: string; location: string };
+      try {
+        staged = this.deps.memoryFiles.stage({
+          sessionId: s.sessionId,
+          tool: call.tool,
+          params: call.params,
+          targetPath: target,
+          resolvedPath: hit.resolvedPath,
+          taint,
+          reason,
+          now: new Date(now),
+        });
+      } catch (error) {
+        // Staging failed (an edit that does not apply, a full disk): the write still must not run.
+        const detail = error instanceof Error ? error.message : String(error);
+        this.logger.error(`session ${s.sessionId}: could not stage ${call.tool} to ${hit.relativePath}`, error);
+        this.audit.record("CLAIM", { kind: "write-refused", sessionId: s.sessionId, tool: call.tool, path: hit.relativePath, params: call.params, taint, detail });
+        return { verdict: "block", rule: "memory-write-blocked", reason: `Blocked ${reason}; it could not be staged (${detail}), so it was refused and recorded in the ledger.` };
+      }
+      this.audit.record("CLAIM", { kind: "write-staged", sessionId: s.sessionId, tool: call.tool, path: hit.relativePath, stagedId: staged.id, taint });
+      return {
+        verdict: "block",
+        rule: "memory-write-staged",
+        reason:
+          `Blocked ${reason}. The content is saved to staging (${staged.location}); nothing is lost. ` +
+          `The owner can review it with 'provenant blocked-writes show ${staged.id}' and commit it, or use .reset-trust and retry.`,
+        staged: { id: staged.id, path: hit.relativePath },
+      };
+    }
+    return null;
+  }
+
+  /** A send to the owner's own DM: an explicit target that is one of the owner's ids, or no target in the owner's DM. */
+  private isMessageToOwner(s: SessionState, call: ToolCallInput): boolean {
+    if (call.tool !== MESSAGE_TOOL) return false;
+    const target = stringParam(call.params, "target", "to", "recipient", "channelId", "chatId");
+    if (target !== undefined) {
+      return this.config.ownerIds.includes(target) || (s.senderIsOwner === true && s.senderId !== null && target === s.senderId && s.group === null);
+    }
+    return s.senderIsOwner === true && s.group === null;
+  }
+
+  private provenance(node: ProvenanceNode | null): DecisionProvenance | null {
+    if (node === null) return null;
+    return { nodeId: node.id, kind: node.kind, label: node.label, tool: node.tool, trust: node.trust };
+  }
+
+  private policy(agentId: string | null): ToolPolicy {
+    const key = agentId ?? "";
+    let policy = this.policies.get(key);
+    if (policy === undefined) {
+      policy = new ToolPolicy(policyForAgent(this.config, agentId));
+      this.policies.set(key, policy);
+    }
+    return policy;
+  }
+
+  /** A call with no turn (an adapter missed the start) is treated as coming from nobody we know. */
+  private session(sessionId: string): SessionState {
+    let s = this.sessions.get(sessionId);
+    if (s === undefined) {
+      this.logger.warn(`session ${sessionId}: tool activity with no turn started; treating the context as untrusted`);
+      s = this.newSession(sessionId);
+      s.graph.add("history", "no turn context", "untrusted");
+      s.taintReason = "no turn context";
+      this.sessions.set(sessionId, s);
+    }
+    return s;
+  }
+
+  private newSession(sessionId: string): SessionState {
+    return {
+      sessionId,
+      agentId: null,
+      turnSeq: 0,
+      turnId: `${sessionId}#0`,
+      graph: new ProvenanceGraph(`${sessionId}#0`),
+      senderIsOwner: null,
+      senderId: null,
+      group: null,
+      iterations: 0,
+      awaitingModel: true,
+      turnBlocked: false,
+      taintReason: "system prompt",
+    };
+  }
+
+  private guarded<T>(method: string, sessionId: string, body: () => T, fallback: () => T): T {
+    try {
+      return body();
+    } catch (error) {
+      this.logger.error(`${method} failed for session ${sessionId}; failing ${this.config.failMode}`, error);
+      try {
+        this.audit.record("META", {
+          kind: `fail-${this.config.failMode}`,
+          method,
+          sessionId,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+      } catch (auditError) {
+        this.logger.error("the audit sink failed while recording a failure", auditError);
+      }
+      return fallback();
+    }
+  }
+}
+
+function stringParam(params: Readonly<Record<string, unknown>>, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = params[name];
+    if (typeof value === "string") return value;
+  }
+  return undefined;
+}

@@ -1,0 +1,25 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runReplay, type ReplayLine } from "../../src/adapters/replay/replay-runner.js";
+import { parseTrace } from "../../src/adapters/replay/trace-events.js";
+import { Guard } from "../../src/guard.js";
+
+export const TRACE_DIR = fileURLToPath(new URL("./traces/", import.meta.url));
+
+export function tempWorkspace(prefix = "provenant-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Runs a trace file from test/guard/traces through the real guard and file stores. */
+export function replayTrace(name: string, workspaceDir = tempWorkspace()): { lines: ReplayLine[]; workspaceDir: string } {
+  const events = parseTrace(readFileSync(join(TRACE_DIR, name), "utf8"));
+  const lines = runReplay(events, { openGuard: (config) => Guard.open({ config, workspaceDir }) });
+  return { lines, workspaceDir };
+}
+
+/** The tool-call lines, as `id:verdict@taint`, for compact assertions. */
+export function verdicts(lines: readonly ReplayLine[]): string[] {
+  return lines.flatMap((l) => ("id" in l ? [`${l.id}:${l.verdict}@${l.taint}`] : []));
+}
