@@ -93,18 +93,17 @@ export async function startBrokerDaemon(options: BrokerDaemonOptions): Promise<B
   let active = 0;
   const sockets = new Set<Socket>();
   const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
     if (active >= proxy.maxConnections) {
       log("warn", "server_busy", { limit: proxy.maxConnections });
       socket.on("error", () => undefined);
-      socket.end(rawErrorReply("server busy"));
+      // Nothing is read from a refused client: close as soon as the reply is out.
+      socket.end(rawErrorReply("server busy"), () => socket.destroy());
       return;
     }
     active++;
-    sockets.add(socket);
-    socket.once("close", () => {
-      active--;
-      sockets.delete(socket);
-    });
+    socket.once("close", () => active--);
     handleConnection(socket, ctx);
   });
   server.maxConnections = proxy.maxConnections * 4;

@@ -75,3 +75,36 @@ export async function runCall(socketPath: string, line: string, stdin?: Buffer |
   const result = await call.result;
   return { result, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
 }
+
+/** Writes the given pieces to the socket (pausing `gapMs` between them) and returns every byte received until close. */
+export async function rawExchange(socketPath: string, pieces: readonly (string | Buffer)[], opts: { gapMs?: number; end?: boolean } = {}): Promise<Buffer> {
+  const gapMs = opts.gapMs ?? 0;
+  const { createConnection } = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const s = createConnection({ path: socketPath, allowHalfOpen: true });
+    const got: Buffer[] = [];
+    s.on("data", (c: Buffer) => got.push(c));
+    s.on("error", reject);
+    s.on("end", () => s.end());
+    s.on("close", () => resolve(Buffer.concat(got)));
+    void (async () => {
+      for (const p of pieces) {
+        s.write(p);
+        if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+      }
+      if (opts.end ?? true) s.end();
+    })();
+  });
+}
+
+/** Splits a framed reply into its JSON payloads. */
+export function framesOf(buf: Buffer): unknown[] {
+  const out: unknown[] = [];
+  let off = 0;
+  while (off < buf.length) {
+    const len = buf.readUInt32BE(off);
+    out.push(JSON.parse(buf.subarray(off + 4, off + 4 + len).toString("utf8")));
+    off += 4 + len;
+  }
+  return out;
+}

@@ -1,0 +1,207 @@
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedAdminLine, signedRequestLine } from "../../src/broker/broker-client.js";
+import { signRequestMac } from "../../src/broker/request-mac.js";
+import { type Harness, framesOf, rawExchange, runCall, startHarness } from "./harness.js";
+
+const now = (): number => Math.floor(Date.now() / 1000);
+
+describe("broker daemon: every check refuses its bad case", () => {
+  let h: Harness;
+  let marker: string;
+  beforeAll(async () => {
+    h = await startHarness({
+      proxy: { max_connections: 3, read_header_timeout: "300ms" },
+      tools: {
+        echo: { binary: "/bin/echo" },
+        touch: { binary: "/usr/bin/touch" },
+        gh: {
+          binary: "/bin/echo",
+          blocked_args: [
+            { pattern: "^delete$", message: "deletion is blocked" },
+            { pattern: "repo\\s+archive", match: "command", message: "archiving is blocked" },
+          ],
+        },
+        ro: {
+          binary: "/bin/echo",
+          mode: "allowlist",
+          allowed_args: [
+            { pattern: "^(issue|pr)\\s+(list|view)\\b", match: "command", message: "read-only commands only" },
+            { match: "argv", argv: ["version"] },
+          ],
+        },
+      },
+    });
+    marker = join(h.dir, "ran");
+  });
+  afterAll(async () => h.close());
+
+  const line = (over: Record<string, unknown> = {}, sign: Record<string, unknown> = {}): string => {
+    const base = { version: 3, tool: "echo", args: ["hi"], cwd: "/", timestamp: String(now()), nonce: "00112233445566778899aabbccddeeff", env: {} as Record<string, string> };
+    const signed = { ...base, ...sign } as typeof base;
+    const hmac = signRequestMac(h.secret, { ...signed, args: signed.args, env: signed.env });
+    return `${JSON.stringify({ ...base, hmac, ...over })}\n`;
+  };
+  const framedError = async (l: string): Promise<unknown> => (await runCall(h.daemon.socketPath, l)).result;
+  const authFailed = { kind: "error", message: "authentication failed" };
+
+  it("accepts a correct request", async () => {
+    expect((await runCall(h.daemon.socketPath, line())).stdout.toString()).toBe("hi\n");
+  });
+
+  it("refuses a tampered field of every kind", async () => {
+    expect(await framedError(line({ tool: "touch" }))).toEqual(authFailed);
+    expect(await framedError(line({ args: ["hi", "x"] }))).toEqual(authFailed);
+    expect(await framedError(line({ args: null }))).toEqual(authFailed);
+    expect(await framedError(line({ cwd: "/tmp" }))).toEqual(authFailed);
+    expect(await framedError(line({ env: { A: "1" } }))).toEqual(authFailed);
+    expect(await framedError(line({ nonce: "ffffffffffffffffffffffffffffffff" }))).toEqual(authFailed);
+    expect(await framedError(line({ timestamp: String(now() - 1) }))).toEqual(authFailed);
+    expect(await framedError(line({ hmac: "not base64" }))).toEqual(authFailed);
+    expect(await framedError(line({ hmac: "" }))).toEqual(authFailed);
+  });
+
+  it("refuses stale, future and malformed timestamps even when correctly signed", async () => {
+    const ts = (t: string): string => line({}, { timestamp: t, nonce: `n${t}` }).replace(/"timestamp":"\d+"/, `"timestamp":"${t}"`).replace(/"nonce":"[0-9a-f]+"/, `"nonce":"n${t}"`);
+    expect(await framedError(ts(String(now() - 7)))).toEqual(authFailed);
+    expect(await framedError(ts(String(now() + 7)))).toEqual(authFailed);
+    expect(await framedError(ts("1e3"))).toEqual(authFailed);
+    expect((await runCall(h.daemon.socketPath, ts(String(now() - 3)))).result).toMatchObject({ kind: "done", exitCode: 0 });
+  });
+
+  it("refuses a replay, including one through a re-encoded MAC", async () => {
+    const l = signedRequestLine(h.secret, { tool: "touch", args: [marker], cwd: "/" });
+    expect((await runCall(h.daemon.socketPath, l)).result).toMatchObject({ kind: "done", exitCode: 0 });
+    expect(existsSync(marker)).toBe(true);
+    expect(await framedError(l)).toEqual(authFailed);
+    const o = JSON.parse(l) as { hmac: string };
+    for (const respelled of [`${o.hmac.slice(0, 10)}\n${o.hmac.slice(10)}`, `${o.hmac.slice(0, 10)}\r\n${o.hmac.slice(10)}`, o.hmac.slice(0, -1)]) {
+      expect(await framedError(`${JSON.stringify({ ...o, hmac: respelled })}\n`)).toEqual(authFailed);
+    }
+    expect(h.logs.filter((e) => e.event === "request_refused" && e.fields["reason"] === "replayed request").length).toBeGreaterThan(0);
+  });
+
+  it("refuses a wrong protocol version before anything else about the request", async () => {
+    expect(await framedError(line({ version: 2 }))).toEqual({ kind: "error", message: "protocol version mismatch" });
+  });
+
+  it("answers raw JSON for what fails before the protocol is established", async () => {
+    const raw = async (pieces: (string | Buffer)[], end = true): Promise<string> => (await rawExchange(h.daemon.socketPath, pieces, { end })).toString();
+    expect(await raw(["{oops\n"])).toBe('{"error":"invalid json"}');
+    expect(await raw(['{"version":3,"tool":"echo"}\n'])).toBe('{"error":"invalid request: use proxy protocol"}');
+    expect(await raw([])).toBe('{"error":"empty request"}');
+    expect(await raw([`{"pad":"${"x".repeat(3 * 1024 * 1024)}"}\n`])).toBe('{"error":"request too large"}');
+    expect(await raw(['{"version":3'], false)).toBe('{"error":"request read timeout"}');
+  });
+
+  it("refuses unknown tools, blocked and not-allowed arguments, and bad working directories", async () => {
+    const call = (tool: string, args: string[], cwd = "/"): Promise<unknown> => h.run({ tool, args, cwd }).then((r) => r.result);
+    expect(await call("nope", [])).toEqual({ kind: "error", message: "unknown tool" });
+    expect(await call("gh", ["repo", "delete"])).toEqual({ kind: "error", message: "blocked: deletion is blocked" });
+    expect(await call("gh", ["repo", "deleted"])).toMatchObject({ kind: "done" });
+    expect(await call("gh", ["repo", "archive", "x"])).toEqual({ kind: "error", message: "blocked: archiving is blocked" });
+    expect(await call("ro", ["issue", "list"])).toMatchObject({ kind: "done" });
+    expect(await call("ro", ["version"])).toMatchObject({ kind: "done" });
+    expect(await call("ro", ["version", "--evil"])).toEqual({ kind: "error", message: "blocked: read-only commands only" });
+    expect(await call("ro", ["issue", "close", "1"])).toEqual({ kind: "error", message: "blocked: read-only commands only" });
+    expect(await call("echo", [], "relative/dir")).toEqual({ kind: "error", message: "invalid working directory" });
+    expect(await call("echo", [], "/no/such/dir")).toEqual({ kind: "error", message: "invalid working directory" });
+    expect(await call("echo", [], "/etc/hostname")).toEqual({ kind: "error", message: "invalid working directory" });
+  });
+
+  it("answers admin list as raw JSON and refuses check from an unlisted caller", async () => {
+    const list = (await rawExchange(h.daemon.socketPath, [signedAdminLine(h.secret, "list")])).toString();
+    const parsed = JSON.parse(list) as { tools: Record<string, { binary: string; mode: string }>; version: string };
+    expect(parsed.tools["ro"]).toEqual({ binary: "/bin/echo", mode: "allowlist" });
+    expect(typeof parsed.version).toBe("string");
+    expect((await rawExchange(h.daemon.socketPath, [signedAdminLine(h.secret, "check")])).toString()).toBe('{"error":"unauthorized caller"}');
+    expect((await rawExchange(h.daemon.socketPath, [signedAdminLine(h.secret, "rm")])).toString()).toBe('{"error":"unknown admin command"}');
+    const forged = signedAdminLine(Buffer.from("wrong"), "list");
+    expect((await rawExchange(h.daemon.socketPath, [forged])).toString()).toBe('{"error":"authentication failed"}');
+  });
+
+  it("turns connections over max_connections away with server busy", async () => {
+    const { createConnection } = await import("node:net");
+    const idle = [0, 1, 2].map(() => createConnection(h.daemon.socketPath));
+    await Promise.all(idle.map((s) => new Promise((r) => s.once("connect", r))));
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await rawExchange(h.daemon.socketPath, [line()])).toString()).toBe('{"error":"server busy"}');
+    for (const s of idle) s.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await runCall(h.daemon.socketPath, line({}, { nonce: "after-flood" }).replace(/"nonce":"[0-9a-f]+"/, '"nonce":"after-flood"'))).result).toMatchObject({ kind: "done" });
+  });
+
+  it("handles a request line and stdin arriving in one read, and a newline in a later read", async () => {
+    const h2 = h;
+    const req = signedRequestLine(h2.secret, { tool: "echo", args: ["one-read"], cwd: "/" });
+    const reply = await rawExchange(h2.daemon.socketPath, [`${req}{"type":"stdin","data":"aGk="}\n{"type":"stdin","eof":true}\n`]);
+    expect(framesOf(reply)).toEqual([{ type: "stdout", data: Buffer.from("one-read\n").toString("base64") }, { type: "done" }]);
+  });
+});
+
+describe("broker daemon: peer UID", () => {
+  it("refuses a peer whose UID is not the allowed one", async () => {
+    const h = await startHarness({ proxy: { allowed_uid: 4242 }, tools: { echo: { binary: "/bin/echo" } } });
+    try {
+      expect((await h.run({ tool: "echo", args: [], cwd: "/" })).result).toEqual({ kind: "error", message: "unauthorized caller" });
+      expect(h.logs.some((e) => e.fields["reason"] === `peer uid ${process.getuid?.()}`)).toBe(true);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it.runIf(process.getuid?.() === 0)("refuses a process really running as another user (SO_PEERCRED)", async () => {
+    const h = await startHarness({ tools: { echo: { binary: "/bin/echo" } } });
+    try {
+      chmodSync(h.dir, 0o755);
+      chmodSync(h.daemon.socketPath, 0o666);
+      const l = signedRequestLine(h.secret, { tool: "echo", args: ["x"], cwd: "/" });
+      const client = `const s=require("net").createConnection(${JSON.stringify(h.daemon.socketPath)});const b=[];s.on("data",c=>b.push(c));s.on("close",()=>{const r=Buffer.concat(b);process.stdout.write(r.subarray(4).toString())});s.write(${JSON.stringify(l)});`;
+      const child = spawn(process.execPath, ["-e", client], { uid: 65534, gid: 65534 });
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      await new Promise((r) => child.on("close", r));
+      expect(out).toBe('{"type":"error","message":"unauthorized caller"}');
+      expect(h.logs.some((e) => e.fields["reason"] === "peer uid 65534")).toBe(true);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe("broker daemon: caller executable allow-list", () => {
+  it("refuses a caller whose executable is not listed", async () => {
+    const h = await startHarness({ proxy: { allowed_callers: ["/bin/true"] }, tools: { echo: { binary: "/bin/echo" } } });
+    try {
+      expect((await h.run({ tool: "echo", args: [], cwd: "/" })).result).toEqual({ kind: "error", message: "unauthorized caller" });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("refuses to list an interpreter, which would admit any script", async () => {
+    await expect(startHarness({ proxy: { allowed_callers: [process.execPath] }, tools: {} })).rejects.toThrow(/interpreter/);
+    await expect(startHarness({ proxy: { allowed_callers: ["/bin/sh"] }, tools: {} })).rejects.toThrow(/interpreter/);
+  });
+});
+
+describe("secret file", () => {
+  it("refuses to provision through a symlink, and the wrapper refuses to read through one", async () => {
+    const { mkdtempSync, symlinkSync, readFileSync, statSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { provisionSecret, readSecretFile } = await import("../../src/broker/secret-file.js");
+    const d = mkdtempSync(join(tmpdir(), "provenant-secret-"));
+    const target = join(d, "target");
+    writeFileSync(target, "old");
+    symlinkSync(target, join(d, "auth"));
+    expect(() => provisionSecret(join(d, "auth"))).toThrow(/symlink/);
+    expect(readFileSync(target, "utf8")).toBe("old");
+    expect(() => readSecretFile(join(d, "auth"))).toThrow(/symlink/);
+    const key = provisionSecret(join(d, "real"));
+    expect(statSync(join(d, "real")).mode & 0o777).toBe(0o600);
+    expect(Buffer.from(key.toString(), "base64")).toHaveLength(32);
+    expect(readSecretFile(join(d, "real")).equals(key)).toBe(true);
+  });
+});
