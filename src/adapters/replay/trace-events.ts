@@ -79,7 +79,7 @@ export function parseTrace(text: string): NumberedEvent[] {
 function describe(issue: z.core.$ZodIssue | undefined, value: unknown): string {
   if (issue === undefined) return "invalid event";
   const path = issue.path.map(String).join(".");
-  if (issue.code === "invalid_union" && path === "") {
+  if (issue.code === "invalid_union" && (path === "" || path === "event")) {
     const kind = value !== null && typeof value === "object" ? (value as Record<string, unknown>).event : undefined;
     return `unknown event ${JSON.stringify(kind)}; expected one of config, turn, tool_call, tool_result, response`;
   }

@@ -1,0 +1,211 @@
+import { readFileSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import type { AuditRecordType } from "../../src/core/audit-sink.js";
+import { ConfigError } from "../../src/core/config-error.js";
+import { configInputSchema } from "../../src/core/config.js";
+import { Guard } from "../../src/guard.js";
+import { tempWorkspace } from "./helpers.js";
+
+const OWNER = { id: "+15551234", isOwner: true };
+
+function recordingAudit() {
+  const records: { type: AuditRecordType; data: Readonly<Record<string, unknown>> }[] = [];
+  return { records, sink: { record: (type: AuditRecordType, data: Readonly<Record<string, unknown>>) => void records.push({ type, data }) } };
+}
+
+function taintedGuard(config: unknown = {}, now = () => 1_000_000) {
+  const workspaceDir = tempWorkspace();
+  const audit = recordingAudit();
+  const guard = Guard.open({ config, workspaceDir, audit: audit.sink, now });
+  guard.beginTurn({ sessionId: "s1", sender: OWNER, provider: "telegram", text: "check the page" });
+  guard.beforeToolCall("s1", { tool: "web_fetch", params: {} });
+  guard.afterToolCall("s1", { tool: "web_fetch", output: "injected" });
+  return { guard, workspaceDir, audit };
+}
+
+describe("approval codes through the guard", () => {
+  it("an expired code approves nothing", () => {
+    let t = 1_000_000;
+    const { guard } = taintedGuard({ approvalTtlSeconds: 120 }, () => t);
+    const d = guard.beforeToolCall("s1", { tool: "exec", params: {} });
+    guard.endTurn("s1");
+    t += 121_000;
+    const start = guard.beginTurn({ sessionId: "s1", sender: OWNER, provider: "telegram", text: `.approve exec ${d.code}` });
+    expect(start.command).toMatchObject({ kind: "approve", accepted: false, message: expect.stringContaining("expired") });
+    expect(guard.beforeToolCall("s1", { tool: "exec", params: {} }).verdict).toBe("confirm");
+  });
+
+  it("a code from another session approves nothing there", () => {
+    const { guard } = taintedGuard();
+    const d = guard.beforeToolCall("s1", { tool: "exec", params: {} });
+    guard.beginTurn({ sessionId: "s2", sender: OWNER, provider: "telegram", text: "hello" });
+    guard.beforeToolCall("s2", { tool: "gateway", params: {} });
+    const start = guard.beginTurn({ sessionId: "s2", sender: OWNER, provider: "telegram", text: `.approve exec ${d.code}` });
+    expect(start.command?.accepted).toBe(false);
+  });
+
+  it("a wrong code is refused and, repeated, voids the pending code", () => {
+    const { guard } = taintedGuard({ maxWrongApprovalAttempts: 2 });
+    const d = guard.beforeToolCall("s1", { tool: "exec", params: {} });
+    const wrong = d.code === "00000000" ? "00000001" : "00000000";
+    expect(guard.approve("s1", "exec", wrong, null, true).accepted).toBe(false);
+    expect(guard.approve("s1", "exec", wrong, null, true).message).toContain("void");
+    expect(guard.approve("s1", "exec", d.code!, null, true).accepted).toBe(false);
+  });
+
+  it("a timed approval outlives the turn", () => {
+    const { guard } = taintedGuard();
+    const d = guard.beforeToolCall("s1", { tool: "exec", params: {} });
+    expect(guard.approve("s1", "exec", d.code!, 30, true)).toMatchObject({ accepted: true });
+    guard.endTurn("s1");
+    guard.beginTurn({ sessionId: "s1", sender: OWNER, provider: "telegram", text: "again" });
+    expect(guard.beforeToolCall("s1", { tool: "exec", params: {} })).toMatchObject({ verdict: "allow", rule: "approved" });
+  });
+});
+
+describe("Two-Layer Enforcement", () => {
+  it("toolsFor removes restricted tools and keeps confirm-mode ones; beforeToolCall still blocks a tool not shown", () => {
+    const { guard } = taintedGuard({ toolOverrides: { exec: { untrusted: "restrict" } } });
+    expect(guard.toolsFor("s1", ["read", "exec", "message", "web_fetch"])).toEqual(["read", "message", "web_fetch"]);
+    expect(guard.beforeToolCall("s1", { tool: "exec", params: {} })).toMatchObject({ verdict: "block", rule: "tool-override" });
+  });
+});
+
+describe("decisions are data", () => {
+  it("name the verdict, taint, rule and the provenance node that set the taint, and go to the audit sink", () => {
+    const { guard, audit } = taintedGuard();
+    const d = guard.beforeToolCall("s1", { id: "c9", tool: "exec", params: { command: "id" } });
+    expect(d).toMatchObject({ tool: "exec", verdict: "confirm", taint: "untrusted", rule: "taint-policy", provenance: { kind: "tool", tool: "web_fetch", trust: "untrusted" } });
+    expect(audit.records.at(-1)).toMatchObject({ type: "CLAIM", data: { kind: "decision", callId: "c9", verdict: "confirm" } });
+  });
+});
+
+describe("Developer Mode", () => {
+  it("prepends the taint header only when enabled", () => {
+    const { guard } = taintedGuard({ developerMode: true });
+    guard.beforeToolCall("s1", { tool: "exec", params: {} });
+    expect(guard.beforeResponse("s1", "hi").text).toBe("🔴 [taint: untrusted | reason: web_fetch response | last impacted: exec]\nhi");
+    const off = taintedGuard();
+    expect(off.guard.beforeResponse("s1", "hi").text).toBe("hi");
+  });
+});
+
+describe("Fail-Open Design", () => {
+  it("an internal error fails open by default, logged and recorded", () => {
+    const { guard, audit } = taintedGuard();
+    const errors: string[] = [];
+    const broken = Guard.open({ workspaceDir: tempWorkspace(), audit: audit.sink, logger: { info() {}, warn() {}, error: (m) => errors.push(m) } });
+    broken.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "x" });
+    (broken as unknown as { approvals: { issue: () => never } }).approvals.issue = () => {
+      throw new Error("boom");
+    };
+    (broken as unknown as { sessions: Map<string, { graph: { add: (...a: unknown[]) => unknown } }> }).sessions.get("s")!.graph.add("tool", "t", "untrusted");
+    expect(broken.beforeToolCall("s", { tool: "exec", params: {} })).toMatchObject({ verdict: "allow", rule: "fail-open" });
+    expect(errors[0]).toContain("beforeToolCall failed");
+    expect(audit.records.some((r) => r.type === "META" && r.data.kind === "fail-open")).toBe(true);
+    void guard;
+  });
+
+  it("failMode closed blocks instead", () => {
+    const broken = Guard.open({ config: { failMode: "closed" }, workspaceDir: tempWorkspace() });
+    broken.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "x" });
+    (broken as unknown as { gates: unknown }).gates = [{ name: "x", check: () => { throw new Error("boom"); }, hiddenTools: () => { throw new Error("boom"); } }];
+    expect(broken.beforeToolCall("s", { tool: "read", params: {} })).toMatchObject({ verdict: "block", rule: "fail-closed" });
+    expect(broken.toolsFor("s", ["read"])).toEqual([]);
+  });
+});
+
+describe("bad input", () => {
+  it("an invalid config throws before any state is touched", () => {
+    const ws = tempWorkspace();
+    expect(() => Guard.open({ config: { taintPolicy: { untrusted: "never" } }, workspaceDir: ws })).toThrow(ConfigError);
+    expect(readdirSync(ws)).toEqual([]);
+  });
+
+  it("a tool call with no turn is decided as untrusted", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace() });
+    expect(guard.beforeToolCall("nobody", { tool: "exec", params: {} })).toMatchObject({ verdict: "confirm", taint: "untrusted" });
+  });
+
+  it("a corrupt watermarks.json is moved aside and every session is untrusted until the owner resets it", () => {
+    const ws = tempWorkspace();
+    mkdirSync(join(ws, ".provenance"));
+    writeFileSync(join(ws, ".provenance", "watermarks.json"), '{"version":1,"watermarks":{"s1":{"level":"trus');
+    const { sink, records } = recordingAudit();
+    const guard = Guard.open({ workspaceDir: ws, audit: sink });
+    expect(records.some((r) => r.data.kind === "state-corrupt")).toBe(true);
+    expect(readdirSync(join(ws, ".provenance")).some((f) => f.startsWith("watermarks.json.corrupt-"))).toBe(true);
+    expect(guard.beginTurn({ sessionId: "s1", sender: OWNER, provider: "telegram", text: "hi" }).taint).toBe("untrusted");
+    expect(guard.beginTurn({ sessionId: "s1", sender: OWNER, provider: "telegram", text: ".reset-trust" }).command?.accepted).toBe(true);
+    guard.endTurn("s1");
+    expect(guard.beginTurn({ sessionId: "s1", sender: OWNER, provider: "telegram", text: "hi" }).taint).toBe("trusted");
+    expect(guard.beginTurn({ sessionId: "other", sender: OWNER, provider: "telegram", text: "hi" }).taint).toBe("untrusted");
+  });
+
+  it("property: any config that validates never crashes the engine", () => {
+    const ws = tempWorkspace();
+    const tools = fc.constantFrom("exec", "read", "web_fetch", "message", "gateway", "browser", "write", "mystery", "apply_patch");
+    fc.assert(
+      fc.property(
+        fc.anything().filter((c) => configInputSchema.safeParse(c).success),
+        fc.array(fc.tuple(tools, fc.boolean()), { maxLength: 12 }),
+        (config, calls) => {
+          const errors: unknown[] = [];
+          const guard = Guard.open({ config, workspaceDir: ws, logger: { info() {}, warn() {}, error: (_m, e) => errors.push(e) } });
+          guard.beginTurn({ sessionId: "p", sender: OWNER, provider: "telegram", text: "go" });
+          for (const [tool, result] of calls) {
+            guard.toolsFor("p", [tool]);
+            guard.beforeToolCall("p", { tool, params: { path: "notes.txt", content: "x" } });
+            if (result) guard.afterToolCall("p", { tool, output: "out" });
+          }
+          guard.beforeResponse("p", "done");
+          guard.endTurn("p");
+          guard.close();
+          expect(errors).toEqual([]);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe("per-agent overrides", () => {
+  it("apply to turns of that agent only", () => {
+    const guard = Guard.open({ config: { agents: { strict: { toolOverrides: { read: { "*": "restrict" } } } } }, workspaceDir: tempWorkspace() });
+    guard.beginTurn({ sessionId: "a", agentId: "strict", sender: OWNER, provider: "telegram", text: "x" });
+    guard.beginTurn({ sessionId: "b", agentId: "main", sender: OWNER, provider: "telegram", text: "x" });
+    expect(guard.beforeToolCall("a", { tool: "read", params: {} }).verdict).toBe("block");
+    expect(guard.beforeToolCall("b", { tool: "read", params: {} }).verdict).toBe("allow");
+  });
+});
+
+describe(".reset-trust when the owner is unknown", () => {
+  it("is refused by default and accepted only with allowResetWhenOwnerUnknown", () => {
+    for (const [flag, accepted] of [[false, false], [true, true]] as const) {
+      const guard = Guard.open({ config: { allowResetWhenOwnerUnknown: flag }, workspaceDir: tempWorkspace() });
+      const start = guard.beginTurn({ sessionId: "s", sender: { id: null, isOwner: null }, provider: null, text: ".reset-trust" });
+      expect(start.command?.accepted).toBe(accepted);
+    }
+  });
+});
+
+describe("memory-file writes", () => {
+  it("are allowed at trusted, and a staged write is recorded with target, content, taint, reason and time", () => {
+    const { guard, workspaceDir } = taintedGuard();
+    const d = guard.beforeToolCall("s1", { tool: "Write", params: { file_path: "memory/2026-11-22.md", content: "note" } });
+    expect(d).toMatchObject({ verdict: "block", rule: "memory-write-staged", staged: { path: "memory/2026-11-22.md" } });
+    const file = join(workspaceDir, ".provenance", "blocked-writes", `${d.staged!.id}.json`);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ targetPath: "memory/2026-11-22.md", content: "note", taint: "untrusted", reason: expect.stringContaining("memory file") });
+    const trusted = Guard.open({ workspaceDir: tempWorkspace() });
+    trusted.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "update soul" });
+    expect(trusted.beforeToolCall("s", { tool: "write", params: { path: "SOUL.md", content: "x" } }).verdict).toBe("allow");
+  });
+
+  it("apply_patch touching a memory file under taint is refused", () => {
+    const { guard } = taintedGuard();
+    const patch = "*** Begin Patch\n*** Update File: notes.md\n@@\n-a\n+b\n*** Update File: SOUL.md\n@@\n-x\n+y\n*** End Patch";
+    expect(guard.beforeToolCall("s1", { tool: "apply_patch", params: { input: patch } })).toMatchObject({ verdict: "block", rule: "memory-write-blocked" });
+  });
+});
