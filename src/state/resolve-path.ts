@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import type { Stats } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, posix, relative, resolve, sep } from "node:path";
 import { memoryFileMatcher } from "../core/memory-files.js";
 import type { MemoryFileMatcher } from "../core/memory-files.js";
 
@@ -37,7 +37,7 @@ function errnoCode(error: unknown): string | undefined {
 function openWorkspace(workspaceDir: string): Workspace {
   let real: string;
   try {
-    real = realpathSync(resolve(workspaceDir));
+    real = realpathSync.native(resolve(workspaceDir));
   } catch (error) {
     const code = errnoCode(error) ?? "EUNKNOWN";
     throw new PathResolutionError(workspaceDir, code, `the workspace cannot be opened (${code})`);
@@ -54,9 +54,9 @@ function openWorkspace(workspaceDir: string): Workspace {
  * tool that creates parent directories would create it). Reaching the workspace by another name
  * (a different case on a case-insensitive file system, a bind mount) snaps to its canonical path.
  */
-function canonicalize(rawPath: string, absolute: string, ws: Workspace): string {
-  const pending = absolute.split("/").filter((c) => c !== "");
-  let current = "/";
+function canonicalize(rawPath: string, start: string, path: string, ws: Workspace): string {
+  const pending = path.split("/").filter((c) => c !== "");
+  let current = start;
   let hops = 0;
   for (let name = pending.shift(); name !== undefined; name = pending.shift()) {
     if (name === ".") continue;
@@ -106,13 +106,17 @@ function expandHome(rawPath: string): string {
  * Both readings of a tool's path: the kernel's (symlinks before `..` are followed first) and the
  * lexical one most tools apply (`path.resolve` first). A write counts as aimed wherever either lands.
  */
-export function candidatePaths(workspaceDir: string, rawPath: string): { ws: Workspace; candidates: string[] } {
+function candidatePaths(workspaceDir: string, rawPath: string): { ws: Workspace; candidates: string[] } {
   const ws = openWorkspace(workspaceDir);
   const expanded = expandHome(rawPath);
-  const base = resolve(workspaceDir);
-  const kernelInput = isAbsolute(expanded) ? expanded : `${base}/${expanded}`;
-  const kernel = canonicalize(rawPath, kernelInput, ws);
-  const lexical = canonicalize(rawPath, resolve(base, expanded), ws);
+  // A relative path starts from the workspace's real directory, exactly as the kernel starts from
+  // the tool's working directory; the walk then need not re-resolve the workspace's own ancestors.
+  const kernel = isAbsolute(expanded) ? canonicalize(rawPath, "/", expanded, ws) : canonicalize(rawPath, ws.real, expanded, ws);
+  const normalized = posix.normalize(expanded);
+  const lexical =
+    isAbsolute(expanded) || normalized === ".." || normalized.startsWith("../")
+      ? canonicalize(rawPath, "/", resolve(workspaceDir, expanded), ws)
+      : canonicalize(rawPath, ws.real, normalized, ws);
   return { ws, candidates: kernel === lexical ? [kernel] : [kernel, lexical] };
 }
 
