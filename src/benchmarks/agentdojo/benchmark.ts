@@ -3,13 +3,12 @@ import { suiteReplays, type InjectionText } from "./corpus-replays.js";
 import { runTrace, type ReplayGuard, type TraceResult } from "./replay-runner.js";
 import type { ReplayTrace } from "./replay-trace.js";
 import { scoreAttacks, scoreBenign, type SuiteScore } from "./scoring.js";
-import { guardConfigFor, type SuitePolicy, type ToolPolicyFile } from "./tool-policy-file.js";
+import { guardConfigFor, type ArgumentProvenanceSetting, type SuitePolicy, type ToolPolicyFile } from "./tool-policy-file.js";
 
 /** Opens a fresh guard for one suite's configuration. */
 export type GuardFactory = (config: Record<string, unknown>) => ReplayGuard;
 
-export interface BenchmarkOptions {
-  readonly argumentProvenance: boolean;
+export interface BenchmarkOptions extends ArgumentProvenanceSetting {
   readonly injectionText: InjectionText;
 }
 
@@ -45,7 +44,7 @@ export function runCorpus(corpus: readonly SuiteData[], policy: ToolPolicyFile, 
     const unknown = data.tools.map((t) => t.name).filter((t) => suitePolicy[t] === undefined);
     if (unknown.length > 0) throw new CorpusError(`tool policy: suite ${name} does not classify ${unknown.join(", ")}`);
     const { benign, attacks } = suiteReplays(data, options.injectionText);
-    suites.push(runSuite(name, benign, attacks, suitePolicy, open, options.argumentProvenance));
+    suites.push(runSuite(name, benign, attacks, suitePolicy, open, options));
   }
   return { suites, total: totalOf(suites) };
 }
@@ -57,9 +56,9 @@ export function runSuite(
   attackTraces: readonly ReplayTrace[],
   policy: SuitePolicy,
   open: GuardFactory,
-  argumentProvenance: boolean,
+  setting: ArgumentProvenanceSetting,
 ): SuiteRun {
-  const guard = open(guardConfigFor(name, policy, argumentProvenance));
+  const guard = open(guardConfigFor(name, policy, setting));
   const run = (trace: ReplayTrace): TraceResult =>
     runTrace(guard, `agentdojo:${name}:${trace.userTaskId}:${trace.injectionTaskId ?? "benign"}:${trace.recorded?.pipeline ?? "corpus"}`, trace, policy);
   const benign = benignTraces.map(run);

@@ -51,12 +51,21 @@ export function parseToolPolicy(text: string, where: string): ToolPolicyFile {
   return out;
 }
 
+export interface ArgumentProvenanceSetting {
+  /** Under taint, a call whose arguments are determined by trusted data runs without asking. */
+  readonly argumentProvenance: boolean;
+  /** At trusted taint, a call whose target or amount no trusted field vouches for asks. */
+  readonly atTrusted: boolean;
+}
+
 /**
  * The guard configuration a suite runs under: each tool's output trust and action class from the
  * policy, reads allowed at any taint (they have no side effect), side-effecting tools left to the
- * taint policy, and argument roles from the policy's `args` or else the built-in table.
+ * taint policy, and argument roles from the policy's `args` or else the built-in table. The
+ * iteration cap is lifted: a replay makes one model step per call, and the cap guards against
+ * runaway loops, which is not what is measured here.
  */
-export function guardConfigFor(suite: SuiteName, policy: SuitePolicy, argumentProvenance: boolean): Record<string, unknown> {
+export function guardConfigFor(suite: SuiteName, policy: SuitePolicy, setting: ArgumentProvenanceSetting): Record<string, unknown> {
   const toolOutputTaints: Record<string, TrustLevel> = {};
   const toolActionClasses: Record<string, ActionClass> = {};
   const toolOverrides: Record<string, Record<string, string>> = {};
@@ -68,5 +77,13 @@ export function guardConfigFor(suite: SuiteName, policy: SuitePolicy, argumentPr
     const roles = entry.args ?? AGENTDOJO_ARGUMENT_ROLES[suite][tool];
     if (roles !== undefined) toolArgumentRoles[tool] = roles;
   }
-  return { toolOutputTaints, toolActionClasses, toolOverrides, toolArgumentRoles, argumentProvenance };
+  return {
+    toolOutputTaints,
+    toolActionClasses,
+    toolOverrides,
+    toolArgumentRoles,
+    argumentProvenance: setting.argumentProvenance,
+    argumentProvenanceAtTrusted: setting.atTrusted,
+    maxIterations: 10_000,
+  };
 }

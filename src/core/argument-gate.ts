@@ -1,0 +1,48 @@
+import { hasSideEffect, type ActionClass } from "./action-classes.js";
+import { decideByArguments, type ArgumentDecision } from "./argument-decision.js";
+import type { ToolArgumentRoles } from "./argument-roles.js";
+import type { PolicyMode } from "./policy-modes.js";
+import type { TrustLevel } from "./trust-levels.js";
+import type { ValueProvenance } from "./value-provenance.js";
+
+export interface ArgumentGateInput {
+  readonly values: ValueProvenance;
+  readonly tool: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly roles: ToolArgumentRoles;
+  readonly action: ActionClass;
+  readonly taint: TrustLevel;
+  /** The taint policy's mode for this call, and the rule that gave it. */
+  readonly mode: PolicyMode;
+  readonly rule: string;
+  /** Also check side-effecting calls the taint policy allows at `trusted` (argumentProvenanceAtTrusted). */
+  readonly atTrusted: boolean;
+}
+
+export interface ArgumentVerdict {
+  readonly verdict: "allow" | "confirm";
+  readonly decision: ArgumentDecision;
+}
+
+export const ARGUMENT_PROVENANCE_RULE = "argument-provenance";
+
+/**
+ * Where argument provenance changes a verdict. Only calls with a side effect that the plain taint
+ * policy decided (`rule` "taint-policy") are touched: an owner's explicit override, an unknown
+ * tool, a restricted tool and a gate's verdict stand as they are.
+ * - `confirm` under taint becomes `allow` when every argument satisfies its role's rule;
+ * - with `atTrusted`, `allow` at trusted taint becomes `confirm` when some argument fails its rule
+ *   (an output the policy over-trusts can still carry someone else's words inside a field).
+ * Returns null when the call is not argument provenance's to decide. Every side-effecting call it
+ * sees under taint is remembered as an echo shadow, whether it then runs or waits for approval.
+ */
+export function checkArguments(input: ArgumentGateInput): ArgumentVerdict | null {
+  if (!hasSideEffect(input.action) || input.rule !== "taint-policy") return null;
+  const underTaint = input.mode === "confirm" && input.taint !== "trusted";
+  const atTrusted = input.atTrusted && input.mode === "allow" && input.taint === "trusted";
+  if (!underTaint && !atTrusted) return null;
+  const decision = decideByArguments(input.values.traceArguments(input.tool, input.params, input.roles));
+  input.values.recordExecutedCall(input.params, input.taint);
+  if (underTaint) return { verdict: decision.runsUnasked ? "allow" : "confirm", decision };
+  return decision.undetermined.length === 0 ? null : { verdict: "confirm", decision };
+}
