@@ -5,6 +5,7 @@ import type { TrustLevel } from "../core/trust-levels.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { ensureDirDurable } from "./durable-dir.js";
 import { withFileLock } from "./file-lock.js";
+import { removeStaleTempFiles } from "./stale-temp-files.js";
 import {
   CorruptStateError,
   isCleared,
@@ -147,6 +148,7 @@ export class FileWatermarkStore implements WatermarkStore {
     this.clock = options.clock ?? (() => new Date());
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
     ensureDirDurable(this.dir);
+    removeStaleTempFiles(this.dir);
     this.locked(() => this.syncFromDisk());
   }
 

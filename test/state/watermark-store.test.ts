@@ -43,6 +43,14 @@ describe("FileWatermarkStore", () => {
     expect(existsSync(file())).toBe(false);
   });
 
+  it("removes temporary files left by a killed writer", () => {
+    mkdirSync(join(ws, ".provenance"));
+    const stale = join(ws, ".provenance", `.watermarks.json.${2 ** 22 + 7}.0123456789ab.tmp`);
+    writeFileSync(stale, "{ half");
+    store();
+    expect(existsSync(stale)).toBe(false);
+  });
+
   it("only escalates", () => {
     const s = store();
     expect(s.escalate("session:a", "trusted", "owner DM", "history", at(0))).toBe(false);
