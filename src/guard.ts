@@ -1,5 +1,6 @@
 import { randomBytes as nodeRandomBytes } from "node:crypto";
 import { ApprovalCodes } from "./core/approval-codes.js";
+import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
 import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
 import { policyForAgent, resolveConfig, type ResolvedConfig } from "./core/config.js";
 import type { Decision, DecisionProvenance } from "./core/decision.js";
@@ -13,6 +14,7 @@ import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js
 import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
 import { ToolPolicy } from "./core/tool-policy.js";
 import { lessTrusted, type TrustLevel } from "./core/trust-levels.js";
+import { ValueProvenance } from "./core/value-provenance.js";
 import { WorkspaceMemoryFiles } from "./state/workspace-memory-files.js";
 import { FileWatermarkStore } from "./state/watermark-store.js";
 
@@ -108,6 +110,8 @@ interface SessionState {
   awaitingModel: boolean;
   turnBlocked: boolean;
   taintReason: string;
+  /** Which owner messages and tool outputs each value came from (argument provenance). */
+  readonly values: ValueProvenance;
 }
 
 /**
@@ -247,6 +251,7 @@ export class Guard {
         const trust = this.policy(s.agentId).outputTaint(result.tool);
         const before = s.graph.maxTaint;
         s.graph.add("tool", `${result.tool} response`, trust, { tool: result.tool });
+        if (this.tracesValues()) s.values.observe({ id: result.id ?? `${s.turnId}/${result.tool}`, kind: "tool", tool: result.tool, trust }, result.output);
         s.awaitingModel = true;
         if (lessTrusted(s.graph.maxTaint, before)) {
           s.taintReason = `${result.tool} response`;
@@ -368,6 +373,10 @@ export class Guard {
       this.deps.watermarks.escalate(turn.sessionId, initial.level, initial.reason, "turn", new Date(this.now()));
     }
 
+    if (this.tracesValues()) {
+      const kind = initial.level === "trusted" && turn.sender.isOwner === true ? "owner" : "message";
+      s.values.observe({ id: s.turnId, kind, trust: initial.level }, turn.text);
+    }
     const command = this.ownerCommand(s, turn.text);
     return { turnId: s.turnId, taint: s.graph.maxTaint, command };
   }
@@ -412,6 +421,7 @@ export class Guard {
     }
     const from = s.graph.maxTaint;
     s.graph.reset(level, `owner reset trust to ${level}`);
+    s.values.raiseTrust(level);
     s.taintReason = `owner reset to ${level}`;
     this.deps.watermarks.reset(s.sessionId, level, senderIsOwner === true ? "owner" : "unverified sender (allowResetWhenOwnerUnknown)", new Date(this.now()));
     this.approvals.clearPending(s.sessionId);
@@ -452,13 +462,32 @@ export class Guard {
 
     const policy = this.policy(s.agentId);
     const mode = policy.modeFor(call.tool, taint, { messageToOwner: this.isMessageToOwner(s, call) });
-    if (mode.mode === "allow") return { ...base, verdict: "allow", rule: mode.rule, reason: mode.reason };
+    const byArguments = this.tracesValues()
+      ? checkArguments({
+          values: s.values,
+          tool: call.tool,
+          params: call.params,
+          roles: this.config.toolArgumentRoles,
+          action: policy.actionClass(call.tool),
+          taint,
+          mode: mode.mode,
+          rule: mode.rule,
+          underTaint: this.config.argumentProvenance,
+          atTrusted: this.config.argumentProvenanceAtTrusted,
+        })
+      : null;
+    if (byArguments?.verdict === "allow") return { ...base, verdict: "allow", rule: ARGUMENT_PROVENANCE_RULE, reason: byArguments.decision.reason };
+    if (mode.mode === "allow" && byArguments === null) return { ...base, verdict: "allow", rule: mode.rule, reason: mode.reason };
     if (this.approvals.isApproved(s.sessionId, call.tool, s.turnId, now)) {
       return { ...base, verdict: "allow", rule: "approved", reason: `the owner approved ${call.tool}` };
     }
     this.deps.watermarks.noteImpacted(s.sessionId, call.tool);
     if (mode.mode === "restrict") {
       return { ...base, verdict: "block", rule: mode.rule, reason: `Tool '${call.tool}' is restricted by security policy (${mode.reason}); no approval is possible.` };
+    }
+    if (byArguments !== null) {
+      const asked = this.confirm(s, base, ARGUMENT_PROVENANCE_RULE, `${mode.reason}; its arguments are not all determined by trusted data`, now);
+      return { ...asked, reason: `${asked.reason}\n${byArguments.decision.reason}` };
     }
     return this.confirm(s, base, mode.rule, mode.reason, now);
   }
@@ -551,6 +580,10 @@ export class Guard {
     return policy;
   }
 
+  private tracesValues(): boolean {
+    return this.config.argumentProvenance || this.config.argumentProvenanceAtTrusted;
+  }
+
   /** A call with no turn (an adapter missed the start) is treated as coming from nobody we know. */
   private session(sessionId: string): SessionState {
     let s = this.sessions.get(sessionId);
@@ -578,6 +611,7 @@ export class Guard {
       awaitingModel: true,
       turnBlocked: false,
       taintReason: "system prompt",
+      values: new ValueProvenance(),
     };
   }
 

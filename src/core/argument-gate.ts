@@ -15,7 +15,9 @@ export interface ArgumentGateInput {
   /** The taint policy's mode for this call, and the rule that gave it. */
   readonly mode: PolicyMode;
   readonly rule: string;
-  /** Also check side-effecting calls the taint policy allows at `trusted` (argumentProvenanceAtTrusted). */
+  /** Let calls the taint policy would confirm under taint run when their arguments are proven (argumentProvenance). */
+  readonly underTaint: boolean;
+  /** Ask for calls the taint policy allows at `trusted` when an argument is not (argumentProvenanceAtTrusted). */
   readonly atTrusted: boolean;
 }
 
@@ -30,19 +32,20 @@ export const ARGUMENT_PROVENANCE_RULE = "argument-provenance";
  * Where argument provenance changes a verdict. Only calls with a side effect that the plain taint
  * policy decided (`rule` "taint-policy") are touched: an owner's explicit override, an unknown
  * tool, a restricted tool and a gate's verdict stand as they are.
- * - `confirm` under taint becomes `allow` when every argument satisfies its role's rule;
+ * - with `underTaint`, `confirm` under taint becomes `allow` when every argument satisfies its role's rule;
  * - with `atTrusted`, `allow` at trusted taint becomes `confirm` when some argument fails its rule
  *   (an output the policy over-trusts can still carry someone else's words inside a field).
- * Returns null when the call is not argument provenance's to decide. Every side-effecting call it
- * sees under taint is remembered as an echo shadow, whether it then runs or waits for approval.
+ * Returns null when the call is not argument provenance's to decide. Every side-effecting call
+ * under taint is remembered as an echo shadow, whatever decides it and whether it then runs or
+ * waits for approval: its output, or anything that stores what it wrote, must not vouch for it.
  */
 export function checkArguments(input: ArgumentGateInput): ArgumentVerdict | null {
-  if (!hasSideEffect(input.action) || input.rule !== "taint-policy") return null;
-  const underTaint = input.mode === "confirm" && input.taint !== "trusted";
-  const atTrusted = input.atTrusted && input.mode === "allow" && input.taint === "trusted";
-  if (!underTaint && !atTrusted) return null;
-  const decision = decideByArguments(input.values.traceArguments(input.tool, input.params, input.roles));
+  if (!hasSideEffect(input.action)) return null;
+  const underTaint = input.underTaint && input.rule === "taint-policy" && input.mode === "confirm" && input.taint !== "trusted";
+  const atTrusted = input.atTrusted && input.rule === "taint-policy" && input.mode === "allow" && input.taint === "trusted";
+  const decision = underTaint || atTrusted ? decideByArguments(input.values.traceArguments(input.tool, input.params, input.roles)) : null;
   input.values.recordExecutedCall(input.params, input.taint);
+  if (decision === null) return null;
   if (underTaint) return { verdict: decision.runsUnasked ? "allow" : "confirm", decision };
   return decision.undetermined.length === 0 ? null : { verdict: "confirm", decision };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ACTION_CLASSES, type ActionClass } from "./action-classes.js";
+import { ARGUMENT_ROLES, type ToolArgumentRoles } from "./argument-roles.js";
 import { ConfigError, type ConfigProblem } from "./config-error.js";
 import { POLICY_MODES, modeStrictness, mostPermissiveMode, type PolicyMode } from "./policy-modes.js";
 import { TRUST_LEVELS, type TrustLevel } from "./trust-levels.js";
@@ -35,6 +36,9 @@ export const configInputSchema = z.strictObject({
   allowResetWhenOwnerUnknown: z.boolean().optional(),
   ownerIds: z.array(z.string().min(1)).optional(),
   memoryFiles: z.array(z.string().min(1)).optional(),
+  argumentProvenance: z.boolean().optional(),
+  argumentProvenanceAtTrusted: z.boolean().optional(),
+  toolArgumentRoles: z.record(toolName, z.record(z.string().min(1).max(200), z.enum(ARGUMENT_ROLES))).optional(),
   agents: z.record(z.string().min(1), z.strictObject(policyShape)).optional(),
 });
 export type ConfigInput = z.input<typeof configInputSchema>;
@@ -60,6 +64,11 @@ export interface ResolvedConfig extends PolicyConfig {
   readonly allowResetWhenOwnerUnknown: boolean;
   readonly ownerIds: readonly string[];
   readonly memoryFiles: readonly string[];
+  /** docs/argument-provenance.md: under taint, calls whose arguments trusted data determines run unasked. */
+  readonly argumentProvenance: boolean;
+  /** Also ask at trusted taint when a target or amount is vouched for by no trusted field. */
+  readonly argumentProvenanceAtTrusted: boolean;
+  readonly toolArgumentRoles: ToolArgumentRoles;
   readonly agents: Readonly<Record<string, PolicyConfig>>;
 }
 
@@ -77,6 +86,8 @@ export const DEFAULTS = Object.freeze({
   developerMode: false,
   failMode: "open" as const,
   allowResetWhenOwnerUnknown: false,
+  argumentProvenance: false,
+  argumentProvenanceAtTrusted: false,
 });
 
 export interface ConfigResolution {
@@ -109,6 +120,9 @@ export function resolveConfig(input: unknown): ConfigResolution {
       allowResetWhenOwnerUnknown: raw.allowResetWhenOwnerUnknown ?? DEFAULTS.allowResetWhenOwnerUnknown,
       ownerIds: raw.ownerIds ?? [],
       memoryFiles: raw.memoryFiles ?? [],
+      argumentProvenance: raw.argumentProvenance ?? DEFAULTS.argumentProvenance,
+      argumentProvenanceAtTrusted: raw.argumentProvenanceAtTrusted ?? DEFAULTS.argumentProvenanceAtTrusted,
+      toolArgumentRoles: raw.toolArgumentRoles ?? {},
       agents,
     },
   };

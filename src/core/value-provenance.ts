@@ -68,13 +68,13 @@ export interface ValueProvenanceOptions {
 }
 
 interface ObservedSource {
-  readonly ref: ValueSource;
+  ref: ValueSource;
   readonly seq: number;
   readonly tokens: readonly string[];
   readonly positions: ReadonlyMap<string, readonly number[]>;
   /** Joined token runs of `carryRunTokens` length, for non-trusted and owner sources. */
   readonly runs: ReadonlySet<string> | null;
-  /** Whole fields, for trusted tool outputs only. */
+  /** Whole fields of a tool output; they vouch for values only while the source is trusted. */
   readonly fields: ReadonlySet<string> | null;
   readonly ownerEvidence: boolean;
 }
@@ -116,7 +116,6 @@ export class ValueProvenance {
   /** Records that `value` (text or structured output) entered the context from `source`. */
   observe(source: ValueSource, value: unknown): void {
     const tokens = tokenize(flattenText(value));
-    const trustedTool = source.kind === "tool" && source.trust === "trusted";
     const ownerEvidence = source.kind === "owner" && source.trust === "trusted";
     const observed: ObservedSource = {
       ref: source,
@@ -124,7 +123,7 @@ export class ValueProvenance {
       tokens,
       positions: indexPositions(tokens),
       runs: source.trust !== "trusted" || ownerEvidence ? runKeys(tokens, this.carryRun) : null,
-      fields: trustedTool ? new Set(extractFields(value)) : null,
+      fields: source.kind === "tool" ? new Set(extractFields(value)) : null,
       ownerEvidence,
     };
     this.sources.push(observed);
@@ -132,6 +131,16 @@ export class ValueProvenance {
     while (this.tokenCount > this.maxTokens && this.sources.length > 1) {
       const dropped = this.sources.shift();
       this.tokenCount -= dropped?.tokens.length ?? 0;
+    }
+  }
+
+  /**
+   * The owner's `.reset-trust <level>`: everything observed so far is trusted at least at `level`.
+   * Kinds do not change: a non-owner message never speaks in the owner's words.
+   */
+  raiseTrust(level: TrustLevel): void {
+    for (const s of this.sources) {
+      if (trustRank(s.ref.trust) > trustRank(level)) s.ref = { ...s.ref, trust: level };
     }
   }
 
@@ -171,7 +180,7 @@ export class ValueProvenance {
     const out: SourceMatch[] = [];
     const key = joinTokens(tokens);
     for (const s of this.sources) {
-      if (s.fields?.has(key) === true) out.push({ source: s.ref, how: "field" });
+      if (s.ref.trust === "trusted" && s.fields?.has(key) === true) out.push({ source: s.ref, how: "field" });
       else if (findRun(s.tokens, s.positions, tokens) >= 0) out.push({ source: s.ref, how: s.ownerEvidence ? "owner-text" : "text" });
     }
     return out;
