@@ -5,6 +5,8 @@ import type { Socket } from "node:net";
  * reading, it has `timeoutMs` to take them, or `onStall` fires (the caller then kills the tool and drops
  * the connection). `write` reports backpressure so producers can pause instead of queueing without bound.
  */
+const HIGH_WATER = 1024 * 1024;
+
 export class FrameWriter {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -25,12 +27,16 @@ export class FrameWriter {
     return !this.closed && !this.socket.destroyed && this.socket.writable;
   }
 
-  /** False when the frame was queued behind unsent bytes: wait for `drain` before producing more. */
+  /**
+   * False when more than HIGH_WATER bytes are queued: wait for `drain` before producing more. The
+   * threshold is well above one frame so a fast client never makes the producer stop and start.
+   */
   write(frame: Buffer | string): boolean {
     if (!this.writable) return true;
-    const flushed = this.socket.write(frame);
-    if (this.socket.writableLength > 0) this.armTimer();
-    return flushed;
+    this.socket.write(frame);
+    const queued = this.socket.writableLength;
+    if (queued > 0) this.armTimer();
+    return queued < HIGH_WATER;
   }
 
   onDrain(fn: () => void): void {

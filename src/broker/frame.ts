@@ -15,33 +15,77 @@ export function encodeFrame(json: string): Buffer {
   return out;
 }
 
-/** Incremental decoder: feed it socket chunks, get back whole payloads. */
+/**
+ * Incremental decoder. `feed` hands each whole payload to a callback as a view that is only valid
+ * during the call: frames that arrive whole inside one read are never copied, which matters when the
+ * reads land in one reused buffer (net.Socket's `onread`). Only a frame split across reads is
+ * assembled, in one buffer that grows to the largest frame seen.
+ */
 export class FrameDecoder {
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  private acc: Buffer = Buffer.alloc(0);
+  private accLen = 0;
 
-  push(chunk: Buffer): Buffer[] {
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
-    const frames: Buffer[] = [];
-    if (this.pendingBytes < 4) return frames;
-    let buf = this.pending.length === 1 ? (this.pending[0] as Buffer) : Buffer.concat(this.pending, this.pendingBytes);
+  feed(chunk: Buffer, onFrame: (payload: Buffer) => void): void {
     let off = 0;
-    while (buf.length - off >= 4) {
-      const length = buf.readUInt32BE(off);
-      if (length === 0 || length > MAX_FRAME_BYTES) throw new FrameError(`frame length ${length} out of range`);
-      if (buf.length - off - 4 < length) break;
-      frames.push(buf.subarray(off + 4, off + 4 + length));
+    if (this.accLen > 0) off = this.complete(chunk, onFrame);
+    while (chunk.length - off >= 4) {
+      const length = checkedLength(chunk.readUInt32BE(off));
+      if (chunk.length - off - 4 < length) break;
+      onFrame(chunk.subarray(off + 4, off + 4 + length));
       off += 4 + length;
     }
-    buf = buf.subarray(off);
-    this.pending = buf.length > 0 ? [buf] : [];
-    this.pendingBytes = buf.length;
+    if (off < chunk.length) this.stash(chunk.subarray(off));
+  }
+
+  /** Convenience form returning copies of the payloads. */
+  push(chunk: Buffer): Buffer[] {
+    const frames: Buffer[] = [];
+    this.feed(chunk, (p) => frames.push(Buffer.from(p)));
     return frames;
   }
 
   /** Bytes received that do not yet form a whole frame (non-zero at end of stream means truncation). */
   get buffered(): number {
-    return this.pendingBytes;
+    return this.accLen;
   }
+
+  // Adds bytes from `chunk` to the pending frame; returns how much of `chunk` was used.
+  private complete(chunk: Buffer, onFrame: (payload: Buffer) => void): number {
+    let used = 0;
+    if (this.accLen < 4) {
+      used = Math.min(4 - this.accLen, chunk.length);
+      this.append(chunk.subarray(0, used));
+      if (this.accLen < 4) return used;
+    }
+    const total = 4 + checkedLength(this.acc.readUInt32BE(0));
+    const take = Math.min(total - this.accLen, chunk.length - used);
+    this.append(chunk.subarray(used, used + take));
+    used += take;
+    if (this.accLen === total) {
+      this.accLen = 0;
+      onFrame(this.acc.subarray(4, total));
+    }
+    return used;
+  }
+
+  private stash(rest: Buffer): void {
+    if (rest.length >= 4) checkedLength(rest.readUInt32BE(0));
+    this.append(rest);
+  }
+
+  private append(bytes: Buffer): void {
+    const need = this.accLen + bytes.length;
+    if (need > this.acc.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, Math.min(this.acc.length * 2, MAX_FRAME_BYTES + 4)));
+      this.acc.copy(grown, 0, 0, this.accLen);
+      this.acc = grown;
+    }
+    bytes.copy(this.acc, this.accLen);
+    this.accLen = need;
+  }
+}
+
+function checkedLength(length: number): number {
+  if (length === 0 || length > MAX_FRAME_BYTES) throw new FrameError(`frame length ${length} out of range`);
+  return length;
 }

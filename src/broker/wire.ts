@@ -206,7 +206,37 @@ export type ResponseMessage =
   | { readonly type: "done"; readonly exitCode: number; readonly timeout: boolean }
   | { readonly type: "error"; readonly message: string };
 
+/** The decoded length a canonical padded base64 text of `n` symbols must have. */
+function base64Length(text: Buffer | string, start: number, end: number): number {
+  const n = end - start;
+  const at = (i: number): number => (typeof text === "string" ? text.charCodeAt(i) : (text[i] as number));
+  const pad = n === 0 ? 0 : (at(end - 1) === 0x3d ? 1 : 0) + (n > 1 && at(end - 2) === 0x3d ? 1 : 0);
+  return n % 4 === 0 ? (n / 4) * 3 - pad : -1;
+}
+
+/**
+ * Output frames are by far the most common and the largest, so they are recognised by their fixed
+ * prefix and decoded straight from the payload bytes, without building a JSON string first. Base64
+ * decoding skips characters outside the alphabet, so a decoded length that differs from the one the
+ * text's length implies means the text was not canonical base64.
+ */
+function parseOutputFast(payload: Buffer): ResponseMessage | undefined {
+  for (const type of ["stdout", "stderr"] as const) {
+    const prefix = PREFIX[type];
+    if (payload.length < prefix.length + SUFFIX.length || payload.compare(prefix, 0, prefix.length, 0, prefix.length) !== 0) continue;
+    const end = payload.length - SUFFIX.length;
+    if (payload.compare(SUFFIX, 0, SUFFIX.length, end) !== 0) return undefined;
+    const data = Buffer.from(payload.toString("latin1", prefix.length, end), "base64");
+    return data.length === base64Length(payload, prefix.length, end) ? { type, data } : undefined;
+  }
+  return undefined;
+}
+
 export function parseResponse(payload: Buffer): ResponseMessage | undefined {
+  if (payload[0] === 0x7b && payload[2] === 0x74) {
+    const fast = parseOutputFast(payload);
+    if (fast !== undefined) return fast;
+  }
   const o = parseJson(payload);
   if (!isObject(o)) return undefined;
   const type = o["type"];

@@ -69,9 +69,11 @@ export async function runCall(socketPath: string, line: string, stdin?: Buffer |
   const err: Buffer[] = [];
   const call = startCall(socketPath, line, { onStdout: (c) => out.push(c), onStderr: (c) => err.push(c) });
   if (stdin !== undefined) {
-    call.sendStdin(Buffer.from(stdin));
-    call.endStdin();
-  } else call.endStdin();
+    // One message per 64 KiB: a single message must stay under max_stdin_message_size.
+    const bytes = Buffer.from(stdin);
+    for (let off = 0; off < bytes.length; off += 64 * 1024) call.sendStdin(bytes.subarray(off, off + 64 * 1024));
+  }
+  call.endStdin();
   const result = await call.result;
   return { result, stdout: Buffer.concat(out), stderr: Buffer.concat(err) };
 }

@@ -1,0 +1,53 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { readSecretFile } from "../src/broker/secret-file.js";
+
+/**
+ * Runs the broker daemon the way it is deployed: its own process (`provenant broker daemon` from the
+ * sources through tsx), so the bench's client and the daemon do not share an event loop.
+ */
+export interface DaemonProcess {
+  readonly socketPath: string;
+  readonly secret: Buffer;
+  readonly pid: number;
+  rssKiB(): number;
+  stop(): Promise<void>;
+}
+
+export async function startDaemonProcess(tools: Record<string, unknown>, proxy: Record<string, unknown> = {}): Promise<DaemonProcess> {
+  const dir = mkdtempSync(join(tmpdir(), "provenant-broker-bench-"));
+  const socketPath = join(dir, "secrets.sock");
+  const secretFile = join(dir, "auth");
+  const configPath = join(dir, "wrappers.yaml");
+  writeFileSync(configPath, stringify({ proxy: { temp_dir: join(dir, "tmp"), max_connections: 256, ...proxy }, tools }));
+  const main = join(import.meta.dirname, "../src/cli/main.ts");
+  const child: ChildProcess = spawn(process.execPath, [...(process.env["BROKER_DAEMON_PROF"] ? ["--cpu-prof", "--cpu-prof-dir=/tmp/perf/prof"] : []), "--import", "tsx", main, "broker", "daemon", "--config", configPath, "--socket", socketPath, "--secret-file", secretFile], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let err = "";
+    child.stderr?.on("data", (c: Buffer) => {
+      err += c.toString();
+      if (err.includes("daemon_listening")) resolve();
+    });
+    child.on("exit", (code) => reject(new Error(`daemon exited with ${code}: ${err}`)));
+  });
+  child.stderr?.resume();
+  return {
+    socketPath,
+    secret: readSecretFile(secretFile),
+    pid: child.pid as number,
+    rssKiB: () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+      return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    },
+    stop: async () => {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
