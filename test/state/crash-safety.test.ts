@@ -27,7 +27,10 @@ interface Acks {
   readonly staged: string[];
 }
 
-/** Runs one writer until SIGKILL at a random moment after it is ready; returns what it acknowledged. */
+/**
+ * Runs one writer until SIGKILL at a random moment after its first acknowledged staged write (so
+ * every writer has done real work however loaded the machine is); returns what it acknowledged.
+ */
 function runAndKill(run: string, acks: Acks): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const proc = spawn(process.execPath, ["--import", tsx, child, ws, run], { stdio: ["ignore", "pipe", "pipe"] });
@@ -36,9 +39,9 @@ function runAndKill(run: string, acks: Acks): Promise<void> {
     let armed = false;
     proc.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk;
-      if (!armed && out.includes("ready\n")) {
+      if (!armed && out.includes("\nstaged ")) {
         armed = true;
-        setTimeout(() => proc.kill("SIGKILL"), 20 + Math.floor(Math.random() * 180));
+        setTimeout(() => proc.kill("SIGKILL"), Math.floor(Math.random() * 150));
       }
     });
     proc.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
@@ -90,8 +93,8 @@ describe("crash safety under SIGKILL", () => {
     const blocked = new BlockedWriteStore(ws);
     expect(blocked.unreadable()).toEqual([]);
     for (const id of acks.staged) expect(blocked.get(id).id).toBe(id);
-    expect(acks.staged.length).toBeGreaterThan(ROUNDS);
-    expect(acks.escalated.size).toBeGreaterThan(ROUNDS);
+    expect(acks.staged.length).toBeGreaterThanOrEqual(ROUNDS * WRITERS);
+    expect(acks.escalated.size).toBeGreaterThanOrEqual(ROUNDS * WRITERS);
     expect(readFileSync(join(ws, "SOUL.md"), "utf8")).toBe("soul\n");
   });
 });
