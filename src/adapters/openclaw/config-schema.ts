@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { ConfigError } from "../../core/config-error.js";
+import { configInputSchema, resolveConfig } from "../../core/config.js";
+import type { PluginConfigSchema } from "./sdk-types.js";
+
+/**
+ * The plugin's configuration schema as JSON Schema, generated from the one config schema the
+ * guard validates with. `openclaw.plugin.json` carries a copy so OpenClaw can validate
+ * `plugins.entries.provenant.config` without running plugin code; a test keeps the copy in step.
+ */
+export function pluginConfigJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(configInputSchema, { io: "input", target: "draft-07" }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+/** The runtime schema handed to OpenClaw: the guard's own validation, with its precise messages. */
+export const pluginConfigSchema: PluginConfigSchema = {
+  safeParse(value: unknown) {
+    try {
+      resolveConfig(value);
+      return { success: true, data: value ?? {} };
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return {
+        success: false,
+        error: { issues: error.problems.map((p) => ({ path: p.key === "(root)" ? [] : p.key.split("."), message: p.message })) },
+      };
+    }
+  },
+  get jsonSchema() {
+    return pluginConfigJsonSchema();
+  },
+};

@@ -1,0 +1,19 @@
+import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
+import { Guard } from "../../guard.js";
+import { pluginConfigSchema } from "./config-schema.js";
+import { PLUGIN_ID, registerProvenant } from "./provenant-plugin.js";
+
+/**
+ * The OpenClaw plugin entry (`openclaw.extensions` points here once built). OpenClaw validates
+ * `plugins.entries.provenant.config` against the manifest's schema before loading this; the guard
+ * validates it again and refuses to start on a bad value, naming the key.
+ */
+export default definePluginEntry({
+  id: PLUGIN_ID,
+  name: "provenant",
+  description: "Provenance taint tracking and tool-call policy: stops tool calls that untrusted content in the context asks for.",
+  configSchema: pluginConfigSchema,
+  register(api) {
+    registerProvenant(api, (workspaceDir, logger) => Guard.open({ config: api.pluginConfig ?? {}, workspaceDir, logger }));
+  },
+});

@@ -1,0 +1,75 @@
+/**
+ * Configurations under which upstream OpenClaw cannot give the guard what it needs. Each finding
+ * is logged as an error at start: an agent that looks protected but is not is worse than one
+ * that is known to be unprotected.
+ */
+export interface RuntimeGap {
+  readonly key: string;
+  readonly message: string;
+}
+
+/** Runtimes whose tool calls all pass through OpenClaw's own `before_tool_call`. */
+const ENFORCED_RUNTIMES = new Set(["auto", "embedded", "openclaw", "pi"]);
+
+export function findRuntimeGaps(openclawConfig: unknown, pluginId: string): RuntimeGap[] {
+  const gaps: RuntimeGap[] = [];
+  const hooks = at(openclawConfig, ["plugins", "entries", pluginId, "hooks"]);
+  if (at(hooks, ["allowConversationAccess"]) !== true) {
+    gaps.push({
+      key: `plugins.entries.${pluginId}.hooks.allowConversationAccess`,
+      message:
+        "is not true: OpenClaw withholds before_prompt_build, before_agent_run and agent_end from this plugin, so turns are not " +
+        "classified by sender, the tool list is not narrowed and watermarks are not sealed at turn end; every tool call is judged " +
+        "as coming from an unknown sender. Set it to true.",
+    });
+  }
+  if (at(hooks, ["allowPromptInjection"]) === false) {
+    gaps.push({
+      key: `plugins.entries.${pluginId}.hooks.allowPromptInjection`,
+      message: "is false: before_prompt_build is withheld, so the model is shown tools the policy restricts (calls are still checked).",
+    });
+  }
+  for (const { path, id } of runtimeIds(openclawConfig)) {
+    if (ENFORCED_RUNTIMES.has(id)) continue;
+    gaps.push({
+      key: path,
+      message:
+        `selects the "${id}" runtime: CLI backends run their own tools, out of before_tool_call's reach, and native harness tools ` +
+        "can be blocked but their results are not seen in full; provenant does not protect turns on this runtime.",
+    });
+  }
+  return gaps;
+}
+
+/** Every `agentRuntime.id` in the configuration, with where it is. */
+function runtimeIds(config: unknown): { path: string; id: string }[] {
+  const found: { path: string; id: string }[] = [];
+  const walk = (node: unknown, path: string, depth: number): void => {
+    if (depth > 12 || node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) {
+      node.forEach((child, i) => walk(child, `${path}[${i}]`, depth + 1));
+      return;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      const here = path === "" ? key : `${path}.${key}`;
+      if (key === "agentRuntime") {
+        const id = at(value, ["id"]);
+        if (typeof id === "string") found.push({ path: `${here}.id`, id });
+        continue;
+      }
+      walk(value, here, depth + 1);
+    }
+  };
+  walk(at(config, ["agents"]), "agents", 0);
+  walk(at(config, ["models"]), "models", 0);
+  return found;
+}
+
+function at(node: unknown, path: readonly string[]): unknown {
+  let here = node;
+  for (const key of path) {
+    if (here === null || typeof here !== "object" || Array.isArray(here)) return undefined;
+    here = (here as Record<string, unknown>)[key];
+  }
+  return here;
+}

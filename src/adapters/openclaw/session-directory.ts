@@ -1,0 +1,74 @@
+import type { TurnOrigin } from "./turn-origin.js";
+
+/** Where one OpenClaw conversation's turn stands, as the adapter tracks it between hooks. */
+export interface TurnState {
+  /** The guard's session id: OpenClaw's session id, which `/new` and `/reset` regenerate. */
+  readonly sessionId: string;
+  readonly workspaceDir: string;
+  runId: string | null;
+  /**
+   * `provisional`: begun at `before_prompt_build` from what was known then, to choose the tools the
+   * model sees. `confirmed`: begun again with the host's owner verdict and the message text, which
+   * is what every tool decision uses. `ended`: sealed at `agent_end`.
+   */
+  phase: "provisional" | "confirmed" | "ended";
+  origin: TurnOrigin;
+  agentId: string | null;
+  text: string;
+  trigger: string | undefined;
+}
+
+/**
+ * Maps the identifiers OpenClaw hands each hook to the guard session they belong to. Agent and
+ * tool hooks carry the session id; delivery hooks carry only the session key, and commands may
+ * carry either, so both directions are kept. Sub-agents are remembered from `subagent_spawned`
+ * so the child's turns can name their parent.
+ */
+export class SessionDirectory {
+  private readonly turns = new Map<string, TurnState>();
+  private readonly idByKey = new Map<string, string>();
+  private readonly parentByChildKey = new Map<string, string>();
+  private readonly ownerVerdicts = new Map<string, boolean>();
+
+  turn(sessionId: string): TurnState | undefined {
+    return this.turns.get(sessionId);
+  }
+
+  put(state: TurnState, sessionKey: string | undefined): void {
+    this.turns.set(state.sessionId, state);
+    if (sessionKey !== undefined) this.idByKey.set(sessionKey, state.sessionId);
+  }
+
+  /** The guard session for a hook that may know the session id, the key, or both. */
+  sessionIdFor(ids: { sessionId?: string | undefined; sessionKey?: string | undefined }): string | undefined {
+    if (ids.sessionId !== undefined) return ids.sessionId;
+    if (ids.sessionKey !== undefined) return this.idByKey.get(ids.sessionKey) ?? ids.sessionKey;
+    return undefined;
+  }
+
+  noteSubagent(childSessionKey: string, parentSessionKey: string): void {
+    this.parentByChildKey.set(childSessionKey, parentSessionKey);
+  }
+
+  parentOf(sessionKey: string | undefined): string | null {
+    return sessionKey === undefined ? null : (this.parentByChildKey.get(sessionKey) ?? null);
+  }
+
+  forgetSubagent(childSessionKey: string): void {
+    this.parentByChildKey.delete(childSessionKey);
+  }
+
+  /** The host's last owner verdict for a sender, used to choose the next turn's visible tools early. */
+  rememberOwnerVerdict(provider: string | null, senderId: string | null, isOwner: boolean): void {
+    if (provider !== null && senderId !== null) this.ownerVerdicts.set(`${provider}\u0000${senderId}`, isOwner);
+  }
+
+  ownerVerdict(provider: string | null, senderId: string | null): boolean | undefined {
+    return provider === null || senderId === null ? undefined : this.ownerVerdicts.get(`${provider}\u0000${senderId}`);
+  }
+
+  forget(sessionId: string, sessionKey: string | undefined): void {
+    this.turns.delete(sessionId);
+    if (sessionKey !== undefined && this.idByKey.get(sessionKey) === sessionId) this.idByKey.delete(sessionKey);
+  }
+}

@@ -1,0 +1,57 @@
+import type { Decision } from "../../core/decision.js";
+import type { ApprovalResolution, BeforeToolCallResult } from "./sdk-types.js";
+
+/** OpenClaw caps approval prompts: title 80 characters, description 512, wait 10 minutes. */
+const TITLE_MAX = 80;
+const DESCRIPTION_MAX = 512;
+const APPROVAL_WAIT_MAX_MS = 600_000;
+
+export interface VerdictOptions {
+  /**
+   * Whether the run has a surface that can show OpenClaw's own approval prompt (a chat, the
+   * Control UI, an operator client). Without one, OpenClaw cancels the request at once, so the
+   * code-based approval is offered instead.
+   */
+  readonly approvalSurface: boolean;
+  readonly approvalWaitMs: number;
+  readonly onResolution: (resolution: ApprovalResolution) => void;
+}
+
+/**
+ * Translates a guard decision into `before_tool_call`'s result. `allow` is no result (the host
+ * goes on); `block` is a terminal block whose reason the model sees as the tool's error; `confirm`
+ * asks the owner through OpenClaw's approval flow where one exists, and otherwise blocks with the
+ * approval code and the commands that use it.
+ */
+export function toolCallResult(decision: Decision, options: VerdictOptions): BeforeToolCallResult | undefined {
+  if (decision.verdict === "allow") return undefined;
+  if (decision.verdict === "block") return { block: true, blockReason: decision.reason };
+  const codeInstructions = withSlashCommand(decision);
+  if (!options.approvalSurface) return { block: true, blockReason: codeInstructions };
+  return {
+    requireApproval: {
+      title: clip(`Allow ${decision.tool}? (context is ${decision.taint})`, TITLE_MAX),
+      description: clip(approvalDescription(decision), DESCRIPTION_MAX),
+      severity: decision.taint === "untrusted" ? "critical" : "warning",
+      timeoutMs: Math.min(Math.max(1_000, options.approvalWaitMs), APPROVAL_WAIT_MAX_MS),
+      timeoutReason: codeInstructions,
+      allowedDecisions: ["allow-once", "deny"],
+      onResolution: options.onResolution,
+    },
+  };
+}
+
+/** The guard's reason names the `.approve` message form; OpenClaw users also have the slash command. */
+export function withSlashCommand(decision: Decision): string {
+  if (decision.code === undefined) return decision.reason;
+  return `${decision.reason}\nOr: /approve_tool ${decision.tool} ${decision.code} [minutes]`;
+}
+
+function approvalDescription(decision: Decision): string {
+  const source = decision.provenance === null ? "" : ` It contains ${decision.provenance.trust} content from ${decision.provenance.label}.`;
+  return `provenant held this ${decision.tool} call: the conversation is ${decision.taint}.${source} Rule: ${decision.rule}.`;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,49 @@
+import type { AgentContext } from "./sdk-types.js";
+
+/** Who produced a turn, in the guard's terms, as far as OpenClaw has told us so far. */
+export interface TurnOrigin {
+  readonly provider: string | null;
+  readonly senderId: string | null;
+  readonly isOwner: boolean | null;
+  readonly group: string | null;
+  readonly spawnedBy: string | null;
+}
+
+/**
+ * The turn's origin from an agent hook's context. `before_prompt_build` does not carry the host's
+ * owner bit, so `isOwner` here is only what configuration proves (`ownerIds`); the host's verdict
+ * arrives later (`before_agent_run`, or a tool call's requester) and is applied with
+ * {@link withHostOwnerVerdict}.
+ *
+ * - An inter-session turn (`inputProvenance.kind === "inter_session"`) came from another agent's
+ *   session: its producer is that session, never the owner, unless it is our own sub-agent's
+ *   parent talking to it (`spawnedBy`).
+ * - The group is the conversation id when it differs from the sender's id (a DM's conversation is
+ *   the sender); OpenClaw does not say "group" directly.
+ */
+export function originFromAgentContext(ctx: AgentContext, ownerIds: readonly string[], spawnedBy: string | null): TurnOrigin {
+  const provenance = ctx.inputProvenance;
+  if (provenance?.kind === "inter_session") {
+    const source = provenance.sourceSessionKey ?? provenance.originSessionId ?? "another session";
+    return { provider: `inter_session:${provenance.sourceChannel ?? "internal"}`, senderId: source, isOwner: false, group: null, spawnedBy };
+  }
+  const provider = ctx.messageProvider ?? ctx.channel ?? null;
+  const senderId = ctx.senderId ?? null;
+  const conversation = ctx.chatId ?? null;
+  const group = conversation !== null && senderId !== null && conversation !== senderId ? conversation : null;
+  const isOwner = senderId !== null && ownerIds.includes(senderId) ? true : null;
+  return { provider, senderId, isOwner, group, spawnedBy };
+}
+
+/**
+ * Applies the host's owner verdict, which outranks configured owner ids in both directions (it is
+ * about this message's admission, not just an id). An explicit "not the owner" on a turn with no
+ * channel (the gateway's public ingress, a webhook) must not fall under the "system event" rule,
+ * so such a turn is given a provider naming where it came from. Inter-session turns keep their
+ * classification: the host's bit there describes the other session's requester, not the producer.
+ */
+export function withHostOwnerVerdict(origin: TurnOrigin, hostSaysOwner: boolean | undefined, trigger: string | undefined): TurnOrigin {
+  if (hostSaysOwner === undefined || origin.provider?.startsWith("inter_session:")) return origin;
+  if (hostSaysOwner) return { ...origin, isOwner: true };
+  return { ...origin, isOwner: false, provider: origin.provider ?? `openclaw:${trigger ?? "ingress"}` };
+}

@@ -1,0 +1,236 @@
+import { createServer } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A scripted OpenAI-compatible chat-completions server that plays a fully obedient victim: it calls
+ * whatever tool the latest context tells it to, by directives `CALL <tool> <json-object>` (see
+ * {@link nextDirective}); otherwise it answers in text, quoting what it read last, so a test can
+ * see what came back from the tools.
+ * Every request is kept, so tests can see which tools OpenClaw offered the model on each call.
+ */
+export interface ModelRequest {
+  readonly tools: readonly string[];
+  readonly lastRole: string;
+  readonly lastText: string;
+}
+
+export interface ModelServer {
+  readonly url: string;
+  /** Where pages are served from: GET `${pageUrl}/<name>` answers with `pages.get(name)`. */
+  readonly pageUrl: string;
+  readonly pages: Map<string, string>;
+  readonly requests: ModelRequest[];
+  close(): Promise<void>;
+}
+
+interface ChatMessage {
+  role?: unknown;
+  content?: unknown;
+}
+
+const DIRECTIVE = /CALL\s+([A-Za-z0-9_.-]+)\s+(\{.*\})/;
+
+export function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part: unknown) => {
+        if (typeof part === "string") return part;
+        if (part !== null && typeof part === "object" && "text" in part && typeof part.text === "string") return part.text;
+        return "";
+      })
+      .join("\n");
+  }
+  return "";
+}
+
+function toolNames(body: Record<string, unknown>): string[] {
+  const tools = body.tools;
+  if (!Array.isArray(tools)) return [];
+  const names: string[] = [];
+  for (const tool of tools) {
+    if (tool !== null && typeof tool === "object" && "function" in tool) {
+      const fn: unknown = tool.function;
+      if (fn !== null && typeof fn === "object" && "name" in fn && typeof fn.name === "string") names.push(fn.name);
+    }
+  }
+  return names;
+}
+
+interface Directive {
+  readonly tool: string;
+  readonly args: string;
+}
+
+/** The strings inside a JSON document (tool results often are one), else the text itself. */
+function readable(text: string): string {
+  try {
+    const strings: string[] = [];
+    const walk = (value: unknown): void => {
+      if (typeof value === "string") strings.push(value);
+      else if (Array.isArray(value)) value.forEach(walk);
+      else if (value !== null && typeof value === "object") Object.values(value).forEach(walk);
+    };
+    walk(JSON.parse(text));
+    return strings.join("\n");
+  } catch {
+    return text;
+  }
+}
+
+/** Every directive in `text`, in order; a directive's JSON must sit on one line. */
+export function findDirectives(text: string): Directive[] {
+  const found: Directive[] = [];
+  for (const line of readable(text).split("\n")) {
+    const pattern = new RegExp(DIRECTIVE.source, "g");
+    for (const match of line.matchAll(pattern)) {
+      const [, tool, args] = match;
+      if (tool === undefined || args === undefined) continue;
+      try {
+        const parsed: unknown = JSON.parse(args);
+        if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) found.push({ tool, args });
+      } catch {
+        continue;
+      }
+    }
+  }
+  return found;
+}
+
+interface AssistantCall {
+  readonly name: string;
+  readonly args: string;
+}
+
+function assistantCalls(message: ChatMessage): AssistantCall[] {
+  const calls = (message as { tool_calls?: unknown }).tool_calls;
+  if (!Array.isArray(calls)) return [];
+  return calls.flatMap((call: unknown) => {
+    const fn = call !== null && typeof call === "object" ? (call as { function?: { name?: unknown; arguments?: unknown } }).function : undefined;
+    return typeof fn?.name === "string" ? [{ name: fn.name, args: typeof fn.arguments === "string" ? fn.arguments : "" }] : [];
+  });
+}
+
+/**
+ * The obedient victim's next move: a directive in the newest tool output wins (that is the
+ * injection); otherwise the user's directives run in order, one per model call, skipping those
+ * already called since the user spoke.
+ */
+export function nextDirective(messages: readonly ChatMessage[]): Directive | null {
+  let lastAssistant = -1;
+  messages.forEach((m, i) => {
+    if (m.role === "assistant") lastAssistant = i;
+  });
+  for (const m of messages.slice(lastAssistant + 1)) {
+    if (m.role !== "tool") continue;
+    const injected = findDirectives(textOf(m.content))[0];
+    if (injected !== undefined) return injected;
+  }
+  // The current turn begins after the model's last plain reply (a message without tool calls).
+  let userIndex = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m === undefined || (m.role === "assistant" && assistantCalls(m).length === 0)) break;
+    if (m.role === "user" && findDirectives(textOf(m.content)).length > 0) userIndex = i;
+  }
+  if (userIndex < 0) return null;
+  const wanted = findDirectives(textOf(messages[userIndex]?.content));
+  const made = messages.slice(userIndex + 1).flatMap((m) => (m.role === "assistant" ? assistantCalls(m) : []));
+  let next = 0;
+  for (const call of made) {
+    const want = wanted[next];
+    if (want !== undefined && call.name === want.tool) next += 1;
+  }
+  return wanted[next] ?? null;
+}
+
+function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelRequest[], counter: { n: number }): void {
+  const messages = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : [];
+  // What the model "reads" last: everything after its own last message.
+  const latest: ChatMessage[] = [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message === undefined || message.role === "assistant" || message.role === "system") break;
+    latest.unshift(message);
+  }
+  const lastRole = typeof latest[0]?.role === "string" ? latest[0].role : "";
+  const lastText = latest.map((m) => textOf(m.content)).join("\n");
+  const offered = toolNames(body);
+  log.push({ tools: offered, lastRole, lastText });
+  const directive = nextDirective(messages);
+  const id = `chatcmpl-${++counter.n}`;
+  const model = typeof body.model === "string" ? body.model : "victim";
+  const created = Math.floor(Date.now() / 1000);
+  const call = directive !== null && offered.length > 0 ? directive : null;
+  const text = call === null ? `VICTIM-REPLY ${lastRole}: ${lastText.slice(0, 4000)}` : "";
+  const toolCall = call === null ? null : { index: 0, id: `call_${counter.n}`, type: "function", function: { name: call.tool, arguments: call.args } };
+  const finish = call === null ? "stop" : "tool_calls";
+  const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
+  if (body.stream === true) {
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const chunk = (delta: Record<string, unknown>, finishReason: string | null): string =>
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finishReason }] })}\n\n`;
+    res.write(chunk({ role: "assistant" }, null));
+    res.write(toolCall === null ? chunk({ content: text }, null) : chunk({ tool_calls: [toolCall] }, null));
+    res.write(chunk({}, finish));
+    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`);
+    res.end("data: [DONE]\n\n");
+    return;
+  }
+  const message = toolCall === null ? { role: "assistant", content: text } : { role: "assistant", content: null, tool_calls: [{ id: toolCall.id, type: "function", function: toolCall.function }] };
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify({ id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: finish }], usage }));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+export async function startModelServer(): Promise<ModelServer> {
+  const requests: ModelRequest[] = [];
+  const pages = new Map<string, string>();
+  const counter = { n: 0 };
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const path = (req.url ?? "").split("?")[0] ?? "";
+      if (req.method === "GET" && path.startsWith("/pages/")) {
+        const page = pages.get(decodeURIComponent(path.slice("/pages/".length)));
+        res.writeHead(page === undefined ? 404 : 200, { "content-type": "text/plain; charset=utf-8" });
+        res.end(page ?? "not found");
+        return;
+      }
+      if (req.method === "GET" && path.endsWith("/models")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ object: "list", data: [{ id: "victim", object: "model", owned_by: "provenant-e2e" }] }));
+        return;
+      }
+      if (req.method !== "POST" || !path.endsWith("/chat/completions")) {
+        res.writeHead(404).end();
+        return;
+      }
+      try {
+        const parsed: unknown = JSON.parse(await readBody(req));
+        if (parsed === null || typeof parsed !== "object") throw new Error("body is not an object");
+        respond(parsed as Record<string, unknown>, res, requests, counter);
+      } catch (error) {
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: String(error) } }));
+      }
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    pageUrl: `http://127.0.0.1:${port}/pages`,
+    pages,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,233 @@
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+export interface OpenClawInstall {
+  readonly node: string;
+  readonly entry: string;
+}
+
+let install: OpenClawInstall | undefined;
+
+/** The pinned OpenClaw and Node, installed into the cache on first use (see scripts/openclaw-e2e-install.sh). */
+export function openClawInstall(): OpenClawInstall {
+  if (install === undefined) {
+    const out = execFileSync("bash", [join(REPO, "scripts/openclaw-e2e-install.sh")], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], timeout: 600_000 });
+    const [node, entry] = out.trim().split("\n");
+    if (node === undefined || entry === undefined) throw new Error(`openclaw-e2e-install.sh printed ${JSON.stringify(out)}`);
+    install = { node, entry };
+  }
+  return install;
+}
+
+/**
+ * The plugin as OpenClaw would install it from the package: a directory with package.json
+ * (`openclaw.extensions`), openclaw.plugin.json and the built dist/, built from this checkout.
+ */
+export function packagedPlugin(root: string): string {
+  const dir = join(root, "provenant-package");
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(REPO, "dist/adapters/openclaw/index.js"))) throw new Error("dist/adapters/openclaw/index.js is missing: run npm run build first");
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "provenant", version: "0.0.0-e2e", type: "module", openclaw: { extensions: ["./dist/adapters/openclaw/index.js"] } }, null, 2),
+  );
+  copyFileSync(join(REPO, "openclaw.plugin.json"), join(dir, "openclaw.plugin.json"));
+  // OpenClaw refuses an entry whose real path leaves the package, so dist/ is copied, not linked.
+  cpSync(join(REPO, "dist"), join(dir, "dist"), { recursive: true });
+  symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
+export interface HomeOptions {
+  readonly modelUrl: string;
+  /** provenant's config, or null to run OpenClaw without the plugin (the control run). */
+  readonly provenant: Record<string, unknown> | null;
+  /** Extra plugin directories to load (test fixtures). */
+  readonly extraPlugins?: readonly string[];
+  readonly extraPluginIds?: readonly string[];
+  readonly hooksToken?: string;
+}
+
+export interface AgentReply {
+  readonly text: string;
+  readonly raw: unknown;
+  readonly stderr: string;
+}
+
+export async function freePort(): Promise<number> {
+  return await new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address !== null ? resolvePort(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+/** An isolated OpenClaw home (state, config, workspace) in a temporary directory. */
+export class OpenClawHome {
+  readonly root: string;
+  readonly home: string;
+  readonly workspace: string;
+  readonly configPath: string;
+  readonly gatewayToken = `e2e-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+  gatewayPort = 0;
+  private gateway: ChildProcess | null = null;
+  private gatewayLog = "";
+
+  constructor(
+    readonly name: string,
+    private readonly options: HomeOptions,
+  ) {
+    this.root = mkdtempSync(join(tmpdir(), `provenant-e2e-${name}-`));
+    this.home = join(this.root, "home");
+    this.workspace = join(this.root, "workspace");
+    this.configPath = join(this.home, ".openclaw", "openclaw.json");
+    mkdirSync(dirname(this.configPath), { recursive: true });
+    mkdirSync(this.workspace, { recursive: true });
+  }
+
+  async writeConfig(): Promise<void> {
+    if (this.gatewayPort === 0) this.gatewayPort = await freePort();
+    const plugin = this.options.provenant === null ? null : packagedPlugin(this.root);
+    const loadPaths = [...(plugin === null ? [] : [plugin]), ...(this.options.extraPlugins ?? [])];
+    const entries: Record<string, unknown> = {};
+    if (this.options.provenant !== null) {
+      entries.provenant = { enabled: true, hooks: { allowConversationAccess: true }, config: this.options.provenant };
+    }
+    for (const id of this.options.extraPluginIds ?? []) entries[id] = { enabled: true };
+    const config = {
+      models: {
+        mode: "replace",
+        providers: {
+          victim: {
+            baseUrl: this.options.modelUrl,
+            apiKey: "e2e-no-key",
+            api: "openai-completions",
+            models: [
+              { id: "victim", name: "Obedient victim", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } },
+            ],
+          },
+        },
+      },
+      agents: { defaults: { model: { primary: "victim/victim" }, workspace: this.workspace } },
+      tools: { toolSearch: false, web: { fetch: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true } } } },
+      gateway: { mode: "local", port: this.gatewayPort, bind: "loopback", auth: { mode: "token", token: this.gatewayToken } },
+      ...(this.options.hooksToken === undefined
+        ? {}
+        : { hooks: { enabled: true, token: this.options.hooksToken, path: "/hooks", allowedAgentIds: ["main"], allowRequestSessionKey: true } }),
+      plugins: { allow: Object.keys(entries), load: { paths: loadPaths }, entries },
+    };
+    writeFileSync(this.configPath, JSON.stringify(config, null, 2));
+  }
+
+  private env(): NodeJS.ProcessEnv {
+    const { node } = openClawInstall();
+    return {
+      PATH: `${dirname(node)}:/usr/bin:/bin`,
+      HOME: this.home,
+      OPENCLAW_HOME: this.home,
+      OPENCLAW_GATEWAY_TOKEN: this.gatewayToken,
+      NO_COLOR: "1",
+      TZ: "UTC",
+    };
+  }
+
+  /** Runs OpenClaw's CLI; resolves with stdout, stderr and the exit code. */
+  cli(args: readonly string[], timeoutMs = 120_000): Promise<{ stdout: string; stderr: string; code: number }> {
+    const { node, entry } = openClawInstall();
+    return new Promise((resolveRun) => {
+      execFile(node, [entry, ...args], { env: this.env(), cwd: this.workspace, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+        resolveRun({ stdout, stderr, code });
+      });
+    });
+  }
+
+  /** One agent turn through `openclaw agent` (embedded with `local`, else through the gateway). */
+  async agent(message: string, opts: { local: boolean; sessionKey?: string }): Promise<AgentReply> {
+    const args = ["agent", "--agent", "main", "--message", message, "--json", "--timeout", "120"];
+    if (opts.local) args.push("--local");
+    if (opts.sessionKey !== undefined) args.push("--session-key", opts.sessionKey);
+    const run = await this.cli(args, 180_000);
+    if (run.code !== 0) throw new Error(`openclaw agent exited ${run.code}:\n${run.stderr.slice(-4000)}`);
+    const raw: unknown = JSON.parse(run.stdout);
+    return { text: replyText(raw), raw, stderr: run.stderr };
+  }
+
+  async startGateway(): Promise<void> {
+    const { node, entry } = openClawInstall();
+    this.gatewayLog = "";
+    const child = spawn(node, [entry, "gateway", "run", "--port", String(this.gatewayPort)], { env: this.env(), cwd: this.workspace, stdio: ["ignore", "pipe", "pipe"] });
+    this.gateway = child;
+    const onData = (chunk: Buffer): void => {
+      this.gatewayLog += chunk.toString("utf8");
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}:\n${this.gatewayLog.slice(-4000)}`);
+      if (/\[gateway\][^\n]*\bready\b/.test(this.gatewayLog)) {
+        await this.waitForHealth(deadline);
+        return;
+      }
+      await sleep(200);
+    }
+    throw new Error(`gateway did not become ready:\n${this.gatewayLog.slice(-4000)}`);
+  }
+
+  private async waitForHealth(deadline: number): Promise<void> {
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${this.gatewayPort}/healthz`);
+        if (res.status < 500) return;
+      } catch {
+        // not listening yet
+      }
+      await sleep(200);
+    }
+  }
+
+  log(): string {
+    return this.gatewayLog;
+  }
+
+  async stopGateway(): Promise<void> {
+    const child = this.gateway;
+    this.gateway = null;
+    if (child === null || child.exitCode !== null) return;
+    const exited = new Promise<void>((resolveExit) => child.once("exit", () => resolveExit()));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  readWorkspace(file: string): string | null {
+    const path = join(this.workspace, file);
+    return existsSync(path) ? readFileSync(path, "utf8") : null;
+  }
+
+  async dispose(): Promise<void> {
+    await this.stopGateway();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** The reply text from `openclaw agent --json`, embedded (`payloads`) or through the gateway (`result.payloads`). */
+export function replyText(raw: unknown): string {
+  const record = raw as { payloads?: { text?: unknown }[]; result?: { payloads?: { text?: unknown }[] } };
+  const payloads = record.payloads ?? record.result?.payloads ?? [];
+  return payloads.map((p) => (typeof p.text === "string" ? p.text : "")).join("\n");
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
