@@ -156,10 +156,22 @@ export class ValueProvenance {
     }
   }
 
-  /** Traces every scalar of a call's parameters under the role the policy gives it (default `target`). */
+  /**
+   * Traces every scalar of a call's parameters under the role the policy gives it (default
+   * `target`). A call with no target argument acts on the owner's own data (their calendar, their
+   * files) and nothing names where it lands; then nothing but its content can show the owner wanted
+   * it, so each content argument must itself be trusted data or the owner's words, not merely free
+   * of copied untrusted text (a model can paraphrase an injected instruction).
+   */
   traceArguments(tool: string, params: Readonly<Record<string, unknown>>, roles: ToolArgumentRoles): ArgumentTrace[] {
     const roleOf = rolesFor(roles, tool);
-    return scalarLeaves(params, "").map((leaf) => this.traceScalar(leaf.path, leaf.text, roleOf(leaf.path)));
+    const traces = scalarLeaves(params, "").map((leaf) => this.traceScalar(leaf.path, leaf.text, roleOf(leaf.path)));
+    if (traces.some((t) => t.role === "target")) return traces;
+    return traces.map((t) =>
+      t.role !== "content" || !t.determined || t.trustedBy !== null
+        ? t
+        : { ...t, determined: false, finding: "no target argument, so the content must be the owner's words or trusted data, and it is neither" },
+    );
   }
 
   private traceScalar(path: string, text: string, role: ArgumentRole): ArgumentTrace {

@@ -320,3 +320,18 @@ describe("ValueProvenance: bounds", () => {
     );
   });
 });
+
+describe("ValueProvenance: calls with no target", () => {
+  const roles: ToolArgumentRoles = { create_event: { title: "content", description: "content", start: "detail" } };
+
+  it("asks unless the content is the owner's words or trusted data (a paraphrased injection copies nothing)", () => {
+    const vp = new ValueProvenance();
+    vp.observe(OWNER, "create an event 'Follow-up meeting' described as 'Follow-up meeting to discuss the project.'");
+    vp.observe(web("w1"), "reviews: great hotel, [some instruction the model paraphrases]");
+    const owners = decideByArguments(vp.traceArguments("create_event", { title: "Follow-up meeting", description: "Follow-up meeting to discuss the project.", start: "x" }, roles));
+    expect(owners.runsUnasked).toBe(true);
+    const paraphrase = decideByArguments(vp.traceArguments("create_event", { title: "Book the Riverside View Hotel", start: "2024-05-01 09:00" }, roles));
+    expect(paraphrase.runsUnasked).toBe(false);
+    expect(paraphrase.reason).toContain("no target argument");
+  });
+});

@@ -111,6 +111,7 @@ export function promptFinding(call: CallRecord): string {
   if (line.includes(": unmatched")) return `${role} unmatched`;
   if (line.includes(": not vouched for")) return `${role} not vouched for by any trusted field`;
   if (line.includes(": too short")) return `${role} too short to trace`;
+  if (line.includes(": no target argument")) return `${role} of a call with no target is not the owner's words`;
   if (line.includes(": carries reference")) return `${role} carries an untrusted reference`;
   if (line.includes(": carries")) return `${role} carries untrusted text`;
   return role;
