@@ -1,14 +1,15 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import type { Stats } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, posix, relative, resolve, sep } from "node:path";
-import { memoryFileMatcher } from "../core/memory-files.js";
+import { memoryFileMatcher, normalizeWorkspaceRelative } from "../core/memory-files.js";
 import type { MemoryFileMatcher } from "../core/memory-files.js";
 
 /** Linux's own limit on symlinks followed while resolving one path. */
 const MAX_SYMLINK_HOPS = 40;
-/** Bounds the hard-link check on a pathological workspace; past it the target counts as protected. */
-const MAX_ENTRIES_SCANNED = 20_000;
+/** Bounds the alias check on a pathological workspace; past it the target counts as protected. */
+const MAX_ENTRIES_SCANNED = 50_000;
+const MAX_SCAN_DEPTH = 16;
 
 export interface ProtectedTarget {
   /** The canonical absolute path the write would land on. */
@@ -102,11 +103,19 @@ function expandHome(rawPath: string): string {
   return rawPath;
 }
 
+interface Reading {
+  readonly ws: Workspace;
+  /** Where the write lands: the kernel's reading first, then the lexical one if it differs. */
+  readonly candidates: readonly string[];
+  /** The workspace-relative name the path gives, before any symlink is followed. */
+  readonly named: readonly string[];
+}
+
 /**
  * Both readings of a tool's path: the kernel's (symlinks before `..` are followed first) and the
  * lexical one most tools apply (`path.resolve` first). A write counts as aimed wherever either lands.
  */
-function candidatePaths(workspaceDir: string, rawPath: string): { ws: Workspace; candidates: string[] } {
+function readPath(workspaceDir: string, rawPath: string): Reading {
   const ws = openWorkspace(workspaceDir);
   const expanded = expandHome(rawPath);
   // A relative path starts from the workspace's real directory, exactly as the kernel starts from
@@ -117,48 +126,94 @@ function candidatePaths(workspaceDir: string, rawPath: string): { ws: Workspace;
     isAbsolute(expanded) || normalized === ".." || normalized.startsWith("../")
       ? canonicalize(rawPath, "/", resolve(workspaceDir, expanded), ws)
       : canonicalize(rawPath, ws.real, normalized, ws);
-  return { ws, candidates: kernel === lexical ? [kernel] : [kernel, lexical] };
+  const named = new Set<string>();
+  for (const base of [resolve(workspaceDir), ws.real]) {
+    const rel = relative(base, resolve(base, expanded));
+    if (rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)) named.add(rel);
+  }
+  return { ws, candidates: kernel === lexical ? [kernel] : [kernel, lexical], named: [...named] };
+}
+
+/** The candidate as a name under `realDir`, which the workspace reaches as `relDir` through a symlink. */
+function nameUnder(realDir: string, relDir: string, candidate: string): string | null {
+  const rel = relative(realDir, candidate);
+  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
+  return relDir === "" ? rel : `${relDir}/${rel}`;
 }
 
 /**
- * A hard link shares the memory file's content: writing `notes.txt` linked to SOUL.md rewrites
- * SOUL.md. Only called for a file with more than one link, so the walk is rare.
+ * A file outside the protected names can still be a memory file: the workspace may reach it
+ * through a symlink (`memory/` linked to a synced folder, `SOUL.md` linked to a dotfile, a note
+ * linked to `docs/x.md`), or it may be a hard link to one. Walks the directories the patterns
+ * name (not `.provenance/`, matched by name alone), reading directory entries only; a symlink
+ * is resolved, a regular file is compared by inode only when the candidate has several links.
  */
-function protectedFileWithInode(ws: Workspace, matcher: MemoryFileMatcher, dev: number, ino: number): ProtectedTarget | "unknown" | null {
+function protectedAlias(ws: Workspace, matcher: MemoryFileMatcher, candidate: string): ProtectedTarget | "unknown" | null {
+  let hardLinked: Stats | null = null;
+  try {
+    const st = statSync(candidate);
+    if (st.isFile() && st.nlink > 1) hardLinked = st;
+  } catch {
+    // Not there (yet): only a symlink can lead to it.
+  }
   let scanned = 0;
-  const visit = (relDir: string, recursive: boolean, depth: number): ProtectedTarget | "unknown" | null => {
-    const absDir = relDir === "" ? ws.real : `${ws.real}/${relDir}`;
-    let entries: string[];
+  const visit = (absDir: string, relDir: string, recursive: boolean, depth: number): ProtectedTarget | "unknown" | null => {
+    let realDir: string;
+    let entries: Dirent[];
     try {
-      entries = readdirSync(absDir);
+      realDir = realpathSync.native(absDir);
+      entries = readdirSync(absDir, { withFileTypes: true });
     } catch {
       return null;
+    }
+    if (realDir !== absDir && relDir !== "") {
+      const name = nameUnder(realDir, relDir, candidate);
+      if (name !== null && matcher.matches(name)) return { resolvedPath: candidate, relativePath: name };
     }
     for (const entry of entries) {
       scanned += 1;
       if (scanned > MAX_ENTRIES_SCANNED) return "unknown";
-      const rel = relDir === "" ? entry : `${relDir}/${entry}`;
-      let st: Stats;
-      try {
-        st = lstatSync(`${absDir}/${entry}`);
-      } catch {
-        continue;
+      const rel = relDir === "" ? entry.name : `${relDir}/${entry.name}`;
+      const abs = `${absDir}/${entry.name}`;
+      if (relDir === "" && rel === ".provenance") continue;
+      let isDir = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        if (matcher.matches(rel) && aliasTarget(abs, ws) === candidate) return { resolvedPath: candidate, relativePath: rel };
+        try {
+          isDir = statSync(abs).isDirectory();
+        } catch {
+          isDir = false;
+        }
+      } else if (hardLinked !== null && entry.isFile() && matcher.matches(rel)) {
+        try {
+          const st = lstatSync(abs);
+          if (st.dev === hardLinked.dev && st.ino === hardLinked.ino) return { resolvedPath: abs, relativePath: rel };
+        } catch {
+          // Gone meanwhile.
+        }
       }
-      if (st.isFile() && st.dev === dev && st.ino === ino && matcher.matches(rel)) {
-        return { resolvedPath: `${absDir}/${entry}`, relativePath: rel };
-      }
-      if (recursive && st.isDirectory() && depth < 32) {
-        const found = visit(rel, true, depth + 1);
+      if (recursive && isDir && depth < MAX_SCAN_DEPTH) {
+        const found = visit(abs, rel, true, depth + 1);
         if (found !== null) return found;
       }
     }
     return null;
   };
   for (const root of matcher.roots) {
-    const found = visit(root.dir, root.recursive, 0);
+    if (root.dir === ".provenance") continue;
+    const found = visit(root.dir === "" ? ws.real : `${ws.real}/${root.dir}`, root.dir, root.recursive, 0);
     if (found !== null) return found;
   }
   return null;
+}
+
+/** Where a protected symlink leads; a broken one (a loop, no permission) leads nowhere a write could land. */
+function aliasTarget(abs: string, ws: Workspace): string | null {
+  try {
+    return canonicalize(abs, "/", abs, ws);
+  } catch {
+    return null;
+  }
 }
 
 const matcherCache = new Map<string, MemoryFileMatcher>();
@@ -186,23 +241,18 @@ export function protectedMemoryTarget(
 ): ProtectedTarget | null {
   if (typeof rawPath !== "string" || rawPath === "" || rawPath.includes("\0")) return null;
   const matcher = cachedMatcher(extraPatterns);
-  const { ws, candidates } = candidatePaths(workspaceDir, rawPath);
+  const { ws, candidates, named } = readPath(workspaceDir, rawPath);
+  const [landing = ws.real] = candidates;
   for (const candidate of candidates) {
     const rel = insideWorkspace(ws, candidate);
     if (rel !== null && matcher.matches(rel)) return { resolvedPath: candidate, relativePath: rel };
   }
+  for (const name of named) {
+    if (matcher.matches(name)) return { resolvedPath: landing, relativePath: normalizeWorkspaceRelative(name) ?? name };
+  }
   for (const candidate of candidates) {
-    let st: Stats;
-    try {
-      st = statSync(candidate);
-    } catch {
-      continue;
-    }
-    if (!st.isFile() || st.nlink < 2) continue;
-    const found = protectedFileWithInode(ws, matcher, st.dev, st.ino);
-    if (found === "unknown") {
-      return { resolvedPath: candidate, relativePath: insideWorkspace(ws, candidate) ?? candidate };
-    }
+    const found = protectedAlias(ws, matcher, candidate);
+    if (found === "unknown") return { resolvedPath: candidate, relativePath: insideWorkspace(ws, candidate) ?? candidate };
     if (found !== null) return found;
   }
   return null;
@@ -210,7 +260,7 @@ export function protectedMemoryTarget(
 
 /** The canonical absolute path a tool path resolves to, by the kernel's reading (for committing a staged write). */
 export function resolveToolPath(workspaceDir: string, rawPath: string): string {
-  const { candidates } = candidatePaths(workspaceDir, rawPath);
+  const { candidates } = readPath(workspaceDir, rawPath);
   const kernel = candidates[0];
   if (kernel === undefined) throw new PathResolutionError(rawPath, "EINVAL", "no candidate path");
   return kernel;

@@ -94,6 +94,41 @@ describe("protectedMemoryTarget", () => {
     expect(target("docs/notes-link.txt")).toBeNull();
   });
 
+  it("catches writes to a memory directory that is a symlink out of the workspace", () => {
+    const synced = join(outside, "vault");
+    mkdirSync(synced);
+    writeFileSync(join(synced, "old.md"), "old\n");
+    rmSync(join(ws, "memory"), { recursive: true });
+    symlinkSync(synced, join(ws, "memory"));
+    expect(target("memory/new.md")).toEqual({ resolvedPath: join(synced, "new.md"), relativePath: "memory/new.md" });
+    expect(target(join(synced, "new.md"))).toEqual({ resolvedPath: join(synced, "new.md"), relativePath: "memory/new.md" });
+    expect(target(join(synced, "old.md"))?.relativePath).toBe("memory/old.md");
+    expect(target(join(synced, "notes.txt"))).toBeNull();
+  });
+
+  it("catches writes to the file a protected symlink leads to, existing or not", () => {
+    writeFileSync(join(outside, "soul.txt"), "dotfile soul\n");
+    rmSync(join(ws, "SOUL.md"));
+    symlinkSync(join(outside, "soul.txt"), join(ws, "SOUL.md"));
+    expect(target(join(outside, "soul.txt"))).toEqual({ resolvedPath: join(outside, "soul.txt"), relativePath: "SOUL.md" });
+    symlinkSync(join(outside, "agents-not-yet.txt"), join(ws, "AGENTS.md"));
+    expect(target("../outside/agents-not-yet.txt")?.relativePath).toBe("AGENTS.md");
+    writeFileSync(join(ws, "docs", "plan.txt"), "plan\n");
+    symlinkSync("../docs/plan.txt", join(ws, "memory", "plan.md"));
+    expect(target("docs/plan.txt")).toEqual({ resolvedPath: join(ws, "docs", "plan.txt"), relativePath: "memory/plan.md" });
+    mkdirSync(join(outside, "projects"));
+    symlinkSync(join(outside, "projects"), join(ws, "memory", "projects"));
+    expect(target(join(outside, "projects", "alpha.md"))?.relativePath).toBe("memory/projects/alpha.md");
+    expect(target(join(outside, "projects", "alpha.txt"))).toBeNull();
+  });
+
+  it("is not derailed by a symlink loop among the memory files", () => {
+    symlinkSync(join(ws, "memory", "b.md"), join(ws, "memory", "a.md"));
+    symlinkSync(join(ws, "memory", "a.md"), join(ws, "memory", "b.md"));
+    expect(target("notes.txt")).toBeNull();
+    expect(() => target("memory/a.md")).toThrow(/too many levels/);
+  });
+
   it("reaches the workspace by another spelling of its own path", () => {
     symlinkSync(ws, join(root, "alias"));
     expect(protectedMemoryTarget(join(root, "alias"), "SOUL.md")).toEqual({ resolvedPath: join(ws, "SOUL.md"), relativePath: "SOUL.md" });
