@@ -1,17 +1,17 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import type { Readable } from "node:stream";
+import type { Socket } from "node:net";
 import type { BrokerLog } from "./broker-log.js";
 import type { FrameWriter } from "./frame-writer.js";
 import { type ForwardedSignal, donePayload, errorPayload, outputFrame } from "./wire.js";
 import { encodeFrame } from "./frame.js";
+import { type ExitStatus, type SpawnedSession, SpawnError, spawnSession, waitExit } from "./session-spawn.js";
 
 /**
- * One tool execution. The tool runs in its own process group (its own session, via setsid), so a
- * timeout, a forwarded signal or a vanished client reaches everything it started: SIGTERM to the group,
- * then SIGKILL after the grace period. Output is framed and sent as it is read, with backpressure: when
- * the client is slow the pipes are paused and the tool blocks on write, so nothing is spooled. The
- * `done` frame is written only on the child's `close`, which Node emits after the process has exited
- * and both pipes have reached end of file, so no tail output is lost.
+ * One tool execution. The tool runs in its own process group (its own session), so a timeout, a
+ * forwarded signal or a vanished client reaches everything it started: SIGTERM to the group, then
+ * SIGKILL after the grace period. Output is framed and sent as it is read, with backpressure: when the
+ * client is slow the pipes are paused and the tool blocks on write, so nothing is spooled. The `done`
+ * frame is written only once both pipes have reached end of file and the process has been reaped, so
+ * no tail output is lost (the reference raced its wait against its pipe readers).
  */
 export interface ToolRunSpec {
   readonly binary: string;
@@ -32,7 +32,9 @@ const STDIN_HIGH_WATER = 4 * 1024 * 1024;
 const ORPHAN_PIPE_GRACE_MS = 1000;
 
 export class ToolRun {
-  private child: ChildProcessWithoutNullStreams | undefined;
+  private child: SpawnedSession | undefined;
+  private openPipes = 2;
+  private exit: ExitStatus | undefined;
   private pgid = 0;
   private timeoutTimer: NodeJS.Timeout | undefined;
   private killTimer: NodeJS.Timeout | undefined;
@@ -61,36 +63,34 @@ export class ToolRun {
 
   /** Starts the tool; false when it could not be started (nothing has been written to the client). */
   start(): boolean {
-    let child: ChildProcessWithoutNullStreams;
+    let child: SpawnedSession;
     try {
-      child = spawn(this.spec.binary, this.spec.args, {
-        cwd: this.spec.cwd,
-        env: this.spec.env,
-        detached: true,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
+      child = spawnSession(this.spec.binary, this.spec.args, this.spec.cwd, this.spec.env);
     } catch (error) {
-      this.log("warn", "spawn_failed", { error: (error as Error).message });
-      return false;
-    }
-    if (child.pid === undefined) {
-      child.on("error", (error) => this.log("warn", "spawn_failed", { error: error.message }));
+      this.log("warn", "spawn_failed", { errno: error instanceof SpawnError ? error.errno : undefined, error: (error as Error).message });
       return false;
     }
     this.child = child;
     this.pgid = child.pid;
-    child.on("error", (error) => this.log("warn", "child_error", { error: error.message }));
     child.stdin.on("error", () => {
       // The tool closed its stdin or exited: later stdin is dropped, as writing to a closed pipe would be.
     });
     child.stdin.on("drain", () => this.stdinBackpressure(false));
     this.pump(child.stdout, "stdout");
     this.pump(child.stderr, "stderr");
-    child.on("close", (code, signal) => this.finish(code, signal));
     if (this.spec.timeoutMs > 0) {
       this.timeoutTimer = setTimeout(() => this.terminate("timeout"), this.spec.timeoutMs);
     }
     return true;
+  }
+
+  private pipeClosed(): void {
+    if (--this.openPipes > 0) return;
+    // Both pipes are at end of file: the tool is exiting (or has handed them off). Reap it.
+    void waitExit(this.pgid).then((status) => {
+      this.exit = status;
+      this.finish();
+    });
   }
 
   writeStdin(data: Buffer): void {
@@ -114,7 +114,9 @@ export class ToolRun {
     this.terminate("aborted");
   }
 
-  private pump(stream: Readable, name: "stdout" | "stderr"): void {
+  private pump(stream: Socket, name: "stdout" | "stderr"): void {
+    stream.on("error", (error) => this.log("warn", "pipe_error", { stream: name, error: error.message }));
+    stream.on("close", () => this.pipeClosed());
     stream.on("data", (chunk: Buffer) => {
       if (this.ending === "output-limit" || this.ending === "aborted") return;
       let piece = chunk;
@@ -164,8 +166,6 @@ export class ToolRun {
       // Every process in the group is dead; whatever still holds the pipes escaped it. Stop waiting.
       this.child?.stdout.destroy();
       this.child?.stderr.destroy();
-      if (this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null) return;
-      this.finish(this.child?.exitCode ?? null, this.child?.signalCode ?? null);
     }, ORPHAN_PIPE_GRACE_MS);
   }
 
@@ -178,17 +178,19 @@ export class ToolRun {
     }
   }
 
-  private finish(code: number | null, signal: NodeJS.Signals | null): void {
+  private finish(): void {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.timeoutTimer);
     clearTimeout(this.killTimer);
     clearTimeout(this.orphanTimer);
+    this.child?.stdin.destroy();
+    const code = this.exit?.code ?? -1;
     const end: ToolRunEnd = this.ending ?? "done";
-    if (end === "done") this.writer.end(encodeFrame(donePayload(code ?? -1, false)));
+    if (end === "done") this.writer.end(encodeFrame(donePayload(code, false)));
     else if (end === "timeout") this.writer.end(encodeFrame(donePayload(-1, true)));
     else if (end === "output-limit") this.writer.end(encodeFrame(errorPayload("process error")));
-    this.log("info", "tool_finished", { end, code: code ?? -1, signal: signal ?? undefined, outputBytes: this.outputBytes });
+    this.log("info", "tool_finished", { end, code, signal: this.exit?.signal ?? undefined, outputBytes: this.outputBytes });
     this.resolveSettled(end);
   }
 }

@@ -5,8 +5,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedRequestLine, startCall } from "../../src/broker/broker-client.js";
 import { DENIED_ENV_NAMES } from "../../src/broker/child-env.js";
-import { FrameDecoder } from "../../src/broker/frame.js";
-import { parseResponse } from "../../src/broker/wire.js";
 import { type Harness, framesOf, rawExchange, startHarness } from "./harness.js";
 
 const alive = (pid: number): boolean => {
@@ -178,25 +176,16 @@ describe("broker output integrity under load", () => {
     for (let i = 0; i < 20; i++) {
       const hash = createHash("sha256");
       let bytes = 0;
-      let result: unknown;
-      await new Promise<void>((resolve, reject) => {
-        const socket = createConnection(h.daemon.socketPath);
-        const dec = new FrameDecoder();
-        socket.write(signedRequestLine(h.secret, { tool: "cat", args: [bigFile], cwd: "/" }));
-        socket.write('{"type":"stdin","eof":true}\n');
-        socket.on("data", (c: Buffer) => {
-          for (const p of dec.push(c)) {
-            const m = parseResponse(p);
-            if (m?.type === "stdout") {
-              hash.update(m.data);
-              bytes += m.data.length;
-            } else result = m;
-          }
-        });
-        socket.on("error", reject);
-        socket.on("close", () => resolve());
+      const call = startCall(h.daemon.socketPath, signedRequestLine(h.secret, { tool: "cat", args: [bigFile], cwd: "/" }), {
+        onStdout: (data) => {
+          hash.update(data);
+          bytes += data.length;
+        },
       });
-      expect(result).toEqual({ type: "done", exitCode: 0, timeout: false });
+      call.endStdin();
+      // The client's decoder throws on any frame over 16 MiB or of length zero, failing the call.
+      const result = await call.result;
+      expect(result).toEqual({ kind: "done", exitCode: 0, timeout: false });
       expect(bytes).toBe(SIZE);
       expect(hash.digest("hex")).toBe(bigDigest);
     }
