@@ -15,6 +15,8 @@ import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
 import { ToolPolicy } from "./core/tool-policy.js";
 import { lessTrusted, type TrustLevel } from "./core/trust-levels.js";
 import { ValueProvenance } from "./core/value-provenance.js";
+import { DeferredAuditSink } from "./ledger/deferred-sink.js";
+import { defaultLedgerPath, openLedger, type Ledger } from "./ledger/index.js";
 import { WorkspaceMemoryFiles } from "./state/workspace-memory-files.js";
 import { FileWatermarkStore } from "./state/watermark-store.js";
 
@@ -95,6 +97,8 @@ export interface GuardDependencies {
   readonly logger?: Logger;
   readonly now?: () => number;
   readonly randomBytes?: (n: number) => Uint8Array;
+  /** Runs once when the guard closes, after the watermarks are flushed (closes the ledger it opened). */
+  readonly onClose?: () => void;
 }
 
 interface SessionState {
@@ -159,26 +163,44 @@ export class Guard {
     readonly config?: unknown;
     readonly workspaceDir: string;
     readonly logger?: Logger;
+    /** Where decisions are recorded. Default: the workspace's ledger, `.provenance/ledger.jsonl`. */
     readonly audit?: AuditSink;
     readonly gates?: readonly ToolGate[];
     readonly now?: () => number;
   }): Guard {
     const logger = options.logger ?? SILENT_LOGGER;
     const config = Guard.resolve(options.config, logger);
-    const audit = options.audit ?? NO_AUDIT;
+    let ledger: Ledger | undefined;
+    let deferred: DeferredAuditSink | undefined;
+    if (options.audit === undefined) {
+      ledger = openLedger(defaultLedgerPath(options.workspaceDir), {
+        onTornTail: (tail) => logger.warn(`ledger: an interrupted append was cut off (${JSON.stringify(tail)})`),
+      });
+      deferred = new DeferredAuditSink(ledger, (error) => logger.error("ledger append failed", error));
+    }
+    const audit: AuditSink = options.audit ?? (deferred as DeferredAuditSink);
     const watermarks = new FileWatermarkStore(options.workspaceDir, {
       onCorrupt: (error) => {
         logger.error(error.message);
-        audit.record("META", { kind: "state-corrupt", file: error.file, movedTo: error.movedTo, detail: error.message });
+        audit.record("META", { kind: "state-corrupt", file: error.file, movedTo: error.movedTo, detail: error.detail });
       },
       log: (message) => logger.warn(message),
     });
+    audit.record("BOOT", { kind: "guard-open", workspace: options.workspaceDir, failMode: config.failMode });
     return new Guard({
       config,
       watermarks,
       memoryFiles: new WorkspaceMemoryFiles(options.workspaceDir, config.memoryFiles),
       audit,
       logger,
+      ...(ledger && deferred
+        ? {
+            onClose: () => {
+              deferred.flush();
+              ledger.close();
+            },
+          }
+        : {}),
       ...(options.gates ? { gates: options.gates } : {}),
       ...(options.now ? { now: options.now } : {}),
     });
@@ -227,7 +249,10 @@ export class Guard {
       sessionId,
       () => {
         const decision = this.decide(this.session(sessionId), call);
-        this.audit.record("CLAIM", { kind: "decision", sessionId, callId: call.id ?? null, ...decision });
+        // The ledger keeps why, not the live approval code: it is a file tools can read.
+        const { code, ...kept } = decision;
+        const reason = code === undefined ? kept.reason : kept.reason.replaceAll(code, "<code>");
+        this.audit.record("CLAIM", { kind: "decision", sessionId, callId: call.id ?? null, ...kept, reason, codeIssued: code !== undefined });
         return decision;
       },
       (): Decision => ({
@@ -328,6 +353,7 @@ export class Guard {
 
   close(): void {
     this.deps.watermarks.close();
+    this.deps.onClose?.();
   }
 
   private startTurn(turn: TurnInput): TurnStart {

@@ -209,3 +209,21 @@ describe("memory-file writes", () => {
     expect(guard.beforeToolCall("s1", { tool: "apply_patch", params: { input: patch } })).toMatchObject({ verdict: "block", rule: "memory-write-blocked" });
   });
 });
+
+describe("the ledger", () => {
+  it("records every decision in the workspace's verifiable ledger, without the live approval code", async () => {
+    const { defaultLedgerPath, scanLog } = await import("../../src/ledger/index.js");
+    const ws = tempWorkspace();
+    const guard = Guard.open({ workspaceDir: ws });
+    guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "x" });
+    guard.afterToolCall("s", { tool: "web_fetch", output: "page" });
+    const d = guard.beforeToolCall("s", { tool: "exec", params: {} });
+    guard.close();
+    const text = readFileSync(defaultLedgerPath(ws), "utf8");
+    expect(text).toContain('"kind":"decision"');
+    expect(text).not.toContain(d.code!);
+    const scan = scanLog(defaultLedgerPath(ws));
+    expect(scan.fault).toBeUndefined();
+    expect(scan.size).toBeGreaterThanOrEqual(4);
+  });
+});
