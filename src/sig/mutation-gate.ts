@@ -37,7 +37,12 @@ export type MutationTarget =
  * as the kernel would (symlinks, `..`, case on case-insensitive systems, hard links), so another
  * name for a protected file is the protected file. It applies to every sender.
  */
-export function createMutationGate(options: MutationGateOptions): ToolGate {
+export interface MutationGate extends ToolGate {
+  /** `check`, plus target paths the framework derived for the call (its path hint), if any. */
+  checkWithHints(call: GateCall, derivedPaths: readonly string[]): GateVerdict | undefined;
+}
+
+export function createMutationGate(options: MutationGateOptions): MutationGate {
   const writeTools = new Set(options.writeTools);
   const patchTools = new Set(options.patchTools);
   const forbidden = new Set(options.forbiddenPaths ?? []);
@@ -64,46 +69,51 @@ export function createMutationGate(options: MutationGateOptions): ToolGate {
       const direct = classifyPath(resolved.path);
       if (direct.kind !== "free") return direct;
     }
-    const candidates = new Set(options.signedFiles());
-    for (const pattern of Object.keys(options.config().files ?? {})) if (!pattern.includes("*")) candidates.add(pattern);
-    const alias = options.resolver.findHardLinkAlias(resolved.real, candidates);
+    const alias = options.resolver.findHardLinkAlias(resolved.real, () => {
+      const candidates = new Set(options.signedFiles());
+      for (const pattern of Object.keys(options.config().files ?? {})) if (!pattern.includes("*")) candidates.add(pattern);
+      return candidates;
+    });
     return alias === undefined ? { kind: "free" } : classifyPath(alias);
+  };
+
+  const check = (call: GateCall, derivedPaths: readonly string[]): GateVerdict | undefined => {
+    let targets: string[];
+    if (writeTools.has(call.tool)) {
+      targets = [...pathParams(call.params), ...derivedPaths];
+    } else if (patchTools.has(call.tool)) {
+      const patch = Object.values(call.params).filter((v): v is string => typeof v === "string").join("\n");
+      targets = [...extractPatchTargets(patch), ...pathParams(call.params), ...derivedPaths];
+      if (targets.length === 0) {
+        return {
+          verdict: "block",
+          rule: "sig.mutation.unreadable_patch",
+          reason: `${call.tool}: no file headers were found in the patch, so its target files cannot be checked against the signed file policies.`,
+        };
+      }
+      if (targets.length > MAX_PATCH_TARGETS) {
+        return { verdict: "block", rule: "sig.mutation.unreadable_patch", reason: `${call.tool}: the patch names more than ${MAX_PATCH_TARGETS} files.` };
+      }
+    } else {
+      if (forbidden.size === 0) return undefined;
+      // The signing key must not be read either: with it, `.sig/` could be re-signed at will.
+      for (const target of [...pathParams(call.params), ...derivedPaths]) {
+        const resolved = options.resolver.resolve(target);
+        if (resolved.kind !== "unresolvable" && forbidden.has(resolved.real)) return verdictFor(call.tool, { kind: "forbidden" });
+      }
+      return undefined;
+    }
+    for (const target of targets) {
+      const verdict = verdictFor(call.tool, classify(target));
+      if (verdict !== undefined) return verdict;
+    }
+    return undefined;
   };
 
   return {
     name: "sig.mutation",
-    check(call: GateCall): GateVerdict | undefined {
-      let targets: string[];
-      if (writeTools.has(call.tool)) {
-        targets = pathParams(call.params);
-      } else if (patchTools.has(call.tool)) {
-        const patch = Object.values(call.params).filter((v): v is string => typeof v === "string").join("\n");
-        targets = [...extractPatchTargets(patch), ...pathParams(call.params)];
-        if (targets.length === 0) {
-          return {
-            verdict: "block",
-            rule: "sig.mutation.unreadable_patch",
-            reason: `${call.tool}: no file headers were found in the patch, so its target files cannot be checked against the signed file policies.`,
-          };
-        }
-        if (targets.length > MAX_PATCH_TARGETS) {
-          return { verdict: "block", rule: "sig.mutation.unreadable_patch", reason: `${call.tool}: the patch names more than ${MAX_PATCH_TARGETS} files.` };
-        }
-      } else {
-        if (forbidden.size === 0) return undefined;
-        // The signing key must not be read either: with it, `.sig/` could be re-signed at will.
-        for (const target of pathParams(call.params)) {
-          const resolved = options.resolver.resolve(target);
-          if (resolved.kind !== "unresolvable" && forbidden.has(resolved.real)) return verdictFor(call.tool, { kind: "forbidden" });
-        }
-        return undefined;
-      }
-      for (const target of targets) {
-        const verdict = verdictFor(call.tool, classify(target));
-        if (verdict !== undefined) return verdict;
-      }
-      return undefined;
-    },
+    check: (call) => check(call, []),
+    checkWithHints: check,
   };
 }
 

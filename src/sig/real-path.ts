@@ -70,10 +70,10 @@ export class RealPathResolver {
   }
 
   /**
-   * For an existing file with more than one hard link: which of `candidates` (project paths) is
+   * For an existing file with more than one hard link: which of `candidates()` (project paths, listed only when needed) is
    * the same file. A hard link is another name for the file that no path rule can see through.
    */
-  findHardLinkAlias(real: string, candidates: Iterable<string>): string | undefined {
+  findHardLinkAlias(real: string, candidates: () => Iterable<string>): string | undefined {
     let target;
     try {
       target = statSync(real);
@@ -81,7 +81,7 @@ export class RealPathResolver {
       return undefined;
     }
     if (!target.isFile() || target.nlink < 2) return undefined;
-    for (const candidate of candidates) {
+    for (const candidate of candidates()) {
       try {
         const s = statSync(join(this.realRoot, candidate));
         if (s.ino === target.ino && s.dev === target.dev) return candidate;

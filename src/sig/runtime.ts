@@ -8,6 +8,7 @@ import type { ToolGate } from "../core/gate.js";
 import { ContentStore } from "./content-store.js";
 import { parsePrivateKey, parsePublicKey } from "./ed25519.js";
 import { createMutationGate } from "./mutation-gate.js";
+import type { MutationGate } from "./mutation-gate.js";
 import { PathEscapeError } from "./project-path.js";
 import { RealPathResolver } from "./real-path.js";
 import { parseSigRuntimeConfig, SigRuntimeConfigError } from "./runtime-config.js";
@@ -101,7 +102,7 @@ export class SigRuntime {
   readonly config: SigRuntimeConfig;
   readonly projectRoot: string;
   readonly verificationGate: ToolGate;
-  readonly mutationGate: ToolGate;
+  readonly mutationGate: MutationGate;
   readonly templates: TemplateLoader;
   #ctx: SigContext;
   readonly #options: SigRuntimeOptions;

@@ -182,3 +182,13 @@ describe("mutation gate: apply_patch", () => {
     expect(ruleFor(rt(), "apply_patch", { input: many })).toBe("sig.mutation.unreadable_patch");
   });
 });
+
+describe("mutation gate: the framework's derived-path hint", () => {
+  it("checks hinted paths alongside the parameters", () => {
+    const rt = runtime();
+    const c = call("write", { path: "notes/free.txt" });
+    expect(rt.mutationGate.checkWithHints(c, [])).toBeUndefined();
+    expect(rt.mutationGate.checkWithHints(c, [fixture.path("soul.md")])).toMatchObject({ rule: "sig.mutation.protected_file" });
+    expect(rt.mutationGate.checkWithHints(call("apply_patch", {}), ["soul.md"])).toMatchObject({ rule: "sig.mutation.protected_file" });
+  });
+});
