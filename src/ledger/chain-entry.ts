@@ -10,12 +10,16 @@ export const GENESIS_PREV_HASH = "0".repeat(64);
 
 export type EntryData = Readonly<Record<string, unknown>>;
 
-export interface ChainEntry {
+/** An entry without its data: what the chain links and what a verifier reads from a line first. */
+export interface EntryHeader {
   readonly seq: number;
   readonly type: EntryType;
-  readonly data: EntryData;
   readonly prevHash: string;
   readonly hash: string;
+}
+
+export interface ChainEntry extends EntryHeader {
+  readonly data: EntryData;
 }
 
 export function isEntryType(value: unknown): value is EntryType {

@@ -1,6 +1,6 @@
-import type { ChainEntry, EntryData } from "./chain-entry.js";
+import type { ChainEntry, EntryData, EntryHeader } from "./chain-entry.js";
 import { type ChainFault, ChainVerifier } from "./chain-verifier.js";
-import { parseEntryLine } from "./entry-line.js";
+import { type LineFields, parseEntryLine, readCanonicalLine } from "./entry-line.js";
 import { scanLines } from "./line-reader.js";
 
 export interface ChainFileFault extends ChainFault {
@@ -34,39 +34,37 @@ export interface ChainFileScan {
 
 /**
  * Verifies one chain file from its genesis, stopping at the first fault. `onEntry` sees each entry
- * that verified, in order.
+ * that verified, in order, as its header and the canonical JSON text of its data.
  */
 export function scanChainFile(
   file: string,
   chain: number,
   continuesFrom: string | undefined | "unchecked",
-  onEntry?: (entry: ChainEntry) => void,
+  onEntry?: (header: EntryHeader, canonicalData: string) => void,
   onBytes?: (done: number) => void,
 ): ChainFileScan {
   const verifier = new ChainVerifier(chain, continuesFrom);
   let fault: ChainFileFault | undefined;
   let genesis: EntryData | undefined;
-  let last: ChainEntry | undefined;
+  let last: LineFields | undefined;
   let completeBytes = 0;
   let lineNo = 0;
   const lines = scanLines(
     file,
-    ({ text, offset }) => {
+    (text, offset) => {
       lineNo++;
-      const parsed = parseEntryLine(text);
-      const chainFault = parsed.ok
-        ? verifier.accept(parsed.entry, parsed.canonicalData)
-        : verifier.unreadable(`unreadable entry: ${parsed.reason}`);
+      const fields = readCanonicalLine(text) ?? slowRead(text);
+      const chainFault =
+        typeof fields === "string" ? verifier.unreadable(`unreadable entry: ${fields}`) : verifier.accept(fields.header, fields.canonicalData);
       if (chainFault !== undefined) {
         fault = { ...chainFault, file, line: lineNo };
         completeBytes = offset;
         return false;
       }
-      if (parsed.ok) {
-        if (parsed.entry.seq === 0) genesis = parsed.entry.data;
-        last = parsed.entry;
-        onEntry?.(parsed.entry);
-      }
+      if (typeof fields === "string") return false;
+      if (fields.header.seq === 0) genesis = JSON.parse(fields.canonicalData) as EntryData;
+      last = fields;
+      onEntry?.(fields.header, fields.canonicalData);
       return true;
     },
     onBytes,
@@ -80,5 +78,13 @@ export function scanChainFile(
   if (fault === undefined && tornTail === undefined && verifier.count === 0) {
     fault = { ...verifier.unreadable("chain file holds no entries"), file, line: 1 };
   }
-  return { chain, file, entries: verifier.count, lastHash: verifier.lastHash, last, completeBytes, genesis, fault, tornTail };
+  const lastEntry: ChainEntry | undefined =
+    last === undefined ? undefined : { ...last.header, data: JSON.parse(last.canonicalData) as EntryData };
+  return { chain, file, entries: verifier.count, lastHash: verifier.lastHash, last: lastEntry, completeBytes, genesis, fault, tornTail };
+}
+
+/** A line the fast reader refused: parse it fully, for its entry or the precise reason it is bad. */
+function slowRead(line: string): LineFields | string {
+  const parsed = parseEntryLine(line);
+  return parsed.ok ? { header: parsed.entry, canonicalData: parsed.canonicalData } : parsed.reason;
 }

@@ -1,4 +1,4 @@
-import { type ChainEntry, GENESIS_PREV_HASH, chainHashOfCanonical } from "./chain-entry.js";
+import { type EntryData, type EntryHeader, GENESIS_PREV_HASH, chainHashOfCanonical } from "./chain-entry.js";
 
 /** Where a chain first stops being trustworthy, and why. */
 export interface ChainFault {
@@ -41,8 +41,11 @@ export class ChainVerifier {
     return this.fault(this.expectedSeq, reason);
   }
 
-  /** Checks the next entry; `canonicalData` is canonicalJSON(entry.data), already computed by the reader. */
-  accept(entry: ChainEntry, canonicalData: string): ChainFault | undefined {
+  /**
+   * Checks the next entry from its header and canonicalJSON(data), as the reader has them; the data
+   * itself is only parsed for a genesis entry, whose fields link the chain of chains.
+   */
+  accept(entry: EntryHeader, canonicalData: string): ChainFault | undefined {
     const seq = this.expectedSeq;
     if (entry.seq !== seq) {
       const kind = entry.seq > seq ? "gap" : "duplicate or reordered entry";
@@ -58,7 +61,7 @@ export class ChainVerifier {
       );
     }
     if (seq === 0) {
-      const fault = this.checkGenesis(entry);
+      const fault = this.checkGenesis(JSON.parse(canonicalData) as EntryData);
       if (fault !== undefined) return fault;
     }
     const computed = chainHashOfCanonical(entry.prevHash, entry.seq, entry.type, canonicalData);
@@ -70,8 +73,8 @@ export class ChainVerifier {
     return undefined;
   }
 
-  private checkGenesis(entry: ChainEntry): ChainFault | undefined {
-    const { continues_from: from, chain } = entry.data;
+  private checkGenesis(data: EntryData): ChainFault | undefined {
+    const { continues_from: from, chain } = data;
     if (this.continuesFrom === "unchecked") {
       // The link to the previous chain is checked by whoever walks the chain of chains.
     } else if (this.continuesFrom === undefined) {

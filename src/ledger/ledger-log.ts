@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { ChainEntry } from "./chain-entry.js";
+import type { ChainEntry, EntryData } from "./chain-entry.js";
 import { type ChainFileFault, type ChainFileScan, type TornTail, scanChainFile } from "./chain-file.js";
 import { ARCHIVE_NAME, archiveDir } from "./ledger-paths.js";
 import { entryLeafHash } from "./merkle-hash.js";
@@ -89,9 +89,11 @@ export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogSc
       ref.file,
       ref.chain,
       continuesFrom,
-      (entry) => {
-        if (tree !== undefined) tree.append(entryLeafHash(entry.hash));
-        if (size === options.entryAt) found = { index: size, chain: ref.chain, entry };
+      (header, canonicalData) => {
+        if (tree !== undefined) tree.append(entryLeafHash(header.hash));
+        if (size === options.entryAt) {
+          found = { index: size, chain: ref.chain, entry: { ...header, data: JSON.parse(canonicalData) as EntryData } };
+        }
         size++;
       },
       options.onProgress === undefined ? undefined : (done) => options.onProgress?.(base + done, totalBytes),

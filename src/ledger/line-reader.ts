@@ -1,11 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 
-export interface FileLine {
-  readonly text: string;
-  /** Byte offset of the line's first byte. */
-  readonly offset: number;
-}
-
 export interface LineScan {
   /** Bytes of complete, newline-terminated lines. */
   readonly completeBytes: number;
@@ -17,9 +11,9 @@ const CHUNK = 1 << 20;
 /**
  * Calls `onLine` for each newline-terminated line of a file, reading it in chunks so a ledger of any
  * length fits in memory. Bytes after the last newline are a torn tail: counted, never handed over.
- * `onLine` returns false to stop early.
+ * `onLine` gets each line's text and the byte offset of its first byte, and returns false to stop.
  */
-export function scanLines(path: string, onLine: (line: FileLine) => boolean, onBytes?: (done: number) => void): LineScan {
+export function scanLines(path: string, onLine: (text: string, offset: number) => boolean, onBytes?: (done: number) => void): LineScan {
   const fd = openSync(path, "r");
   try {
     const totalBytes = fstatSync(fd).size;
@@ -34,7 +28,7 @@ export function scanLines(path: string, onLine: (line: FileLine) => boolean, onB
       const buffer = carry.length === 0 ? chunk.subarray(0, read) : Buffer.concat([carry, chunk.subarray(0, read)]);
       let start = 0;
       for (let nl = buffer.indexOf(0x0a, start); nl !== -1; nl = buffer.indexOf(0x0a, start)) {
-        const keepGoing = onLine({ text: buffer.toString("utf8", start, nl), offset: carryOffset + start });
+        const keepGoing = onLine(buffer.toString("utf8", start, nl), carryOffset + start);
         start = nl + 1;
         if (!keepGoing) return { completeBytes: carryOffset + start, totalBytes };
       }
