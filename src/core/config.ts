@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ACTION_CLASSES, type ActionClass } from "./action-classes.js";
 import { ARGUMENT_ROLES, type ToolArgumentRoles } from "./argument-roles.js";
 import { ConfigError, type ConfigProblem } from "./config-error.js";
+import { memoryFileMatcher } from "./memory-files.js";
 import { POLICY_MODES, modeStrictness, mostPermissiveMode, type PolicyMode } from "./policy-modes.js";
 import { TRUST_LEVELS, type TrustLevel } from "./trust-levels.js";
 
@@ -101,6 +102,11 @@ export function resolveConfig(input: unknown): ConfigResolution {
   const parsed = configInputSchema.safeParse(input ?? {});
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, input)));
   const raw = parsed.data;
+  try {
+    memoryFileMatcher(raw.memoryFiles ?? []);
+  } catch (error) {
+    throw new ConfigError([{ key: "memoryFiles", message: error instanceof Error ? error.message : String(error) }]);
+  }
   const warnings: string[] = [];
   const global = resolvePolicy(raw, DEFAULT_TAINT_POLICY, {}, "", warnings);
   const agents: Record<string, PolicyConfig> = {};

@@ -1,4 +1,4 @@
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import type { TrustLevel } from "../core/trust-levels.js";
 import { BlockedWriteStore, type StagedWrite } from "./blocked-write-store.js";
 import { PathResolutionError, protectedMemoryTarget } from "./resolve-path.js";
@@ -34,7 +34,7 @@ export class WorkspaceMemoryFiles {
     try {
       return protectedMemoryTarget(this.workspaceDir, rawPath, this.extraPatterns);
     } catch (error) {
-      if (error instanceof PathResolutionError) return { relativePath: rawPath, resolvedPath: rawPath };
+      if (error instanceof PathResolutionError) return { relativePath: rawPath, resolvedPath: resolve(this.workspaceDir, rawPath) };
       throw error;
     }
   }
@@ -59,12 +59,13 @@ export class WorkspaceMemoryFiles {
   }
 }
 
+/** The full content of a write; a write whose content is not a string cannot be staged (the guard then refuses it). */
 function contentOf(params: Readonly<Record<string, unknown>>): string {
   for (const key of ["content", "text", "contents"]) {
     const value = params[key];
     if (typeof value === "string") return value;
   }
-  return JSON.stringify(params);
+  throw new Error("the write has no string content to stage");
 }
 
 /** An edit's changes in the shapes edit tools use: `edits: [...]`, `oldText/newText`, `old_string/new_string`. */
@@ -72,7 +73,8 @@ function editsOf(params: Readonly<Record<string, unknown>>): TextEdit[] | null {
   if (Array.isArray(params.edits)) {
     return params.edits.map((e: unknown) => {
       const edit = (e ?? {}) as Record<string, unknown>;
-      return { oldText: String(edit.oldText ?? edit.old_string ?? ""), newText: String(edit.newText ?? edit.new_string ?? "") };
+      const replaceAll = edit.replaceAll === true || edit.replace_all === true;
+      return { oldText: String(edit.oldText ?? edit.old_string ?? ""), newText: String(edit.newText ?? edit.new_string ?? ""), ...(replaceAll ? { replaceAll } : {}) };
     });
   }
   const oldText = params.oldText ?? params.old_string;

@@ -108,3 +108,10 @@ describe("per-agent overrides", () => {
     expect(work.toolOverrides).toEqual({ exec: { "*": "confirm" }, browser: { "*": "restrict" } });
   });
 });
+
+describe("memoryFiles", () => {
+  it("a bad pattern is reported at start, not at the first write", () => {
+    expect(problems({ memoryFiles: ["../outside.md"] })).toEqual(['memoryFiles: protected file pattern "../outside.md": must not contain \'..\'']);
+    expect(resolveConfig({ memoryFiles: ["notes/*.md"] }).config.memoryFiles).toEqual(["notes/*.md"]);
+  });
+});
