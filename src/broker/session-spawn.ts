@@ -37,6 +37,8 @@ const POSIX_SPAWN_SETSIGDEF = 0x04;
 const POSIX_SPAWN_SETSIGMASK = 0x08;
 const POSIX_SPAWN_SETSID = 0x80;
 const WNOHANG = 1;
+const F_SETPIPE_SZ = 1031;
+const OUTPUT_PIPE_BYTES = 1024 * 1024;
 // Opaque glibc structures, allocated generously (x86_64 and aarch64 sizes are 80, 336 and 128 bytes).
 const FILE_ACTIONS_BYTES = 256;
 const SPAWNATTR_BYTES = 1024;
@@ -58,6 +60,7 @@ interface Libc {
   posix_spawn(pid: Int32Array, path: string, fa: Buffer, attr: Buffer, argv: (string | null)[], envp: (string | null)[]): number;
   waitpid(pid: number, status: Int32Array, options: number): number;
   pidfd_open(pid: number, flags: number): number;
+  fcntl(fd: number, cmd: number, arg: number): number;
   close(fd: number): number;
   poll: KoffiAsync<[fds: Buffer, nfds: number, timeout: number]>;
 }
@@ -86,15 +89,19 @@ function bind(): Libc {
     posix_spawn: f("int posix_spawn(_Out_ int32_t *pid, const char *path, const void *fa, const void *attr, const char **argv, const char **envp)"),
     waitpid: f("int waitpid(int pid, _Out_ int32_t *status, int options)"),
     pidfd_open: f("int pidfd_open(int pid, unsigned int flags)"),
+    fcntl: f("int fcntl(int fd, int cmd, int arg)"),
     close: f("int close(int fd)"),
     poll: f("int poll(void *fds, unsigned long nfds, int timeout)"),
   };
   return libc;
 }
 
-function makePipe(c: Libc): [number, number] {
+function makePipe(c: Libc, capacity = 0): [number, number] {
   const fds = new Int32Array(2);
   if (c.pipe2(fds, O_CLOEXEC) !== 0) throw new SpawnError(koffi.errno());
+  // A larger pipe lets a fast tool run ahead of the event loop instead of waking it every 64 KiB.
+  // Best effort: the kernel caps it at fs.pipe-max-size.
+  if (capacity > 0) c.fcntl(fds[1] as number, F_SETPIPE_SZ, capacity);
   return [fds[0] as number, fds[1] as number];
 }
 
@@ -108,9 +115,9 @@ export function spawnSession(binary: string, args: readonly string[], cwd: strin
   try {
     const [inR, inW] = makePipe(c);
     opened.push(inR, inW);
-    const [outR, outW] = makePipe(c);
+    const [outR, outW] = makePipe(c, OUTPUT_PIPE_BYTES);
     opened.push(outR, outW);
-    const [errR, errW] = makePipe(c);
+    const [errR, errW] = makePipe(c, OUTPUT_PIPE_BYTES);
     opened.push(errR, errW);
 
     check(c.posix_spawn_file_actions_init(fa));
