@@ -80,31 +80,6 @@ export function isReference(token: string): boolean {
   return /^\d{7,}$/u.test(digits);
 }
 
-/** Where `needle` occurs as a contiguous run inside `haystack`; -1 when it does not. */
-export function findRun(haystack: readonly string[], positions: ReadonlyMap<string, readonly number[]>, needle: readonly string[]): number {
-  const first = needle[0];
-  if (first === undefined) return -1;
-  const starts = positions.get(first);
-  if (starts === undefined) return -1;
-  outer: for (const start of starts) {
-    if (start + needle.length > haystack.length) continue;
-    for (let i = 1; i < needle.length; i++) if (haystack[start + i] !== needle[i]) continue outer;
-    return start;
-  }
-  return -1;
-}
-
-/** Token positions for `findRun`. */
-export function indexPositions(tokens: readonly string[]): Map<string, number[]> {
-  const positions = new Map<string, number[]>();
-  tokens.forEach((token, i) => {
-    const list = positions.get(token);
-    if (list === undefined) positions.set(token, [i]);
-    else list.push(i);
-  });
-  return positions;
-}
-
 const KEY_VALUE = /^[^:]{1,60}:\s+(.+)$/u;
 const LIST_MARKER = /^(-\s+)+/u;
 

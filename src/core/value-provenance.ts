@@ -1,14 +1,6 @@
 import { rolesFor, type ArgumentRole, type ToolArgumentRoles } from "./argument-roles.js";
-import {
-  extractFields,
-  findRun,
-  indexPositions,
-  isReference,
-  isWeak,
-  joinTokens,
-  scalarText,
-  tokenize,
-} from "./argument-matching.js";
+import { extractFields, isReference, isWeak, joinTokens, scalarText, tokenize } from "./argument-matching.js";
+import { TokenRunIndex } from "./token-run-index.js";
 import { trustRank, type TrustLevel } from "./trust-levels.js";
 
 /**
@@ -70,19 +62,12 @@ export interface ValueProvenanceOptions {
 interface ObservedSource {
   ref: ValueSource;
   readonly seq: number;
-  readonly tokens: readonly string[];
-  readonly positions: ReadonlyMap<string, readonly number[]>;
-  /** Joined token runs of `carryRunTokens` length, for non-trusted and owner sources. */
-  readonly runs: ReadonlySet<string> | null;
+  readonly tokenCount: number;
+  /** The raw tool output, kept until its whole fields are first needed (only while trusted). */
+  output: unknown;
   /** Whole fields of a tool output; they vouch for values only while the source is trusted. */
-  readonly fields: ReadonlySet<string> | null;
+  fields: ReadonlySet<string> | null;
   readonly ownerEvidence: boolean;
-}
-
-interface Shadow {
-  readonly seq: number;
-  readonly tokens: readonly string[];
-  readonly positions: ReadonlyMap<string, readonly number[]>;
 }
 
 const DISPLAY_LIMIT = 120;
@@ -96,16 +81,22 @@ const DISPLAY_LIMIT = 120;
  * - weak values (short numbers, one- or two-character strings) are never vouched for as targets,
  *   and as amounts only by the owner's own words;
  * - a trusted tool output vouches only for whole fields;
- * - echo shadows: every argument of a side-effecting call that ran under taint is remembered, and a
+ * - echo shadows: every argument of a side-effecting call made under taint is remembered, and a
  *   trusted output observed after it cannot vouch for anything that call wrote (a tool echoing
  *   back, or storing and later returning, what the agent sent it is not a trusted origin).
+ * Forgetting is one-way safe: the oldest sources are dropped past the token budget (a value then
+ * matches less, so more calls ask), and if shadows must be dropped, no trusted output observed
+ * after the oldest dropped one vouches for anything again.
  */
 export class ValueProvenance {
-  private readonly sources: ObservedSource[] = [];
-  private readonly shadows: Shadow[] = [];
+  private readonly sources = new Map<number, ObservedSource>();
+  private readonly text = new TokenRunIndex();
+  private readonly shadows = new TokenRunIndex();
+  private readonly shadowKeys = new Map<string, number>();
+  /** Trusted outputs observed after this sequence number vouch for nothing (a shadow was dropped). */
+  private shadowCutoff = Number.POSITIVE_INFINITY;
   private readonly carryRun: number;
   private readonly maxTokens: number;
-  private tokenCount = 0;
   private seq = 0;
 
   constructor(options: ValueProvenanceOptions = {}) {
@@ -115,22 +106,21 @@ export class ValueProvenance {
 
   /** Records that `value` (text or structured output) entered the context from `source`. */
   observe(source: ValueSource, value: unknown): void {
-    const tokens = tokenize(flattenText(value));
-    const ownerEvidence = source.kind === "owner" && source.trust === "trusted";
-    const observed: ObservedSource = {
+    const tokens = tokenize(flattenText(value)).slice(0, this.maxTokens);
+    const seq = this.seq++;
+    this.sources.set(seq, {
       ref: source,
-      seq: this.seq++,
-      tokens,
-      positions: indexPositions(tokens),
-      runs: source.trust !== "trusted" || ownerEvidence ? runKeys(tokens, this.carryRun) : null,
-      fields: source.kind === "tool" ? new Set(extractFields(value)) : null,
-      ownerEvidence,
-    };
-    this.sources.push(observed);
-    this.tokenCount += tokens.length;
-    while (this.tokenCount > this.maxTokens && this.sources.length > 1) {
-      const dropped = this.sources.shift();
-      this.tokenCount -= dropped?.tokens.length ?? 0;
+      seq,
+      tokenCount: tokens.length,
+      output: source.kind === "tool" ? value : undefined,
+      fields: null,
+      ownerEvidence: source.kind === "owner" && source.trust === "trusted",
+    });
+    this.text.add(seq, tokens);
+    for (const [oldest, s] of this.sources) {
+      if (this.text.size <= this.maxTokens || oldest === seq) break;
+      this.sources.delete(oldest);
+      this.text.remove(s.seq);
     }
   }
 
@@ -139,20 +129,30 @@ export class ValueProvenance {
    * Kinds do not change: a non-owner message never speaks in the owner's words.
    */
   raiseTrust(level: TrustLevel): void {
-    for (const s of this.sources) {
+    for (const s of this.sources.values()) {
       if (trustRank(s.ref.trust) > trustRank(level)) s.ref = { ...s.ref, trust: level };
     }
   }
 
   /**
-   * Records the parameters of a side-effecting call that is about to run while the context is
-   * tainted, so that nothing it writes can come back as trusted.
+   * Records the parameters of a side-effecting call made while the context is tainted, so that
+   * nothing it writes can come back as trusted. The same value recorded twice keeps its first time.
    */
   recordExecutedCall(params: unknown, taint: TrustLevel): void {
     if (taint === "trusted") return;
     for (const leaf of scalarLeaves(params, "")) {
-      const tokens = tokenize(leaf.text);
-      if (tokens.length > 0) this.shadows.push({ seq: this.seq++, tokens, positions: indexPositions(tokens) });
+      const tokens = tokenize(leaf.text).slice(0, this.maxTokens);
+      const key = joinTokens(tokens);
+      if (tokens.length === 0 || this.shadowKeys.has(key)) continue;
+      const seq = this.seq++;
+      this.shadowKeys.set(key, seq);
+      this.shadows.add(seq, tokens);
+    }
+    for (const [key, seq] of this.shadowKeys) {
+      if (this.shadows.size <= this.maxTokens) break;
+      this.shadowKeys.delete(key);
+      this.shadows.remove(seq);
+      this.shadowCutoff = Math.min(this.shadowCutoff, seq);
     }
   }
 
@@ -177,8 +177,9 @@ export class ValueProvenance {
   private traceScalar(path: string, text: string, role: ArgumentRole): ArgumentTrace {
     const tokens = tokenize(text);
     const weak = isWeak(tokens);
-    const sources = tokens.length === 0 ? [] : this.matches(tokens);
-    const trustedBy = tokens.length === 0 ? null : this.vouch(tokens, sources, role, weak);
+    const found = tokens.length === 0 ? [] : this.matches(tokens);
+    const trustedBy = tokens.length === 0 ? null : this.vouch(tokens, found, role, weak);
+    const sources = found.map((m) => ({ source: m.observed.ref, how: m.how }));
     const leastTrusted = sources.reduce<TrustLevel | "unmatched">(
       (least, m) => (least === "unmatched" || trustRank(m.source.trust) > trustRank(least) ? m.source.trust : least),
       "unmatched",
@@ -188,60 +189,62 @@ export class ValueProvenance {
     return { ...base, ...judge(role, tokens.length === 0, base) };
   }
 
-  private matches(tokens: readonly string[]): SourceMatch[] {
-    const out: SourceMatch[] = [];
+  private matches(tokens: readonly string[]): { observed: ObservedSource; how: MatchKind }[] {
+    const out: { observed: ObservedSource; how: MatchKind }[] = [];
     const key = joinTokens(tokens);
-    for (const s of this.sources) {
-      if (s.ref.trust === "trusted" && s.fields?.has(key) === true) out.push({ source: s.ref, how: "field" });
-      else if (findRun(s.tokens, s.positions, tokens) >= 0) out.push({ source: s.ref, how: s.ownerEvidence ? "owner-text" : "text" });
+    for (const id of this.text.find(tokens)) {
+      const s = this.sources.get(id);
+      if (s === undefined) continue;
+      const field = s.ref.trust === "trusted" && s.ref.kind === "tool" && fieldsOf(s).has(key);
+      out.push({ observed: s, how: field ? "field" : s.ownerEvidence ? "owner-text" : "text" });
     }
     return out;
   }
 
-  private vouch(tokens: readonly string[], matches: readonly SourceMatch[], role: ArgumentRole, weak: boolean): ValueSource | null {
-    for (const m of matches) {
-      if (m.how === "owner-text") {
-        if (weak && role === "target") continue;
-        return m.source;
-      }
-      if (m.how === "field" && !weak && !this.shadowed(tokens, m.source)) return m.source;
+  private vouch(tokens: readonly string[], found: readonly { observed: ObservedSource; how: MatchKind }[], role: ArgumentRole, weak: boolean): ValueSource | null {
+    for (const m of found) {
+      if (m.how === "owner-text" && !(weak && role === "target")) return m.observed.ref;
+      if (m.how === "field" && !weak && !this.shadowed(tokens, m.observed.seq)) return m.observed.ref;
     }
     return null;
   }
 
-  private shadowed(tokens: readonly string[], source: ValueSource): boolean {
-    const observed = this.sources.find((s) => s.ref === source);
-    if (observed === undefined) return true;
-    return this.shadows.some((sh) => sh.seq < observed.seq && findRun(sh.tokens, sh.positions, tokens) >= 0);
+  private shadowed(tokens: readonly string[], seq: number): boolean {
+    return seq > this.shadowCutoff || this.shadows.find(tokens).some((shadow) => shadow < seq);
+  }
+
+  /** The sources a run of tokens occurs in: whether the owner said it, and the non-trusted ones. */
+  private runSources(run: readonly string[]): { owner: boolean; untrusted: ValueSource[] } {
+    let owner = false;
+    const untrusted: ValueSource[] = [];
+    for (const id of this.text.find(run)) {
+      const s = this.sources.get(id);
+      if (s === undefined) continue;
+      if (s.ownerEvidence) owner = true;
+      else if (s.ref.trust !== "trusted") untrusted.push(s.ref);
+    }
+    return { owner, untrusted };
   }
 
   private carriedFragments(tokens: readonly string[]): CarriedFragment[] {
     const out: CarriedFragment[] = [];
-    const marked = new Array<boolean>(tokens.length).fill(false);
     const from = new Map<number, Set<ValueSource>>();
     if (tokens.length > 0 && tokens.length < this.carryRun) {
-      const untrusted = this.sources.filter((s) => s.ref.trust !== "trusted" && findRun(s.tokens, s.positions, tokens) >= 0);
-      const owner = this.sources.some((s) => s.ownerEvidence && findRun(s.tokens, s.positions, tokens) >= 0);
-      if (untrusted.length > 0 && !owner) {
-        out.push({ text: tokens.join(" "), reference: false, sources: untrusted.map((s) => s.ref) });
-        tokens.forEach((_, i) => (marked[i] = true));
-      }
+      const whole = this.runSources(tokens);
+      if (whole.untrusted.length > 0 && !whole.owner) out.push({ text: tokens.join(" "), reference: false, sources: whole.untrusted });
     }
     for (let i = 0; i + this.carryRun <= tokens.length; i++) {
-      const key = joinTokens(tokens.slice(i, i + this.carryRun));
-      if (this.sources.some((s) => s.ownerEvidence && s.runs?.has(key) === true)) continue;
-      const hits = this.sources.filter((s) => s.ref.trust !== "trusted" && s.runs?.has(key) === true);
-      if (hits.length === 0) continue;
+      const run = this.runSources(tokens.slice(i, i + this.carryRun));
+      if (run.owner || run.untrusted.length === 0) continue;
       for (let j = i; j < i + this.carryRun; j++) {
-        marked[j] = true;
         const set = from.get(j) ?? new Set<ValueSource>();
-        for (const h of hits) set.add(h.ref);
+        for (const h of run.untrusted) set.add(h);
         from.set(j, set);
       }
     }
     let start = -1;
     for (let i = 0; i <= tokens.length; i++) {
-      const on = i < tokens.length && marked[i] === true && from.has(i);
+      const on = i < tokens.length && from.has(i);
       if (on && start < 0) start = i;
       if (!on && start >= 0) {
         const sources = new Set<ValueSource>();
@@ -252,9 +255,9 @@ export class ValueProvenance {
     }
     for (const token of new Set(tokens)) {
       if (!isReference(token)) continue;
-      const matches = this.matches([token]);
-      if (this.vouch([token], matches, "target", false) !== null) continue;
-      out.push({ text: token, reference: true, sources: matches.map((m) => m.source) });
+      const found = this.matches([token]);
+      if (this.vouch([token], found, "target", false) !== null) continue;
+      out.push({ text: token, reference: true, sources: found.map((m) => m.observed.ref) });
     }
     return out;
   }
@@ -313,10 +316,12 @@ function display(text: string): string {
   return text.length <= DISPLAY_LIMIT ? text : `${text.slice(0, DISPLAY_LIMIT - 1)}\u2026`;
 }
 
-function runKeys(tokens: readonly string[], n: number): Set<string> {
-  const keys = new Set<string>();
-  for (let i = 0; i + n <= tokens.length; i++) keys.add(joinTokens(tokens.slice(i, i + n)));
-  return keys;
+function fieldsOf(s: ObservedSource): ReadonlySet<string> {
+  if (s.fields === null) {
+    s.fields = new Set(extractFields(s.output));
+    s.output = undefined;
+  }
+  return s.fields;
 }
 
 /** Every string and number inside a value, with its path; booleans and null carry no provenance. */

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { decideByArguments } from "../../src/core/argument-decision.js";
 import { extractFields, isReference, isWeak, tokenize } from "../../src/core/argument-matching.js";
 import type { ToolArgumentRoles } from "../../src/core/argument-roles.js";
+import { TokenRunIndex } from "../../src/core/token-run-index.js";
 import { ValueProvenance, type ValueSource } from "../../src/core/value-provenance.js";
 
 const OWNER: ValueSource = { id: "m1", kind: "owner", trust: "trusted" };
@@ -333,5 +334,55 @@ describe("ValueProvenance: calls with no target", () => {
     const paraphrase = decideByArguments(vp.traceArguments("create_event", { title: "Book the Riverside View Hotel", start: "2024-05-01 09:00" }, roles));
     expect(paraphrase.runsUnasked).toBe(false);
     expect(paraphrase.reason).toContain("no target argument");
+  });
+});
+
+describe("TokenRunIndex", () => {
+  const naive = (entries: Map<number, string[]>, run: string[]): number[] =>
+    [...entries.entries()]
+      .filter(([, tokens]) => tokens.some((_, i) => run.length > 0 && run.every((t, j) => tokens[i + j] === t)))
+      .map(([id]) => id);
+
+  it("finds exactly the entries a naive scan finds, through additions and removals", () => {
+    const word = fc.constantFrom("a", "b", "c", "d");
+    fc.assert(
+      fc.property(fc.array(fc.array(word, { maxLength: 12 }), { maxLength: 12 }), fc.array(fc.nat(11)), fc.array(word, { minLength: 1, maxLength: 3 }), (docs, removals, run) => {
+        const index = new TokenRunIndex();
+        const live = new Map<number, string[]>();
+        docs.forEach((tokens, id) => {
+          index.add(id, tokens);
+          live.set(id, tokens);
+        });
+        for (const id of removals) {
+          index.remove(id);
+          live.delete(id);
+        }
+        expect(index.find(run)).toEqual(naive(live, run));
+      }),
+    );
+  });
+
+  it("refuses ids it cannot pack, and duplicate ids", () => {
+    const index = new TokenRunIndex();
+    index.add(1, ["x"]);
+    expect(() => index.add(1, ["y"])).toThrow(RangeError);
+    expect(() => index.add(-1, ["y"])).toThrow(RangeError);
+    expect(() => index.add(2 ** 40, ["y"])).toThrow(RangeError);
+  });
+});
+
+describe("ValueProvenance: bounded shadows", () => {
+  it("once a shadow must be forgotten, no later trusted output vouches for anything", () => {
+    const vp = new ValueProvenance({ maxTokens: 3 });
+    vp.recordExecutedCall({ a: "one two", b: "three four" }, "external");
+    vp.observe(account("a1"), "- carol@corp.com");
+    expect(vp.traceArguments("x", { to: "carol@corp.com" }, {})[0]?.determined).toBe(false);
+  });
+
+  it("records the same shadow once, keeping its first time", () => {
+    const vp = new ValueProvenance({ maxTokens: 10 });
+    vp.observe(account("a1"), "- dave@corp.com");
+    for (let i = 0; i < 50; i++) vp.recordExecutedCall({ to: "dave@corp.com" }, "untrusted");
+    expect(vp.traceArguments("x", { to: "dave@corp.com" }, {})[0]?.determined).toBe(true);
   });
 });
