@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import path from "node:path";
+import type { PlatformPath } from "node:path";
 
 export class PathEscapeError extends Error {
   constructor(readonly requested: string) {
@@ -12,14 +13,14 @@ export class PathEscapeError extends Error {
  * inside it. The result uses `/` on every platform, because policy patterns and `.sig/` paths do.
  * Symlinks are not followed here; the mutation gate resolves them separately (real-path.ts).
  */
-export function resolveContainedPath(projectRoot: string, filePath: string): string {
+export function resolveContainedPath(projectRoot: string, filePath: string, platform: PlatformPath = path): string {
   if (filePath.includes("\0")) throw new PathEscapeError(filePath);
-  const absolute = resolve(projectRoot, filePath);
-  const rel = relative(projectRoot, absolute);
-  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+  const absolute = platform.resolve(projectRoot, filePath);
+  const rel = platform.relative(projectRoot, absolute);
+  if (rel === "" || rel === ".." || rel.startsWith(`..${platform.sep}`) || platform.isAbsolute(rel)) {
     throw new PathEscapeError(filePath);
   }
-  return toPolicyPath(rel, sep);
+  return toPolicyPath(rel, platform.sep);
 }
 
 /** Platform-relative path to the `/`-separated form that policies and `.sig/` paths use. */

@@ -138,3 +138,16 @@ describe("identity patterns (fast-check)", () => {
     expect(isIdentityAuthorized({ mutable: true, authorizedIdentities: ["owner:*"] }, "admin:adam")).toBe(false);
   });
 });
+
+describe("containment on Windows paths", () => {
+  it("gives policy paths with '/' and refuses escapes", async () => {
+    const { win32 } = await import("node:path");
+    const { resolveContainedPath, PathEscapeError } = await import("../../src/sig/project-path.js");
+    expect(resolveContainedPath("C:\\proj", "llm\\prompts\\x.txt", win32)).toBe("llm/prompts/x.txt");
+    expect(resolveContainedPath("C:\\proj", "llm/prompts/../../soul.md", win32)).toBe("soul.md");
+    expect(matchesFilePattern("llm/prompts/*.txt", resolveContainedPath("C:\\proj", "llm\\prompts\\x.txt", win32))).toBe(true);
+    for (const escape of ["..\\x", "D:\\other\\soul.md", "C:\\proj2\\soul.md"]) {
+      expect(() => resolveContainedPath("C:\\proj", escape, win32)).toThrow(PathEscapeError);
+    }
+  });
+});
