@@ -37,10 +37,15 @@ export function chainHashOfCanonical(prevHash: string, seq: number, type: string
 
 /** Builds the entry that follows `prev` (or the genesis entry when there is none). */
 export function nextEntry(prev: ChainEntry | undefined, type: EntryType, data: EntryData): ChainEntry {
+  return nextEntryOfCanonical(prev, type, data, canonicalJSON(data));
+}
+
+/** nextEntry for a caller that already holds canonicalJSON(data) and must not compute it twice. */
+export function nextEntryOfCanonical(prev: ChainEntry | undefined, type: EntryType, data: EntryData, canonicalData: string): ChainEntry {
   const seq = prev === undefined ? 0 : prev.seq + 1;
   const prevHash = prev === undefined ? GENESIS_PREV_HASH : prev.hash;
   if ((seq === 0) !== (type === "GENESIS")) {
     throw new Error(seq === 0 ? "a chain must open with a GENESIS entry" : "GENESIS may only open a chain");
   }
-  return { seq, type, data, prevHash, hash: chainHash(prevHash, seq, type, data) };
+  return { seq, type, data, prevHash, hash: chainHashOfCanonical(prevHash, seq, type, canonicalData) };
 }

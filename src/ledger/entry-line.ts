@@ -11,7 +11,8 @@ export function encodeEntryLine(entry: ChainEntry): string {
   return canonicalLine(entry, canonicalJSON(entry.data));
 }
 
-function canonicalLine(entry: ChainEntry, canonicalData: string): string {
+/** encodeEntryLine for a caller that already holds canonicalJSON(entry.data). */
+export function canonicalLine(entry: EntryHeader, canonicalData: string): string {
   return `{"data":${canonicalData},"hash":"${entry.hash}","prevHash":"${entry.prevHash}","seq":${entry.seq},"type":"${entry.type}"}`;
 }
 

@@ -12,9 +12,10 @@ import {
 import { dirname } from "node:path";
 import type { AuditRecordType, AuditSink } from "../core/audit-sink.js";
 import { fsyncDir, writeFileAtomic } from "../state/atomic-file.js";
-import { type ChainEntry, type EntryData, nextEntry } from "./chain-entry.js";
+import { canonicalJSON } from "./canonical-json.js";
+import { type ChainEntry, type EntryData, nextEntry, nextEntryOfCanonical } from "./chain-entry.js";
 import { type ChainFileScan, type TornTail, scanChainFile } from "./chain-file.js";
-import { encodeEntryLine } from "./entry-line.js";
+import { canonicalLine, encodeEntryLine } from "./entry-line.js";
 import { chainFiles } from "./ledger-log.js";
 import { archiveDir, archiveFile, lockFile } from "./ledger-paths.js";
 import { acquireWriterLock } from "./writer-lock.js";
@@ -146,8 +147,9 @@ class FileLedger implements Ledger {
   append(type: AuditRecordType, data: EntryData): AppendedEntry {
     const fd = this.openFd();
     if (this.dueForRotation()) return this.rotateThenAppend(type, data);
-    const entry = nextEntry(this.active.last, type, data);
-    this.write(fd, entry);
+    const canonicalData = canonicalJSON(data);
+    const entry = nextEntryOfCanonical(this.active.last, type, data, canonicalData);
+    this.write(fd, entry, canonicalLine(entry, canonicalData));
     return this.located(entry);
   }
 
@@ -174,8 +176,8 @@ class FileLedger implements Ledger {
     this.release();
   }
 
-  private write(fd: number, entry: ChainEntry): void {
-    const bytes = Buffer.from(`${encodeEntryLine(entry)}\n`, "utf8");
+  private write(fd: number, entry: ChainEntry, line: string): void {
+    const bytes = Buffer.from(`${line}\n`, "utf8");
     try {
       let off = 0;
       while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);

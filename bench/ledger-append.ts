@@ -1,0 +1,73 @@
+/**
+ * Durable append throughput (entries/s) of the file ledger under each fsync policy, the default
+ * (group commit) first, against the bare file system doing the same durable work on the same bytes:
+ * write(2) of each line and fdatasync(2) at the same points. Same run, same disk.
+ * Run: npx tsx bench/ledger-append.ts [entries]
+ */
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type FsyncPolicy, LEDGER_DEFAULTS, openLedger } from "../src/ledger/file-ledger.js";
+import { type Measurement, measure, printTable } from "./ledger-timing.js";
+
+const entries = Number(process.argv[2] ?? 20_000);
+const dir = mkdtempSync(join(tmpdir(), "provenant-bench-append-"));
+let run = 0;
+
+const record = (i: number): Record<string, unknown> => ({
+  event: "decision",
+  session: `agent:main:telegram:${i % 13}`,
+  tool: ["web_fetch", "exec", "message_send"][i % 3],
+  verdict: i % 4 === 0 ? "confirm" : "allow",
+  taint: "external",
+  rule: "policy.taint",
+  provenance: [{ node: i, tool: "web_fetch", trust: "external" }],
+});
+
+function ledgerRun(policy: FsyncPolicy, count: number): () => void {
+  return () => {
+    const path = join(dir, `ledger-${run++}.jsonl`);
+    const ledger = openLedger(path, { fsync: policy, rotateEntries: count + 10 });
+    for (let i = 1; i < count; i++) ledger.record("CLAIM", record(i));
+    ledger.close();
+  };
+}
+
+// The same lines the ledger wrote, appended with nothing but the system calls.
+ledgerRun("never", entries)();
+const lines = readFileSync(join(dir, "ledger-0.jsonl"), "utf8").split("\n").slice(0, -1).map((l) => Buffer.from(`${l}\n`));
+
+function rawRun(syncEvery: number, count: number): () => void {
+  return () => {
+    const fd = openSync(join(dir, `raw-${run++}.jsonl`), "a", 0o600);
+    for (let i = 0; i < count; i++) {
+      const line = lines[i % lines.length] as Buffer;
+      writeSync(fd, line, 0, line.length);
+      if (syncEvery > 0 && (i + 1) % syncEvery === 0) fdatasyncSync(fd);
+    }
+    if (syncEvery > 0) fdatasyncSync(fd);
+    closeSync(fd);
+  };
+}
+
+try {
+  const group = LEDGER_DEFAULTS.groupCommitEntries;
+  const alwaysCount = Math.min(entries, 2_000);
+  const rows: Measurement[][] = [
+    [
+      measure(`raw write + fdatasync every ${group}`, entries, 5, rawRun(group, entries)),
+      measure(`ledger, fsync=group (default, ${group} entries / ${LEDGER_DEFAULTS.groupCommitMs} ms)`, entries, 5, ledgerRun("group", entries)),
+    ],
+    [
+      measure("raw write + fdatasync every line", alwaysCount, 3, rawRun(1, alwaysCount)),
+      measure("ledger, fsync=always", alwaysCount, 3, ledgerRun("always", alwaysCount)),
+    ],
+    [measure("raw write, no fsync", entries, 5, rawRun(0, entries)), measure("ledger, fsync=never", entries, 5, ledgerRun("never", entries))],
+  ];
+  for (const [baseline, ledger] of rows) {
+    if (baseline === undefined || ledger === undefined) continue;
+    printTable(`append (${baseline.units.toLocaleString("en-US")} entries of ~${lines[1]?.length ?? 0} bytes per round)`, "entries", [baseline, ledger], baseline);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
