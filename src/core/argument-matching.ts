@@ -16,12 +16,14 @@ const TRAILING_PUNCTUATION = /[.:!?]+$/u;
 const DECIMAL = /^-?\d+\.\d+$/u;
 
 /**
- * Splits text into normalised tokens: NFKC, lower case, separators dropped, sentence punctuation
+ * Splits text into normalised tokens: NFC (composed and decomposed accents agree; compatibility
+ * look-alikes such as fullwidth letters or superscript digits stay distinct, because a tool treats
+ * them as different characters), lower case, separators dropped, sentence punctuation
  * trimmed from token ends, decimals written without trailing zeros ("98.70" and "98.7" agree;
  * "007" and "7" do not, because leading zeros can be part of an identifier).
  */
 export function tokenize(text: string): string[] {
-  const normal = text.normalize("NFKC").toLowerCase().replace(THOUSANDS, "$1");
+  const normal = text.normalize("NFC").toLowerCase().replace(THOUSANDS, "$1");
   const out: string[] = [];
   for (const raw of normal.split(SEPARATORS)) {
     const token = canonicalToken(raw);

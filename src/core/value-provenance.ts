@@ -185,7 +185,7 @@ export class ValueProvenance {
       "unmatched",
     );
     const carried = role === "content" ? this.carriedFragments(tokens) : [];
-    const base = { path, role, value: display(text), sources, leastTrusted, trustedBy, weak, carried };
+    const base = { path: display(path), role, value: display(text), sources, leastTrusted, trustedBy, weak, carried };
     return { ...base, ...judge(role, tokens.length === 0, base) };
   }
 
@@ -231,7 +231,7 @@ export class ValueProvenance {
     const from = new Map<number, Set<ValueSource>>();
     if (tokens.length > 0 && tokens.length < this.carryRun) {
       const whole = this.runSources(tokens);
-      if (whole.untrusted.length > 0 && !whole.owner) out.push({ text: tokens.join(" "), reference: false, sources: whole.untrusted });
+      if (whole.untrusted.length > 0 && !whole.owner) out.push({ text: display(tokens.join(" ")), reference: false, sources: whole.untrusted });
     }
     for (let i = 0; i + this.carryRun <= tokens.length; i++) {
       const run = this.runSources(tokens.slice(i, i + this.carryRun));
@@ -257,7 +257,7 @@ export class ValueProvenance {
       if (!isReference(token)) continue;
       const found = this.matches([token]);
       if (this.vouch([token], found, "target", false) !== null) continue;
-      out.push({ text: token, reference: true, sources: found.map((m) => m.observed.ref) });
+      out.push({ text: display(token), reference: true, sources: found.map((m) => m.observed.ref) });
     }
     return out;
   }
@@ -309,11 +309,18 @@ function judge(role: ArgumentRole, empty: boolean, t: JudgeInput): { determined:
 
 export function describeSource(source: ValueSource): string {
   const name = source.kind === "owner" ? "owner message" : source.kind === "message" ? "message" : (source.tool ?? "tool");
-  return `${name} ${source.id} (${source.trust})`;
+  return `${display(name)} ${display(source.id)} (${source.trust})`;
 }
 
+/**
+ * A value as the approval prompt shows it: control, zero-width and bidi characters escaped (an
+ * attacker's value must not draw extra lines or reorder the prompt), quotes escaped, then cut.
+ */
 function display(text: string): string {
-  return text.length <= DISPLAY_LIMIT ? text : `${text.slice(0, DISPLAY_LIMIT - 1)}\u2026`;
+  const escaped = JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/[\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escaped.length <= DISPLAY_LIMIT ? escaped : `${escaped.slice(0, DISPLAY_LIMIT - 1)}\u2026`;
 }
 
 function fieldsOf(s: ObservedSource): ReadonlySet<string> {
