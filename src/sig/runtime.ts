@@ -9,7 +9,8 @@ import { ContentStore } from "./content-store.js";
 import { parsePrivateKey, parsePublicKey } from "./ed25519.js";
 import { createMutationGate } from "./mutation-gate.js";
 import type { MutationGate } from "./mutation-gate.js";
-import { PathEscapeError } from "./project-path.js";
+import { PathEscapeError, toPolicyPath } from "./project-path.js";
+import { expandFileArguments } from "./file-globs.js";
 import { RealPathResolver } from "./real-path.js";
 import { parseSigRuntimeConfig, SigRuntimeConfigError } from "./runtime-config.js";
 import type { SigRuntimeConfig, SigRuntimeConfigInput } from "./runtime-config.js";
@@ -171,7 +172,7 @@ export class SigRuntime {
     this.contentStore(message.sessionId).sign(message.text, {
       id,
       identity: message.identity,
-      metadata: { channel: message.channel, messageId: message.messageId, ...(message.metadata ?? {}) },
+      metadata: { ...(message.metadata ?? {}), channel: message.channel, messageId: message.messageId },
     });
     const turn = this.#turns.get(message.sessionId);
     if (turn !== undefined) {
@@ -207,7 +208,7 @@ export class SigRuntime {
     if (file !== undefined) {
       return { mode: "templates", allVerified: false, unlocked: false, templates: [this.#verifyOne(file)] };
     }
-    const files = this.#ctx.store.listSignedFiles();
+    const files = this.#filesToVerify();
     if (files.length === 0) {
       return { mode: "templates", allVerified: false, unlocked: false, templates: [], error: "No signed templates found" };
     }
@@ -262,6 +263,19 @@ export class SigRuntime {
       ...(this.#publicKey !== undefined ? { publicKey: this.#publicKey } : {}),
       ...(this.#signingKey !== undefined ? { signingKey: this.#signingKey } : {}),
     });
+  }
+
+  /**
+   * Every signed file, plus every file that should be signed: the templates directory and the
+   * config's `sign.include`. Deleting a template's `.sig.json` must fail verification, not shrink it.
+   */
+  #filesToVerify(): string[] {
+    const files = new Set(this.#ctx.store.listSignedFiles());
+    const expected = [`${this.config.templatesDir}/**`, ...(this.#ctx.config.sign?.include ?? [])];
+    for (const file of expandFileArguments(this.projectRoot, expected, this.#ctx.config.sign?.exclude ?? [])) {
+      if (existsSync(file)) files.add(toPolicyPath(relative(this.projectRoot, file), sep));
+    }
+    return [...files].sort();
   }
 
   #ownerOnly(sessionId: string, tool: string): string | undefined {

@@ -112,7 +112,26 @@ describe("the seed's runner sequence", () => {
     expect(rt.verificationGate.check(call("exec"))).toBeDefined();
 
     rmSync(fixture.path(".sig/sigs"), { recursive: true });
+    expect(rt.verify("s1", {})).toMatchObject({ allVerified: false, unlocked: false });
+    rmSync(fixture.path("llm"), { recursive: true });
     expect(rt.verify("s1", {})).toMatchObject({ allVerified: false, unlocked: false, error: "No signed templates found" });
+  });
+
+  it("fails when a template's signature is deleted, or a template or included file was never signed", () => {
+    const rt = runtime();
+    rt.beginTurn("s1", { senderIsOwner: true });
+    rmSync(fixture.path(".sig/sigs/llm/prompts/safety.txt.sig.json"));
+    const result = rt.verify("s1", {});
+    expect(result).toMatchObject({ allVerified: false, unlocked: false });
+    if (result.mode !== "templates") throw new Error("unreachable");
+    expect(result.templates.find((t) => t.file === "llm/prompts/safety.txt")).toMatchObject({ verified: false, error: "No signature found" });
+
+    signFile(fixture.context(), "llm/prompts/safety.txt", { identity: "openclaw" });
+    fixture.config({ ...SOUL_POLICY_CONFIG, sign: { include: ["*.md"] } });
+    rt.reloadConfig();
+    expect(rt.verify("s1", {})).toMatchObject({ allVerified: false });
+    signFile(fixture.context(), "soul.md", { identity: "workspace:init" });
+    expect(rt.verify("s1", {})).toMatchObject({ allVerified: true, unlocked: true });
   });
 
   it("blocks when no turn has begun for the session (fail closed)", () => {
