@@ -7,6 +7,7 @@ import { type ArgRule, type MatchMode, PatternError, compileGoPattern } from "./
 import { parseByteSize } from "./byte-size.js";
 import { parseGoDuration } from "./go-duration.js";
 import { templatePlaceholders } from "./config-template.js";
+import { DEFAULT_SECRET_FILE, DEFAULT_SOCKET_PATH } from "./default-paths.js";
 
 /**
  * wrappers.yaml in the reference's shape (proxy, security, credentials, tools), validated strictly: an
@@ -64,8 +65,6 @@ export interface BrokerConfig {
 
 export class ConfigError extends Error {}
 
-export const DEFAULT_SOCKET_PATH = "/run/openclaw/secrets.sock";
-export const DEFAULT_SECRET_FILE = "/run/openclaw/auth";
 const TRUSTED_PASS_LOCATIONS = ["/usr/bin/pass", "/usr/local/bin/pass", "/opt/homebrew/bin/pass", "/home/linuxbrew/.linuxbrew/bin/pass"];
 
 // Interpreters run whatever script they are given, so naming one as an allowed caller would admit

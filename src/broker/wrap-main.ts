@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { basename } from "node:path";
-import { startCall, signedRequestLine } from "./broker-client.js";
-import { DEFAULT_SECRET_FILE, DEFAULT_SOCKET_PATH } from "./broker-config.js";
+import { adminCall, signedRequestLine, startCall } from "./broker-client.js";
+import { DEFAULT_SECRET_FILE, DEFAULT_SOCKET_PATH } from "./default-paths.js";
 import { readSecretFile } from "./secret-file.js";
 import type { ForwardedSignal } from "./wire.js";
 
@@ -11,16 +11,18 @@ import type { ForwardedSignal } from "./wire.js";
  * PROVENANT_BROKER_SOCKET and PROVENANT_BROKER_SECRET_FILE override the default paths. The exit
  * status is the tool's; 124 after a timeout, 128+n when the tool died of signal n is unknowable over
  * the protocol (it reports -1), so that case exits 255; an error from the broker exits 1.
+ * `provenant-wrap --admin list|check` sends an admin command and prints the daemon's JSON reply.
  */
 const SELF_NAMES = new Set(["provenant-wrap", "wrap-main.js", "wrap-main.ts"]);
 const STDIN_CHUNK = 64 * 1024;
 
-function invocation(): { tool: string; args: string[] } | undefined {
+function invocation(): { tool: string; args: string[] } | { admin: string } | undefined {
   // Under a single executable the invoked name is argv[1] too (argv[0] is the executable itself).
   const name = basename(process.argv[1] ?? "");
   const rest = process.argv.slice(2);
   if (!SELF_NAMES.has(name)) return { tool: name, args: rest };
   const tool = rest[0];
+  if (tool === "--admin") return rest[1] === undefined ? undefined : { admin: rest[1] };
   return tool === undefined ? undefined : { tool, args: rest.slice(1) };
 }
 
@@ -37,6 +39,19 @@ function main(): void {
   } catch (error) {
     process.stderr.write(`provenant-wrap: ${(error as Error).message}\n`);
     process.exit(1);
+  }
+  if ("admin" in inv) {
+    adminCall(socketPath, secret, inv.admin).then(
+      (reply) => {
+        process.stdout.write(`${reply}\n`);
+        process.exit(reply.startsWith('{"error"') ? 1 : 0);
+      },
+      (error: unknown) => {
+        process.stderr.write(`provenant-wrap: ${(error as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+    return;
   }
   const call = startCall(socketPath, signedRequestLine(secret, { tool: inv.tool, args: inv.args, cwd: process.cwd() }), {
     onStdout: (chunk) => {

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { ConfigError, loadBrokerConfig } from "../broker/broker-config.js";
 import { startBrokerDaemon } from "../broker/broker-daemon.js";
 import { stderrLog } from "../broker/broker-log.js";
+import { buildWrapperExecutable } from "../broker/wrapper-executable.js";
 
 export function registerBrokerCommands(program: Command): void {
   const broker = program.command("broker").description("The credential broker (claw-wrap protocol v3).");
@@ -29,5 +30,19 @@ export function registerBrokerCommands(program: Command): void {
       };
       process.once("SIGTERM", stop);
       process.once("SIGINT", stop);
+    });
+
+  broker
+    .command("build-wrapper")
+    .description("Build provenant-wrap as a single executable (for the caller allow-list); symlink tool names to it.")
+    .requiredOption("--out <path>", "where to write the executable")
+    .action(async (opts: { out: string }) => {
+      try {
+        await buildWrapperExecutable(opts.out);
+        process.stdout.write(`${opts.out}\n`);
+      } catch (error) {
+        process.stderr.write(`provenant broker build-wrapper: ${(error as Error).message}\n`);
+        process.exit(1);
+      }
     });
 }

@@ -1,0 +1,102 @@
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWrapperExecutable } from "../../src/broker/wrapper-executable.js";
+import { type Harness, startHarness } from "./harness.js";
+
+interface Outcome {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+describe("provenant-wrap as a single executable, on the caller allow-list", () => {
+  let dir: string;
+  let wrap: string;
+  let h: Harness;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "provenant-wrap-test-"));
+    wrap = join(dir, "provenant-wrap");
+    await buildWrapperExecutable(wrap);
+    for (const name of ["echo", "sh", "sha256sum"]) symlinkSync(wrap, join(dir, name));
+    h = await startHarness({
+      proxy: { allowed_callers: [wrap] },
+      credentials: { tok: { source: "env:HOME" } },
+      tools: { echo: { binary: "/bin/echo" }, sh: { binary: "/bin/sh" }, sha256sum: { binary: "/usr/bin/sha256sum" } },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await h?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const invoke = (name: string, args: string[], opts: { stdin?: Buffer; env?: Record<string, string>; onSpawn?: (pid: number, out: () => string) => void } = {}): Promise<Outcome> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(join(dir, name), args, {
+        cwd: "/",
+        env: { PATH: "/usr/bin:/bin", PROVENANT_BROKER_SOCKET: h.daemon.socketPath, PROVENANT_BROKER_SECRET_FILE: h.daemon.secretFile, ...opts.env },
+      });
+      const out: Buffer[] = [];
+      let err = "";
+      child.stdout.on("data", (c: Buffer) => out.push(c));
+      child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout: Buffer.concat(out), stderr: err }));
+      opts.onSpawn?.(child.pid as number, () => Buffer.concat(out).toString());
+      child.stdin.end(opts.stdin ?? Buffer.alloc(0));
+    });
+
+  it("runs the tool it is named after, with its output and exit status", async () => {
+    const r = await invoke("echo", ["hello", "<world>"]);
+    expect(r).toEqual({ code: 0, stdout: Buffer.from("hello <world>\n"), stderr: "" });
+    expect((await invoke("sh", ["-c", "echo err >&2; exit 3"])).code).toBe(3);
+    expect((await invoke("provenant-wrap", ["echo", "via", "first", "arg"])).stdout.toString()).toBe("via first arg\n");
+  });
+
+  it("streams stdin in and large output out without losing a byte", async () => {
+    const input = randomBytes(3 * 1024 * 1024);
+    const r = await invoke("sha256sum", [], { stdin: input });
+    expect(r.stdout.toString().split(" ")[0]).toBe(createHash("sha256").update(input).digest("hex"));
+    const big = await invoke("sh", ["-c", "head -c 20000000 /dev/zero"]);
+    expect(big.stdout.length).toBe(20_000_000);
+  });
+
+  it("forwards a signal it receives to the tool", async () => {
+    let pid = 0;
+    let read = (): string => "";
+    const done = invoke("sh", ["-c", "trap 'echo got INT; exit 5' INT; echo ready; while :; do sleep 0.05; done"], {
+      onSpawn: (p, out) => {
+        pid = p;
+        read = out;
+      },
+    });
+    const end = Date.now() + 10_000;
+    while (!read().includes("ready") && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    process.kill(pid, "SIGINT");
+    const r = await done;
+    expect(r.code).toBe(5);
+    expect(r.stdout.toString()).toBe("ready\ngot INT\n");
+  });
+
+  it("is refused when started with NODE_OPTIONS or LD_PRELOAD, which could run other code inside it", async () => {
+    const evil = join(dir, "evil.cjs");
+    writeFileSync(evil, "");
+    for (const env of [{ NODE_OPTIONS: `--require ${evil}` }, { LD_PRELOAD: "/nonexistent/libx.so" }]) {
+      const r = await invoke("echo", ["x"], { env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("provenant-wrap: unauthorized caller");
+    }
+  });
+
+  it("is the only accepted caller: a Node script with the same secret is refused", async () => {
+    expect((await h.run({ tool: "echo", args: ["x"], cwd: "/" })).result).toEqual({ kind: "error", message: "unauthorized caller" });
+  });
+
+  it("passes the admin check gate and reports credential status", async () => {
+    const r = await invoke("provenant-wrap", ["--admin", "check"]);
+    expect(JSON.parse(r.stdout.toString())).toEqual({ credentials: { tok: { status: "ok", preview: expect.any(String) } } });
+  });
+});
