@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { writeFileAtomic } from "../state/atomic-file.js";
 import { DEFAULT_SIG_CONFIG, parseSigConfig, serializeSigConfig } from "./sig-config.js";
 import type { SigConfig } from "./sig-config.js";
@@ -7,7 +7,7 @@ import { parseSignature, serializeSignature } from "./signature.js";
 import type { Signature } from "./signature.js";
 import { parseDetached, serializeDetached } from "./ed25519.js";
 import type { DetachedSignature } from "./ed25519.js";
-import { toPolicyPath } from "./project-path.js";
+import { PathEscapeError, toPolicyPath } from "./project-path.js";
 
 export const SIG_DIR = ".sig";
 const SIGS = "sigs";
@@ -102,16 +102,22 @@ export class SigStore {
     return readOptional(join(this.projectRoot, file));
   }
 
-  /** Replaces a project file atomically, keeping its permission bits. */
+  /**
+   * Replaces a project file atomically, keeping its permission bits. The directory it lands in
+   * must really be inside the project: a symlinked directory cannot carry the write elsewhere.
+   */
   writeProjectFile(file: string, content: string): void {
     const path = join(this.projectRoot, file);
+    mkdirSync(dirname(path), { recursive: true });
+    const root = realpathSync.native(this.projectRoot);
+    const rel = relative(root, realpathSync.native(dirname(path)));
+    if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new PathEscapeError(file);
     let mode = SIG_FILE_MODE;
     try {
       mode = statSync(path).mode & 0o777;
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
-    mkdirSync(dirname(path), { recursive: true });
     writeFileAtomic(path, content, mode);
   }
 

@@ -1,4 +1,6 @@
-import { chmodSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ContentStore } from "../../src/sig/content-store.js";
 import { PathEscapeError } from "../../src/sig/project-path.js";
@@ -128,5 +130,22 @@ describe("update_and_sign: sig's checks", () => {
     }
     expect(statSync(fixture.path("soul.md")).mode & 0o777).toBe(0o640);
     expect(verifyFile(ctx, "soul.md")).toMatchObject({ verified: true, template: "three\n", chain: { length: 3, valid: true } });
+  });
+});
+
+describe("update_and_sign: where the write lands", () => {
+  it("refuses to follow a symlinked directory out of the project", () => {
+    const outside = mkdtempSync(join(tmpdir(), "provenant-outside-"));
+    try {
+      fixture.config({ version: 1, files: { "memory/*.md": { mutable: true } } });
+      symlinkSync(outside, fixture.path("memory"));
+      fixture.write("memory/notes.md", "n");
+      const c = fixture.context();
+      signFile(c, "memory/notes.md", { identity: "workspace:init" });
+      expect(() => updateAndSign(c, "memory/notes.md", "pwned", { identity: "owner:a", sourceType: "signed_message", reason: "r" })).toThrow(PathEscapeError);
+      expect(readFileSync(join(outside, "notes.md"), "utf8")).toBe("n");
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });
