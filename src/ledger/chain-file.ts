@@ -54,9 +54,13 @@ export function scanChainFile(
     (text, offset) => {
       lineNo++;
       const fields = readCanonicalLine(text) ?? slowRead(text);
-      const chainFault =
+      let chainFault =
         typeof fields === "string" ? verifier.unreadable(`unreadable entry: ${fields}`) : verifier.accept(fields.header, fields.canonicalData);
       if (chainFault !== undefined) {
+        // The fast reader only cut the hash fields out; a line that is not even a well-formed entry
+        // is reported as such rather than as a mismatch.
+        const reread = slowRead(text);
+        if (typeof reread === "string") chainFault = verifier.unreadable(`unreadable entry: ${reread}`);
         fault = { ...chainFault, file, line: lineNo };
         completeBytes = offset;
         return false;

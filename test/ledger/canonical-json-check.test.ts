@@ -97,7 +97,7 @@ describe("readCanonicalLine, the verifier's fast reader", () => {
     );
   });
 
-  it("never accepts a line the full parser rejects", () => {
+  it("accepts no line the full parser rejects, but for the form of hash fields it leaves to the verifier", () => {
     const mutatedLine = fc.tuple(entryArb, fc.nat(), fc.constantFrom("insert", "remove", "replace"), fc.constantFrom(...' "\\{}[],:01.9eEaG\u00e9\ud800x')).map(([entry, at, op, ch]) => {
       const text = encodeEntryLine(entry);
       const i = at % text.length;
@@ -110,8 +110,12 @@ describe("readCanonicalLine, the verifier's fast reader", () => {
         const fast = readCanonicalLine(line);
         const slow = parseEntryLine(line);
         if (fast === undefined) return;
-        if (!slow.ok) expect.fail(`fast reader accepted a line the parser rejects (${slow.reason}): ${line}`);
-        expect(fast).toEqual({ header: { seq: slow.entry.seq, type: slow.entry.type, prevHash: slow.entry.prevHash, hash: slow.entry.hash }, canonicalData: slow.canonicalData });
+        if (slow.ok) {
+          expect(fast).toEqual({ header: { seq: slow.entry.seq, type: slow.entry.type, prevHash: slow.entry.prevHash, hash: slow.entry.hash }, canonicalData: slow.canonicalData });
+        } else {
+          const hex = /^[0-9a-f]{64}$/;
+          expect(hex.test(fast.header.hash) && hex.test(fast.header.prevHash)).toBe(false);
+        }
       }),
       { numRuns: 20_000 },
     );

@@ -143,6 +143,12 @@ describe("verification finds the first corrupt seq", () => {
     cases.push(["gap", lines.filter((_, i) => i !== 30), 30, /^expected seq=30, found seq=31 \(gap\)/]);
     cases.push(["duplicate", [...lines.slice(0, 31), lines[30] as string, ...lines.slice(31)], 31, /^expected seq=31, found seq=30 \(duplicate/]);
     cases.push(["reorder", [...lines.slice(0, 10), lines[11] as string, lines[10] as string, ...lines.slice(12)], 10, /^expected seq=10, found seq=11/]);
+    const upper = [...lines];
+    upper[25] = (lines[25] as string).replace(/"prevHash":"([0-9a-f]{64})"/, (_, h: string) => `"prevHash":"${h.toUpperCase()}"`);
+    cases.push(["malformed prevHash", upper, 25, /^unreadable entry: prevHash is not 64 hex digits/]);
+    const escaped = [...lines];
+    escaped[26] = (lines[26] as string).replace(/"hash":"./, '"hash":"\\');
+    cases.push(["escape in hash", escaped, 26, /^unreadable entry: not valid JSON/]);
     cases.push(["garbage line", [...lines.slice(0, 5), "{oops", ...lines.slice(5)], 5, /^unreadable entry: not valid JSON/]);
     for (const [name, content, seq, reason] of cases) {
       rewrite(content);
