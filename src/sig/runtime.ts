@@ -82,6 +82,8 @@ export type UpdateToolResult = UpdateResult | { readonly approved: false; readon
 
 interface TurnState {
   readonly turnId: string;
+  /** The id came from the guard, so gate calls must carry it. */
+  readonly external: boolean;
   senderIsOwner: boolean | null;
   senderIdentity: string | undefined;
 }
@@ -138,7 +140,12 @@ export class SigRuntime {
     this.verificationGate = createVerificationGate({
       enforce: this.config.enforceVerification,
       gatedTools: this.config.gatedTools,
-      isVerified: (sessionId) => this.isVerified(sessionId),
+      isVerified: (sessionId, turnId) => {
+        // When the guard supplied the turn id, a call from any other turn finds nothing verified,
+        // even if this runtime missed the guard's next beginTurn.
+        const turn = this.#turns.get(sessionId);
+        return turn !== undefined && (!turn.external || turn.turnId === turnId) && this.isVerified(sessionId);
+      },
       senderIsOwner: (sessionId) => this.#turns.get(sessionId)?.senderIsOwner ?? null,
     });
     this.mutationGate = createMutationGate({
@@ -161,7 +168,12 @@ export class SigRuntime {
   /** Starts a turn: a new turn id, verification reset. Returns the turn id. */
   beginTurn(sessionId: string, options: BeginTurnOptions = {}): string {
     const turnId = options.turnId ?? (this.#options.newTurnId ?? randomUUID)();
-    this.#turns.set(sessionId, { turnId, senderIsOwner: options.senderIsOwner ?? null, senderIdentity: options.senderIdentity });
+    this.#turns.set(sessionId, {
+      turnId,
+      external: options.turnId !== undefined,
+      senderIsOwner: options.senderIsOwner ?? null,
+      senderIdentity: options.senderIdentity,
+    });
     this.#security.resetVerification(sessionId, turnId);
     return turnId;
   }

@@ -5,8 +5,8 @@ export const OWNER_ONLY_SIG_TOOLS: readonly string[] = Object.freeze(["verify", 
 export interface VerificationGateOptions {
   readonly enforce: boolean;
   readonly gatedTools: readonly string[];
-  /** Whether the session's current turn has been verified. */
-  readonly isVerified: (sessionId: string) => boolean;
+  /** Whether the session's current turn, which the call belongs to, has been verified. */
+  readonly isVerified: (sessionId: string, turnId: string) => boolean;
   /** Whether the current turn's sender is the owner (null: not known). */
   readonly senderIsOwner: (sessionId: string) => boolean | null;
 }
@@ -27,7 +27,7 @@ export function createVerificationGate(options: VerificationGateOptions): ToolGa
         return { verdict: "block", rule: "sig.owner_only", reason: `The ${call.tool} tool is available to the owner only.` };
       }
       if (!options.enforce || call.senderIsOwner === false || !gated.has(call.tool)) return undefined;
-      if (options.isVerified(call.sessionId)) return undefined;
+      if (options.isVerified(call.sessionId, call.turnId)) return undefined;
       return {
         verdict: "block",
         rule: "sig.verification_required",

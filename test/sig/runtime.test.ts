@@ -134,6 +134,15 @@ describe("the seed's runner sequence", () => {
     expect(rt.verify("s1", {})).toMatchObject({ allVerified: true, unlocked: true });
   });
 
+  it("with the guard's turn ids, a call from another turn is not verified", () => {
+    const rt = runtime();
+    expect(rt.beginTurn("s1", { turnId: "guard-turn-1", senderIsOwner: true })).toBe("guard-turn-1");
+    rt.verify("s1", {});
+    const at = (turnId: string): GateCall => ({ ...call("exec"), turnId });
+    expect(rt.verificationGate.check(at("guard-turn-1"))).toBeUndefined();
+    expect(rt.verificationGate.check(at("guard-turn-2"))).toMatchObject({ rule: "sig.verification_required" });
+  });
+
   it("blocks when no turn has begun for the session (fail closed)", () => {
     expect(runtime().verificationGate.check(call("exec"))).toBeDefined();
   });
