@@ -124,7 +124,11 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
       } else if (stage === "starting") queued.push(ev.line);
       else if (stage === "running") onClientMessage(ev.line);
     }
-    // A message that has begun must be complete within read_message_timeout.
+    armPartialTimer();
+  });
+
+  // A message that has begun must be complete within read_message_timeout.
+  const armPartialTimer = (): void => {
     clearTimeout(partialTimer);
     if (stage === "running" && splitter.partial && proxy.readMessageTimeoutMs > 0) {
       partialTimer = setTimeout(() => {
@@ -132,7 +136,7 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
         stopStdin();
       }, proxy.readMessageTimeoutMs);
     }
-  });
+  };
 
   socket.on("end", () => {
     if (stage === "header") {
@@ -306,6 +310,7 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
     stage = "running";
     for (const line of queued.splice(0)) onClientMessage(line);
     if (!stdinOpen) run.endStdin();
+    armPartialTimer();
     socket.resume();
     void run.ended.then(() => {
       if (configDir !== undefined) removeToolConfigDir(configDir);

@@ -84,7 +84,8 @@ describe("provenant-wrap as a single executable, on the caller allow-list", () =
   it("is refused when started with NODE_OPTIONS or LD_PRELOAD, which could run other code inside it", async () => {
     const evil = join(dir, "evil.cjs");
     writeFileSync(evil, "");
-    for (const env of [{ NODE_OPTIONS: `--require ${evil}` }, { LD_PRELOAD: "/nonexistent/libx.so" }]) {
+    const hijacks: Record<string, string>[] = [{ NODE_OPTIONS: `--require ${evil}` }, { LD_PRELOAD: "/nonexistent/libx.so" }];
+    for (const env of hijacks) {
       const r = await invoke("echo", ["x"], { env });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain("provenant-wrap: unauthorized caller");
