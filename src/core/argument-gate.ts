@@ -32,7 +32,8 @@ export const ARGUMENT_PROVENANCE_RULE = "argument-provenance";
  * Where argument provenance changes a verdict. Only calls with a side effect that the plain taint
  * policy decided (`rule` "taint-policy") are touched: an owner's explicit override, an unknown
  * tool, a restricted tool and a gate's verdict stand as they are.
- * - with `underTaint`, `confirm` under taint becomes `allow` when every argument satisfies its role's rule;
+ * - with `underTaint`, `confirm` under taint becomes `allow` when every argument satisfies its role's
+ *   rule, once per effect per session (a repeat of the same targets and amounts asks);
  * - with `atTrusted`, `allow` at trusted taint becomes `confirm` when some argument fails its rule
  *   (an output the policy over-trusts can still carry someone else's words inside a field).
  * Returns null when the call is not argument provenance's to decide. Every side-effecting call
@@ -43,9 +44,14 @@ export function checkArguments(input: ArgumentGateInput): ArgumentVerdict | null
   if (!hasSideEffect(input.action)) return null;
   const underTaint = input.underTaint && input.rule === "taint-policy" && input.mode === "confirm" && input.taint !== "trusted";
   const atTrusted = input.atTrusted && input.rule === "taint-policy" && input.mode === "allow" && input.taint === "trusted";
-  const decision = underTaint || atTrusted ? decideByArguments(input.values.traceArguments(input.tool, input.params, input.roles)) : null;
+  const traces = underTaint || atTrusted ? input.values.traceArguments(input.tool, input.params, input.roles) : [];
+  const decision = underTaint || atTrusted ? decideByArguments(traces) : null;
   input.values.recordExecutedCall(input.params, input.taint);
   if (decision === null) return null;
-  if (underTaint) return { verdict: decision.runsUnasked ? "allow" : "confirm", decision };
+  if (underTaint) {
+    if (!decision.runsUnasked) return { verdict: "confirm", decision };
+    if (input.values.claimEffect(input.tool, traces)) return { verdict: "allow", decision };
+    return { verdict: "confirm", decision: { ...decision, runsUnasked: false, reason: `the same effect already ran once without asking in this session\n${decision.reason}` } };
+  }
   return decision.undetermined.length === 0 ? null : { verdict: "confirm", decision };
 }

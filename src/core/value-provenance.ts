@@ -93,6 +93,7 @@ export class ValueProvenance {
   private readonly text = new TokenRunIndex();
   private readonly shadows = new TokenRunIndex();
   private readonly shadowKeys = new Map<string, number>();
+  private readonly effects = new Set<string>();
   /** Trusted outputs observed after this sequence number vouch for nothing (a shadow was dropped). */
   private shadowCutoff = Number.POSITIVE_INFINITY;
   private readonly carryRun: number;
@@ -157,6 +158,20 @@ export class ValueProvenance {
   }
 
   /**
+   * Marks an effect (the tool with its targets and amounts, or its content when it has no target)
+   * as having run without asking. Returns false when the same effect already did in this session:
+   * an owner's request to pay a landlord once does not vouch for paying them twice.
+   */
+  claimEffect(tool: string, traces: readonly ArgumentTrace[]): boolean {
+    const hasTarget = traces.some((t) => t.role === "target");
+    const identity = traces.filter((t) => t.role === "target" || t.role === "amount" || (!hasTarget && t.role === "content"));
+    const key = JSON.stringify([tool, ...identity.map((t) => [t.path, joinTokens(tokenize(t.value))])]);
+    if (this.effects.has(key)) return false;
+    this.effects.add(key);
+    return true;
+  }
+
+  /**
    * Traces every scalar of a call's parameters under the role the policy gives it (default
    * `target`). A call with no target argument acts on the owner's own data (their calendar, their
    * files) and nothing names where it lands; then nothing but its content can show the owner wanted
@@ -165,7 +180,13 @@ export class ValueProvenance {
    */
   traceArguments(tool: string, params: Readonly<Record<string, unknown>>, roles: ToolArgumentRoles): ArgumentTrace[] {
     const roleOf = rolesFor(roles, tool);
-    const traces = scalarLeaves(params, "").map((leaf) => this.traceScalar(leaf.path, leaf.text, roleOf(leaf.path)));
+    const traces: ArgumentTrace[] = [];
+    for (const leaf of leaves(params, "")) {
+      const role = roleOf(leaf.path);
+      if ("text" in leaf) traces.push(this.traceScalar(leaf.path, leaf.text, role));
+      else if ("tooDeep" in leaf) traces.push(untraceable(leaf.path, role, "…", "nested too deeply to trace"));
+      else if (role === "target" || role === "amount") traces.push(untraceable(leaf.path, role, String(leaf.flag), "a flag: no source can vouch for true or false"));
+    }
     if (traces.some((t) => t.role === "target")) return traces;
     return traces.map((t) =>
       t.role !== "content" || !t.determined || t.trustedBy !== null
@@ -204,7 +225,7 @@ export class ValueProvenance {
   private vouch(tokens: readonly string[], found: readonly { observed: ObservedSource; how: MatchKind }[], role: ArgumentRole, weak: boolean): ValueSource | null {
     for (const m of found) {
       if (m.how === "owner-text" && !(weak && role === "target")) return m.observed.ref;
-      if (m.how === "field" && !weak && !this.shadowed(tokens, m.observed.seq)) return m.observed.ref;
+      if (m.how === "field" && role !== "amount" && !weak && !this.shadowed(tokens, m.observed.seq)) return m.observed.ref;
     }
     return null;
   }
@@ -271,6 +292,10 @@ interface JudgeInput {
   readonly carried: readonly CarriedFragment[];
 }
 
+function untraceable(path: string, role: ArgumentRole, value: string, finding: string): ArgumentTrace {
+  return { path: display(path), role, value, sources: [], leastTrusted: "unmatched", trustedBy: null, weak: true, carried: [], determined: false, finding };
+}
+
 function judge(role: ArgumentRole, empty: boolean, t: JudgeInput): { determined: boolean; finding: string } {
   if (empty) return { determined: true, finding: "empty" };
   switch (role) {
@@ -279,6 +304,12 @@ function judge(role: ArgumentRole, empty: boolean, t: JudgeInput): { determined:
       if (t.trustedBy !== null) return { determined: true, finding: `from ${describeSource(t.trustedBy)}` };
       if (t.sources.length === 0) return { determined: false, finding: "unmatched: occurs in no observed source" };
       const trusted = t.sources.filter((m) => m.source.trust === "trusted");
+      if (role === "amount" && trusted.length > 0 && !t.weak) {
+        return {
+          determined: false,
+          finding: `not in the owner's own words: ${trusted.map((m) => describeSource(m.source)).join(", ")} holds it as data, not as how much to pay`,
+        };
+      }
       if (t.weak && trusted.length > 0) {
         return {
           determined: false,
@@ -332,18 +363,29 @@ function fieldsOf(s: ObservedSource): ReadonlySet<string> {
 }
 
 /** Every string and number inside a value, with its path; booleans and null carry no provenance. */
-function scalarLeaves(value: unknown, path: string): { path: string; text: string }[] {
-  const out: { path: string; text: string }[] = [];
+const MAX_DEPTH = 64;
+
+/** A leaf of a value: text to trace, a flag (a boolean: no source can supply one), or a subtree too deep to walk. */
+type Leaf = { readonly path: string; readonly text: string } | { readonly path: string; readonly flag: boolean } | { readonly path: string; readonly tooDeep: true };
+
+/** Every leaf inside a value, with its path; null is absence and yields nothing. */
+function leaves(value: unknown, path: string): Leaf[] {
+  const out: Leaf[] = [];
   const walk = (v: unknown, p: string, depth: number): void => {
-    if (depth > 64) return;
     if (typeof v === "string" || typeof v === "number" || typeof v === "bigint") out.push({ path: p, text: scalarText(v) });
+    else if (typeof v === "boolean") out.push({ path: p, flag: v });
+    else if (v === null || typeof v !== "object") return;
+    else if (depth >= MAX_DEPTH) out.push({ path: p, tooDeep: true });
     else if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${p}[${i}]`, depth + 1));
-    else if (v !== null && typeof v === "object") {
-      for (const [k, item] of Object.entries(v)) walk(item, p === "" ? k : `${p}.${k}`, depth + 1);
-    }
+    else for (const [k, item] of Object.entries(v)) walk(item, p === "" ? k : `${p}.${k}`, depth + 1);
   };
   walk(value, path, 0);
   return out;
+}
+
+/** Every string and number inside a value (what text a source or a shadow holds). */
+function scalarLeaves(value: unknown, path: string): { path: string; text: string }[] {
+  return leaves(value, path).filter((leaf): leaf is { path: string; text: string } => "text" in leaf);
 }
 
 function flattenText(value: unknown): string {

@@ -6,7 +6,8 @@ type Roles = Readonly<Record<string, Readonly<Record<string, ArgumentRole>>>>;
 /**
  * The argument roles of the AgentDojo side-effecting tools, read off each tool's parameter schema
  * (what the argument decides), not off any task. The corpus policy file names action classes and
- * output trust only; a policy file may add `args` per tool, which replaces these entries.
+ * output trust only; a policy file may add `args` per tool, which replaces these entries. A
+ * recurring flag is an amount: it multiplies how much is paid.
  */
 const EMAIL: Roles = {
   send_email: {
@@ -48,14 +49,14 @@ export const AGENTDOJO_ARGUMENT_ROLES: Readonly<Record<SuiteName, Roles>> = {
   },
   banking: {
     send_money: { recipient: "target", amount: "amount", subject: "content", date: "detail" },
-    schedule_transaction: { recipient: "target", amount: "amount", subject: "content", date: "detail", recurring: "detail" },
+    schedule_transaction: { recipient: "target", amount: "amount", subject: "content", date: "detail", recurring: "amount" },
     update_scheduled_transaction: {
       id: "target",
       recipient: "target",
       amount: "amount",
       subject: "content",
       date: "detail",
-      recurring: "detail",
+      recurring: "amount",
     },
     update_password: { password: "target" },
     update_user_info: { first_name: "content", last_name: "content", street: "content", city: "content" },
