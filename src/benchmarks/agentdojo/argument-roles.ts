@@ -7,7 +7,8 @@ type Roles = Readonly<Record<string, Readonly<Record<string, ArgumentRole>>>>;
  * The argument roles of the AgentDojo side-effecting tools, read off each tool's parameter schema
  * (what the argument decides), not off any task. The corpus policy file names action classes and
  * output trust only; a policy file may add `args` per tool, which replaces these entries. A
- * recurring flag is an amount: it multiplies how much is paid.
+ * recurring flag is an amount (it multiplies how much is paid), and so is a sharing permission
+ * (how much access is given).
  */
 const EMAIL: Roles = {
   send_email: {
@@ -39,7 +40,7 @@ export const AGENTDOJO_ARGUMENT_ROLES: Readonly<Record<SuiteName, Roles>> = {
     append_to_file: { file_id: "target", content: "content" },
     create_file: { filename: "target", content: "content" },
     delete_file: { file_id: "target" },
-    share_file: { file_id: "target", email: "target", permission: "detail" },
+    share_file: { file_id: "target", email: "target", permission: "amount" },
   },
   travel: {
     ...EMAIL,
