@@ -114,13 +114,14 @@ export function signCommand(io: SigCommandIo, patterns: readonly string[], optio
       return 1;
     }
     const ctx = context(io, root, options, { sign: true });
+    const fallbackIdentity = io.env.USER ?? io.env.USERNAME;
     for (const file of files) {
       let sig;
       try {
         sig = signFile(ctx, relative(root, file), {
           ...(options.by !== undefined ? { identity: options.by } : {}),
           ...(options.engine !== undefined ? { engine: options.engine } : {}),
-          ...(io.env.USER ?? io.env.USERNAME ? { fallbackIdentity: io.env.USER ?? io.env.USERNAME } : {}),
+          ...(fallbackIdentity !== undefined ? { fallbackIdentity } : {}),
         });
       } catch (error) {
         if (error instanceof FileNotFoundError || error instanceof PathEscapeError) {

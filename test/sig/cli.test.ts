@@ -269,3 +269,27 @@ describe("the provenant binary", () => {
     expect(failed.stderr).toBe("FAILED prompts/review.txt: Content has been modified since signing\n");
   });
 });
+
+describe("provenant sig: identities and include patterns", () => {
+  it("signs as --by, then the config's identity, then $USER, then unknown", async () => {
+    const signer = async (opts: { by?: string }, env: Record<string, string>): Promise<string> => {
+      const s = io({ env });
+      await signCommand(s, ["soul.md"], opts);
+      return (JSON.parse(readFileSync(fixture.path(".sig/sigs/soul.md.sig.json"), "utf8")) as { signedBy: string }).signedBy;
+    };
+    await initCommand(io(), {});
+    expect(await signer({}, {})).toBe("unknown");
+    expect(await signer({}, { USER: "ada" })).toBe("ada");
+    await initCommand(io(), { by: "openclaw" });
+    expect(await signer({}, { USER: "ada" })).toBe("openclaw");
+    expect(await signer({ by: "dev" }, { USER: "ada" })).toBe("dev");
+  });
+
+  it("status counts files in sign.include that are not signed", async () => {
+    fixture.config({ version: 1, sign: { include: ["prompts/*.txt", "*.md"], exclude: ["soul.md"] } });
+    await signCommand(io(), ["prompts/review.txt"], { by: "dev" });
+    const st = io();
+    expect(await statusCommand(st, {})).toBe(0);
+    expect(st.stdout).toEqual(["1 signed, 0 modified", "1 unsigned (in include patterns)"]);
+  });
+});
