@@ -57,7 +57,7 @@ export interface RunningCall {
 
 // Reads land in one reused buffer (net.Socket's `onread`): allocating a Buffer per read costs more
 // than everything else on the client's side of a large output.
-const READ_BUFFER_BYTES = 1024 * 1024;
+const READ_BUFFER_BYTES = 256 * 1024;
 
 export function startCall(socketPath: string, requestLine: string, handlers: CallHandlers = {}): RunningCall {
   const decoder = new FrameDecoder();

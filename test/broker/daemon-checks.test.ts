@@ -17,6 +17,8 @@ describe("broker daemon: every check refuses its bad case", () => {
       tools: {
         echo: { binary: "/bin/echo" },
         touch: { binary: "/usr/bin/touch" },
+        missing: { binary: "/nonexistent/tool" },
+        notexec: { binary: "/etc/hostname" },
         gh: {
           binary: "/bin/echo",
           blocked_args: [
@@ -109,6 +111,9 @@ describe("broker daemon: every check refuses its bad case", () => {
     expect(await call("echo", [], "relative/dir")).toEqual({ kind: "error", message: "invalid working directory" });
     expect(await call("echo", [], "/no/such/dir")).toEqual({ kind: "error", message: "invalid working directory" });
     expect(await call("echo", [], "/etc/hostname")).toEqual({ kind: "error", message: "invalid working directory" });
+    expect(await call("missing", [])).toEqual({ kind: "error", message: "failed to start tool" });
+    expect(await call("notexec", [])).toEqual({ kind: "error", message: "failed to start tool" });
+    expect(await call("echo", ["nul\u0000byte"])).toEqual({ kind: "error", message: "failed to start tool" });
   });
 
   it("answers admin list as raw JSON and refuses check from an unlisted caller", async () => {
