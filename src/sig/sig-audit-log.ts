@@ -39,17 +39,30 @@ export class SigAuditLog {
     private readonly sink?: AuditSink,
   ) {}
 
+  /**
+   * With a ledger attached, the ledger is the record that counts: a `.sig/audit.jsonl` that cannot
+   * be written (a read-only `.sig/`) is reported there instead of failing the operation.
+   */
   log(entry: Omit<SigAuditEntry, "ts">): void {
     const full: SigAuditEntry = { ts: new Date(this.clock()).toISOString(), ...entry };
+    try {
+      this.#append(JSON.stringify(full) + "\n");
+    } catch (error) {
+      if (this.sink === undefined) throw error;
+      this.sink.record("META", { source: "sig", problem: "audit.jsonl not writable", code: (error as NodeJS.ErrnoException).code ?? "error" });
+    }
+    this.sink?.record(LEDGER_TYPE[entry.event], { source: "sig", ...full });
+  }
+
+  #append(line: string): void {
     mkdirSync(dirname(this.path), { recursive: true });
     const fd = openSync(this.path, "a", 0o644);
     try {
-      writeSync(fd, JSON.stringify(full) + "\n");
+      writeSync(fd, line);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    this.sink?.record(LEDGER_TYPE[entry.event], { source: "sig", ...full });
   }
 
   read(file?: string): SigAuditEntry[] {

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateSigningKey, parsePrivateKey, parsePublicKey } from "../../src/sig/ed25519.js";
 import { hashContent } from "../../src/sig/hash.js";
@@ -245,5 +245,22 @@ describe("audit events", () => {
     signFile(ctx, "p.txt", { identity: "dev" });
     writeFileSync(fixture.path(".sig/audit.jsonl"), readFileSync(fixture.path(".sig/audit.jsonl"), "utf8") + '{"ts":"2026');
     expect(ctx.audit.read()).toHaveLength(1);
+  });
+});
+
+describe("audit log that cannot be written", () => {
+  it("is reported to the ledger sink instead of failing verification, and is an error without one", () => {
+    fixture = new ProjectFixture();
+    fixture.write("p.txt", "x");
+    signFile(fixture.context(), "p.txt", { identity: "dev" });
+    rmSync(fixture.path(".sig/audit.jsonl"));
+    mkdirSync(fixture.path(".sig/audit.jsonl"));
+    const sink = new RecordingSink();
+    expect(verifyFile(fixture.context({ audit: sink }), "p.txt").verified).toBe(true);
+    expect(sink.records.map((r) => [r.type, r.data.event ?? r.data.problem])).toEqual([
+      ["META", "audit.jsonl not writable"],
+      ["VERIFY", "verify"],
+    ]);
+    expect(() => verifyFile(fixture.context(), "p.txt")).toThrow();
   });
 });
