@@ -11,10 +11,6 @@ export type ArgumentRole = (typeof ARGUMENT_ROLES)[number];
 
 export type ToolArgumentRoles = Readonly<Record<string, Readonly<Record<string, ArgumentRole>>>>;
 
-export function isArgumentRole(value: unknown): value is ArgumentRole {
-  return typeof value === "string" && (ARGUMENT_ROLES as readonly string[]).includes(value);
-}
-
 /**
  * The role of each scalar of `tool`'s parameters, defaulting to `target`. A scalar's path is looked
  * up with array indices written `[]` (`attachments[].type`), then by its top-level argument name.

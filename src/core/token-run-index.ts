@@ -2,7 +2,7 @@
 const POSITION_BITS = 2 ** 26;
 
 /** The most tokens one entry may hold; beyond it, an entry's tail is not indexed. */
-export const MAX_ENTRY_TOKENS = POSITION_BITS - 1;
+const MAX_ENTRY_TOKENS = POSITION_BITS - 1;
 
 /**
  * An inverted index from token to every place it occurs, for finding which entries contain a run

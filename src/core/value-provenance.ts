@@ -338,7 +338,7 @@ function judge(role: ArgumentRole, empty: boolean, t: JudgeInput): { determined:
   }
 }
 
-export function describeSource(source: ValueSource): string {
+function describeSource(source: ValueSource): string {
   const name = source.kind === "owner" ? "owner message" : source.kind === "message" ? "message" : (source.tool ?? "tool");
   return `${display(name)} ${display(source.id)} (${source.trust})`;
 }
