@@ -300,22 +300,28 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
       log,
       (blocked) => (blocked ? socket.pause() : socket.resume()),
     );
-    if (!run.start()) {
+    const started = await run.start();
+    if (!started) {
       if (configDir !== undefined) removeToolConfigDir(configDir);
       run = undefined;
       return refuse("failed to start tool", "spawn failed", { tool: tool.name });
     }
     ctx.track(run);
+    void run.ended.then(() => {
+      if (configDir !== undefined) removeToolConfigDir(configDir);
+      stage = "closed";
+    });
+    // The client may have gone while the tool was starting.
+    if (socket.destroyed) {
+      run.abort();
+      return;
+    }
     log("info", "tool_started", { tool: tool.name, pid: peer?.pid, args: args.length });
     stage = "running";
     for (const line of queued.splice(0)) onClientMessage(line);
     if (!stdinOpen) run.endStdin();
     armPartialTimer();
     socket.resume();
-    void run.ended.then(() => {
-      if (configDir !== undefined) removeToolConfigDir(configDir);
-      stage = "closed";
-    });
   };
 }
 

@@ -57,7 +57,7 @@ interface Libc {
   posix_spawnattr_setsigmask(attr: Buffer, set: Buffer): number;
   sigfillset(set: Buffer): number;
   sigemptyset(set: Buffer): number;
-  posix_spawn(pid: Int32Array, path: string, fa: Buffer, attr: Buffer, argv: (string | null)[], envp: (string | null)[]): number;
+  posix_spawn: KoffiAsync<[pid: Int32Array, path: string, fa: Buffer, attr: Buffer, argv: (string | null)[], envp: (string | null)[]]>;
   waitpid(pid: number, status: Int32Array, options: number): number;
   pidfd_open(pid: number, flags: number): number;
   fcntl(fd: number, cmd: number, arg: number): number;
@@ -105,7 +105,11 @@ function makePipe(c: Libc, capacity = 0): [number, number] {
   return [fds[0] as number, fds[1] as number];
 }
 
-export function spawnSession(binary: string, args: readonly string[], cwd: string, env: Readonly<Record<string, string>>): SpawnedSession {
+/**
+ * posix_spawn runs on libuv's thread pool: with CLONE_VFORK the calling thread waits until the child
+ * has exec'd (about a millisecond here), and that thread should not be the event loop's.
+ */
+export async function spawnSession(binary: string, args: readonly string[], cwd: string, env: Readonly<Record<string, string>>): Promise<SpawnedSession> {
   const c = bind();
   const opened: number[] = [];
   const fa = Buffer.alloc(FILE_ACTIONS_BYTES);
@@ -141,7 +145,7 @@ export function spawnSession(binary: string, args: readonly string[], cwd: strin
     envp.push(null);
     const argv: (string | null)[] = [binary, ...args, null];
     const pid = new Int32Array(1);
-    check(c.posix_spawn(pid, binary, fa, attr, argv, envp));
+    check(await new Promise<number>((resolve, reject) => c.posix_spawn.async(pid, binary, fa, attr, argv, envp, (error, rc) => (error ? reject(error as Error) : resolve(rc)))));
 
     for (const fd of [inR, outW, errW]) closeSync(fd);
     opened.length = 0;

@@ -62,10 +62,10 @@ export class ToolRun {
   }
 
   /** Starts the tool; false when it could not be started (nothing has been written to the client). */
-  start(): boolean {
+  async start(): Promise<boolean> {
     let child: SpawnedSession;
     try {
-      child = spawnSession(this.spec.binary, this.spec.args, this.spec.cwd, this.spec.env);
+      child = await spawnSession(this.spec.binary, this.spec.args, this.spec.cwd, this.spec.env);
     } catch (error) {
       this.log("warn", "spawn_failed", { errno: error instanceof SpawnError ? error.errno : undefined, error: (error as Error).message });
       return false;
