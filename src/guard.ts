@@ -512,7 +512,8 @@ export class Guard {
       return { ...base, verdict: "block", rule: mode.rule, reason: `Tool '${call.tool}' is restricted by security policy (${mode.reason}); no approval is possible.` };
     }
     if (byArguments !== null) {
-      const asked = this.confirm(s, base, ARGUMENT_PROVENANCE_RULE, `${mode.reason}; its arguments are not all determined by trusted data`, now);
+      const why = mode.mode === "allow" ? "argumentProvenanceAtTrusted: an argument is not vouched for by trusted data" : `${mode.reason}; its arguments are not all determined by trusted data`;
+      const asked = this.confirm(s, base, ARGUMENT_PROVENANCE_RULE, why, now);
       return { ...asked, reason: `${asked.reason}\n${byArguments.decision.reason}` };
     }
     return this.confirm(s, base, mode.rule, mode.reason, now);
