@@ -1,5 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { writeFileAtomic } from "../state/atomic-file.js";
 import { generateSigningKey, parsePrivateKey, parsePublicKey, SigningKeyError } from "./ed25519.js";
@@ -37,6 +37,22 @@ export function assertOutsideProject(keyPath: string, projectRoot: string): void
   }
 }
 
+/** Like ssh: a private key that other users can read is refused rather than used. */
+export function readPrivateKeyFile(path: string): KeyObject {
+  let mode: number;
+  let pem: string;
+  try {
+    mode = statSync(path).mode;
+    pem = readFileSync(path, "utf8");
+  } catch {
+    throw new SigningKeyError(`cannot read the signing key file ${path}`);
+  }
+  if ((mode & 0o077) !== 0) {
+    throw new SigningKeyError(`the signing key file ${path} is readable by other users (mode ${(mode & 0o777).toString(8)}); chmod 600 it`);
+  }
+  return parsePrivateKey(pem);
+}
+
 export interface KeyPairFiles {
   readonly keyPath: string;
   readonly publicKeyPath: string;
@@ -59,13 +75,7 @@ export function findSigningKey(explicit: string | undefined, env: Env, projectRo
   const path = explicit ?? env.PROVENANT_SIG_KEY ?? existingDefault(env);
   if (path === undefined) return undefined;
   assertOutsideProject(path, projectRoot);
-  let pem: string;
-  try {
-    pem = readFileSync(path, "utf8");
-  } catch {
-    throw new SigningKeyError(`cannot read the signing key file ${path}`);
-  }
-  return parsePrivateKey(pem);
+  return readPrivateKeyFile(path);
 }
 
 /** The trusted public key: `--public-key`, then $PROVENANT_SIG_PUBLIC_KEY, then the default `.pub` file. */

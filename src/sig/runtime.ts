@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { KeyObject } from "node:crypto";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import type { AuditSink } from "../core/audit-sink.js";
 import type { ToolGate } from "../core/gate.js";
 import { ContentStore } from "./content-store.js";
-import { parsePrivateKey, parsePublicKey } from "./ed25519.js";
+import { parsePublicKey } from "./ed25519.js";
+import { readPrivateKeyFile } from "./key-files.js";
 import { createMutationGate } from "./mutation-gate.js";
 import type { MutationGate } from "./mutation-gate.js";
 import { PathEscapeError, toPolicyPath } from "./project-path.js";
@@ -128,7 +129,7 @@ export class SigRuntime {
       if (rel === "" || !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel))) {
         throw new SigRuntimeConfigError("sig.signingKeyPath: the signing key must live outside the project root, where the agent's tools do not reach");
       }
-      this.#signingKey = parsePrivateKey(readFileSync(keyPath, "utf8"));
+      this.#signingKey = readPrivateKeyFile(keyPath);
       forbidden = [keyPath];
     }
     this.#ctx = this.#openContext();

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -263,7 +263,9 @@ describe("configuration", () => {
     const keyDir = mkdtempSync(join(tmpdir(), "provenant-key-"));
     try {
       const keyPath = join(keyDir, "sig.pem");
-      writeFileSync(keyPath, k.privateKeyPem, { mode: 0o600 });
+      writeFileSync(keyPath, k.privateKeyPem, { mode: 0o644 });
+      expect(() => runtime({ config: { signingKeyPath: keyPath } })).toThrow(/readable by other users \(mode 644\)/);
+      chmodSync(keyPath, 0o600);
       const rt = runtime({ config: { signingKeyPath: keyPath, publicKey: k.publicKey } });
       expect(rt.initWorkspace()).toEqual(["soul.md"]);
       expect(readFileSync(fixture.path(".sig/sigs/soul.md.sig.ed25519"), "utf8")).toContain(k.publicKey);
