@@ -24,6 +24,8 @@ interface Run {
   err: string;
 }
 
+let terminal = false;
+
 async function cli(...args: string[]): Promise<Run> {
   const result: Run = { code: 0, out: "", err: "" };
   const io: LedgerCommandIo = {
@@ -31,7 +33,7 @@ async function cli(...args: string[]): Promise<Run> {
     env: { XDG_CONFIG_HOME: configHome },
     out: (t) => (result.out += t),
     err: (t) => (result.err += t),
-    errIsTTY: false,
+    errIsTTY: terminal,
     setExitCode: (c) => (result.code = c),
   };
   const program = new Command().exitOverride();
@@ -54,6 +56,19 @@ describe("provenant ledger", () => {
     expect(verified).toMatchObject({ code: 0, out: expect.stringMatching(/^ok: 2 entries in 1 chain, head [0-9a-f]{64}\n$/) });
     const shown = await cli("show", "1", "--ledger", defaultLedgerPath(workspace));
     expect(JSON.parse(shown.out)).toMatchObject({ index: 1, seq: 1, type: "CLAIM", data: { text: "test claim" } });
+  });
+
+  it("draws a progress bar on a terminal, and not with --no-progress", async () => {
+    await appendMany(3);
+    terminal = true;
+    try {
+      const drawn = await cli("verify", "--workspace", workspace);
+      expect(drawn.err).toMatch(/\rverifying \[#{25}\] 100% /);
+      expect(drawn.err.endsWith("\r\x1b[K")).toBe(true);
+      expect((await cli("verify", "--workspace", workspace, "--no-progress")).err).toBe("");
+    } finally {
+      terminal = false;
+    }
   });
 
   it("fails with the reason and a non-zero status on corruption, a torn tail, bad input and missing entries", async () => {
