@@ -71,6 +71,10 @@ describe("broker daemon: every check refuses its bad case", () => {
     expect(await framedError(ts(String(now() + 7)))).toEqual(authFailed);
     expect(await framedError(ts("1e3"))).toEqual(authFailed);
     expect((await runCall(h.daemon.socketPath, ts(String(now() - 3)))).result).toMatchObject({ kind: "done", exitCode: 0 });
+    const stale = signedRequestLine(h.secret, { tool: "echo", args: [], cwd: "/" }, { timestamp: now() - 6, nonce: "stale-nonce" });
+    expect(await framedError(stale)).toEqual(authFailed);
+    const future = signedRequestLine(h.secret, { tool: "echo", args: [], cwd: "/" }, { timestamp: now() + 6 });
+    expect(await framedError(future)).toEqual(authFailed);
   });
 
   it("refuses a replay, including one through a re-encoded MAC", async () => {
