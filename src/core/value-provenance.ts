@@ -55,7 +55,10 @@ export interface ArgumentTrace {
 export interface ValueProvenanceOptions {
   /** Shortest run of words copied from untrusted text that counts as carrying it (default 4). */
   readonly carryRunTokens?: number;
-  /** Oldest sources are forgotten beyond this many tokens in all (default 2,000,000). */
+  /**
+   * Oldest sources are forgotten beyond this many tokens in all (default 250,000: more words than a
+   * model's context window holds, so what is forgotten the model has stopped seeing too).
+   */
   readonly maxTokens?: number;
 }
 
@@ -102,7 +105,7 @@ export class ValueProvenance {
 
   constructor(options: ValueProvenanceOptions = {}) {
     this.carryRun = Math.max(2, options.carryRunTokens ?? 4);
-    this.maxTokens = Math.max(1, options.maxTokens ?? 2_000_000);
+    this.maxTokens = Math.max(1, options.maxTokens ?? 250_000);
   }
 
   /** Records that `value` (text or structured output) entered the context from `source`. */
