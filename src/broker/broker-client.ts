@@ -65,13 +65,20 @@ export function startCall(socketPath: string, requestLine: string, handlers: Cal
   let framed: boolean | undefined;
   let settled: CallResult | undefined;
   let failure: Error | undefined;
+  let resolveEarly: ((r: CallResult) => void) | undefined;
   const onFrame = (payload: Buffer): void => {
     const msg = parseResponse(payload);
     if (msg === undefined) throw new Error("malformed response frame");
-    if (msg.type === "done") settled ??= { kind: "done", exitCode: msg.exitCode, timeout: msg.timeout };
-    else if (msg.type === "error") settled ??= { kind: "error", message: msg.message };
+    let final: CallResult | undefined;
+    if (msg.type === "done") final = { kind: "done", exitCode: msg.exitCode, timeout: msg.timeout };
+    else if (msg.type === "error") final = { kind: "error", message: msg.message };
     else if (msg.type === "stdout") handlers.onStdout?.(msg.data);
     else handlers.onStderr?.(msg.data);
+    if (final !== undefined && settled === undefined) {
+      // The final frame settles the call at once; the connection closes behind it.
+      settled = final;
+      resolveEarly?.(final);
+    }
   };
   const socket = createConnection({
     path: socketPath,
@@ -101,6 +108,7 @@ export function startCall(socketPath: string, requestLine: string, handlers: Cal
   });
   socket.write(requestLine);
   const result = new Promise<CallResult>((resolve, reject) => {
+    resolveEarly = resolve;
     socket.on("error", (error) => {
       if (settled === undefined) failure ??= error;
     });
