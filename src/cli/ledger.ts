@@ -17,15 +17,15 @@ import {
   inclusionProofDocument,
   loadPublicKey,
   loadSigningKey,
+  logOrigin,
   openCheckpoint,
   openLedger,
+  publicKeyPathFor,
+  readCheckpointFields,
   scanLog,
   signCheckpoint,
   verifierKey,
 } from "../ledger/index.js";
-import { parseBody } from "../ledger/checkpoint.js";
-import { logOrigin } from "../ledger/log-proofs.js";
-import { publicKeyPathFor } from "../ledger/ledger-paths.js";
 import { writeFileAtomic } from "../state/atomic-file.js";
 
 export interface LedgerCommandIo {
@@ -166,7 +166,7 @@ export function registerLedgerCommands(program: Command, makeIo: () => LedgerCom
         const scan = scanOrFail(ledgerPath(io, opts), { tree: true, entryAt: index });
         requireIntact(scan, ledgerPath(io, opts));
         if (scan.found === undefined) missingEntry(scan, index);
-        const size = opts.size !== undefined ? parseCount(opts.size, "--size") : note !== undefined ? parseBody(note).size : scan.size;
+        const size = opts.size !== undefined ? parseCount(opts.size, "--size") : note !== undefined ? readCheckpointFields(note).size : scan.size;
         emit(io, opts.out, inclusionProofDocument(scan, index, size, note));
       }),
     );
@@ -188,7 +188,7 @@ export function registerLedgerCommands(program: Command, makeIo: () => LedgerCom
         const embedded: { checkpoint1?: string; checkpoint2?: string } = {};
         for (const file of opts.checkpoint ?? []) {
           const note = readText(file, "checkpoint");
-          const size = parseBody(note).size;
+          const size = readCheckpointFields(note).size;
           if (size === m) embedded.checkpoint1 = note;
           else if (size === n) embedded.checkpoint2 = note;
           else throw new LedgerCommandError(`checkpoint ${file} is for size ${size}, neither ${m} nor ${n}`, 2);

@@ -62,7 +62,7 @@ export function openCheckpoint(note: string, keyName: string, publicKey: KeyObje
   const split = note.indexOf("\n\n");
   if (split === -1 || !note.endsWith("\n")) throw new CheckpointError("not a signed note: no blank line before the signatures");
   const body = note.slice(0, split + 1);
-  const checkpoint = parseBody(body);
+  const checkpoint = readCheckpointFields(body);
   const id = keyId(keyName, publicKey);
   const lines = note.slice(split + 2, -1).split("\n");
   let sawKey = false;
@@ -81,7 +81,7 @@ export function openCheckpoint(note: string, keyName: string, publicKey: KeyObje
 }
 
 /** Reads a checkpoint's fields without checking any signature (for display; never for trust). */
-export function parseBody(body: string): Checkpoint {
+export function readCheckpointFields(body: string): Checkpoint {
   const lines = body.split("\n");
   const [origin, sizeText, rootText] = lines;
   if (origin === undefined || origin === "" || sizeText === undefined || rootText === undefined) {

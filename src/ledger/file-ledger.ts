@@ -95,6 +95,7 @@ export class LedgerCorruptError extends Error {
  */
 export function openLedger(path: string, options: LedgerOptions = {}): Ledger {
   const settings: Settings = { ...LEDGER_DEFAULTS, now: () => new Date(), ...options };
+  checkSettings(settings);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const release = acquireWriterLock(lockFile(path));
   try {
@@ -106,6 +107,20 @@ export function openLedger(path: string, options: LedgerOptions = {}): Ledger {
 }
 
 type Settings = Required<Omit<LedgerOptions, "onTornTail">> & Pick<LedgerOptions, "onTornTail">;
+
+function checkSettings(s: Settings): void {
+  const wholeAtLeast = (key: keyof Settings, min: number): void => {
+    const v = s[key];
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min) throw new RangeError(`ledger option ${key} must be an integer >= ${min}, got ${String(v)}`);
+  };
+  if (!["always", "group", "never"].includes(s.fsync)) throw new RangeError(`ledger option fsync must be always, group or never, got ${String(s.fsync)}`);
+  wholeAtLeast("groupCommitEntries", 1);
+  wholeAtLeast("groupCommitMs", 0);
+  // A chain holds its genesis and at least one record, or rotation would never make room.
+  wholeAtLeast("rotateEntries", 2);
+  wholeAtLeast("rotateAgeMs", 1);
+  if (s.origin === "" || /\s|\+/.test(s.origin)) throw new RangeError("ledger option origin must be non-empty, without spaces or '+'");
+}
 
 interface ActiveChain {
   readonly chain: number;

@@ -97,6 +97,14 @@ describe("file ledger basics", () => {
     expect(open().head().entry.seq).toBe(0);
   });
 
+  it("refuses options that cannot work, naming them", () => {
+    expect(() => openLedger(path, { rotateEntries: 1 })).toThrow("ledger option rotateEntries must be an integer >= 2, got 1");
+    expect(() => openLedger(path, { fsync: "sometimes" as "group" })).toThrow(/fsync must be always, group or never/);
+    expect(() => openLedger(path, { groupCommitEntries: 0 })).toThrow(/groupCommitEntries/);
+    expect(() => openLedger(path, { origin: "my log" })).toThrow(/origin/);
+    expect(existsSync(lockFile(path))).toBe(false);
+  });
+
   it("appends nothing after close", () => {
     const ledger = open();
     closeAll();
