@@ -54,63 +54,60 @@ function isInvisible(cp: number): boolean {
 // NFKC per code point is slow; a text in a non-Latin script repeats the same few hundred.
 const NFKC_CACHE = new Map<number, string | undefined>();
 
+/** The ASCII character a code point reads as, if it reads as one. */
 function fold(cp: number): string | undefined {
   const direct = FOLD.get(cp);
   if (direct !== undefined) return direct;
   if (NFKC_CACHE.has(cp)) return NFKC_CACHE.get(cp);
-  const folded = foldCompatibility(cp);
+  const n = String.fromCodePoint(cp).normalize("NFKC");
+  const folded = n.length === 1 && n.charCodeAt(0) < 0x80 ? n : undefined;
   NFKC_CACHE.set(cp, folded);
   return folded;
 }
 
-function foldCompatibility(cp: number): string | undefined {
-  // Full-width ASCII (U+FF01..U+FF5E) sits at a fixed offset from ASCII.
-  if (cp >= 0xff01 && cp <= 0xff5e) return String.fromCharCode(cp - 0xfee0);
-  // Mathematical alphanumerics, enclosed and other compatibility letters: NFKC gives the ASCII letter.
-  if (cp >= 0x80) {
-    const n = String.fromCodePoint(cp).normalize("NFKC");
-    if (n.length === 1 && n.charCodeAt(0) < 0x80) return n;
-  }
-  return undefined;
+// Stands in the skeleton for an invisible code unit; the marker pattern skips it anywhere.
+const FILLER = "\u0000";
+
+/**
+ * Code points that may fold or vanish: the look-alikes above, compatibility letters whose NFKC is
+ * ASCII (full-width, mathematical, enclosed, letter-like, super- and subscript, modifier
+ * letters, Roman numerals, long s, Kelvin sign), and the invisibles.
+ */
+const FOLDABLE = new RegExp(
+  "[" +
+    Object.values(LOOKALIKES).join("") +
+    "\\u017F\\u02B0-\\u02FF\\u1D2C-\\u1D6A\\u2070-\\u209F\\u2100-\\u214F\\u2160-\\u2188\\u2460-\\u24FF\\uFF01-\\uFF5E" +
+    "\\u{1D400}-\\u{1D7FF}\\u{1F130}-\\u{1F189}" +
+    "\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0" +
+    "\\u{1BCA0}-\\u{1BCA3}\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E0FFF}" +
+    "]",
+  "gu",
+);
+
+/**
+ * The text with look-alikes folded to ASCII and invisibles replaced by FILLER, code unit for code
+ * unit (an astral letter becomes its ASCII letter and one FILLER), so offsets in the skeleton are
+ * offsets in the text. Text with nothing foldable is its own skeleton, at no cost.
+ */
+function skeleton(text: string): string {
+  FOLDABLE.lastIndex = 0;
+  if (!FOLDABLE.test(text)) return text;
+  return text.replace(FOLDABLE, (ch) => {
+    const cp = ch.codePointAt(0) as number;
+    if (isInvisible(cp)) return FILLER.repeat(ch.length);
+    const folded = fold(cp);
+    if (folded === undefined) return ch;
+    return ch.length === 1 ? folded : folded + FILLER;
+  });
 }
 
-interface Skeleton {
-  readonly text: string;
-  /** Original offset of each skeleton code unit, plus the original length at the end. */
-  readonly origin: Int32Array | null;
-}
-
-const NON_ASCII = /[^\x00-\x7f]/;
-
-function skeleton(text: string): Skeleton {
-  if (!NON_ASCII.test(text)) return { text, origin: null };
-  const parts: string[] = [];
-  const origin: number[] = [];
-  for (let i = 0; i < text.length; ) {
-    const cp = text.codePointAt(i) as number;
-    const width = cp > 0xffff ? 2 : 1;
-    if (!isInvisible(cp)) {
-      const folded = cp < 0x80 ? undefined : fold(cp);
-      if (folded !== undefined) {
-        parts.push(folded);
-        origin.push(i);
-      } else {
-        for (let k = 0; k < width; k++) {
-          parts.push(text[i + k] as string);
-          origin.push(i + k);
-        }
-      }
-    }
-    i += width;
-  }
-  origin.push(text.length);
-  return { text: parts.join(""), origin: Int32Array.from(origin) };
-}
-
-const SEP = "[\\s_.\\-]{0,3}";
-const WORD = ["M", "S", "G", "A", "U", "T", "H"].join(SEP);
+// Between the letters: any number of invisibles, and up to three visible separators.
+const GAP = `\\u0000*(?:[\\s_.\\-]\\u0000*){0,3}`;
+const WORD = ["M", "S", "G", "A", "U", "T", "H"].join(GAP);
 // Optional opener and slash, the word, an optional `:token` (the MAC and its fields), an optional closer.
-const MARKER_SOURCE = `(?:[\\[(<{]\\s*)?(\\/\\s*)?${WORD}(?:\\s*:\\s*[A-Za-z0-9._,:+\\/=\\-]{0,512})?(?:\\s*[\\])>}])?`;
+const MARKER_SOURCE =
+  `(?:[\\[(<{][\\s\\u0000]*)?(\\/[\\s\\u0000]*)?${WORD}` +
+  `(?:[\\s\\u0000]*:[\\s\\u0000]*[A-Za-z0-9._,:+\\/=\\-\\u0000]{0,512})?(?:[\\s\\u0000]*[\\])>}])?`;
 const MARKER = new RegExp(MARKER_SOURCE, "gi");
 const MARKER_TEST = new RegExp(WORD, "i");
 
@@ -119,7 +116,7 @@ export const NEUTRALISED_CLOSE = "[/auth marker removed]";
 
 /** True when the text holds anything a reader could take for an envelope marker. */
 export function containsEnvelopeMarker(text: string): boolean {
-  return MARKER_TEST.test(skeleton(text).text);
+  return MARKER_TEST.test(skeleton(text));
 }
 
 /**
@@ -129,19 +126,13 @@ export function containsEnvelopeMarker(text: string): boolean {
  */
 export function neutraliseEnvelopes(text: string): string {
   const sk = skeleton(text);
-  if (!MARKER_TEST.test(sk.text)) return text;
+  if (!MARKER_TEST.test(sk)) return text;
   const out: string[] = [];
   let last = 0;
-  for (const m of sk.text.matchAll(MARKER)) {
-    const start = toOrigin(sk, m.index);
-    const end = toOrigin(sk, m.index + m[0].length);
-    out.push(text.slice(last, start), m[1] === undefined ? NEUTRALISED_OPEN : NEUTRALISED_CLOSE);
-    last = end;
+  for (const m of sk.matchAll(MARKER)) {
+    out.push(text.slice(last, m.index), m[1] === undefined ? NEUTRALISED_OPEN : NEUTRALISED_CLOSE);
+    last = m.index + m[0].length;
   }
   out.push(text.slice(last));
   return out.join("");
-}
-
-function toOrigin(sk: Skeleton, index: number): number {
-  return sk.origin === null ? index : (sk.origin[index] as number);
 }

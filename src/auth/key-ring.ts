@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHmac, hash } from "node:crypto";
 
 /** Secrets shorter than HMAC-SHA256's output would weaken it; longer ones add nothing. */
 export const KEY_BYTES = 32;
@@ -14,7 +14,14 @@ interface KeyEntry {
   readonly id: string;
   readonly secret: Buffer;
   readonly created: string;
+  /** RFC 2104's padded keys (block size 64), precomputed for the one-shot path. */
+  readonly innerPad: Buffer;
+  /** Outer pad followed by room for the inner digest. */
+  readonly outerBlock: Buffer;
 }
+
+/** SHA-256 block size: where HMAC's padded keys end and its message begins. */
+export const HMAC_HEADROOM = 64;
 
 /**
  * The MAC keys of one gateway: several active keys so envelopes signed before a rotation still
@@ -80,6 +87,21 @@ export class KeyRing {
     return entry === undefined ? undefined : createHmac("sha256", entry.secret);
   }
 
+  /**
+   * HMAC-SHA256 of `buf[HMAC_HEADROOM..]`, computed as RFC 2104 defines it with two one-shot
+   * hashes: cheaper than an Hmac object for the short messages most envelopes are. The caller
+   * leaves HMAC_HEADROOM bytes free at the start of `buf`; they are overwritten and then zeroed.
+   */
+  macWithHeadroom(id: string, buf: Buffer): Buffer | undefined {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return undefined;
+    entry.innerPad.copy(buf, 0);
+    const inner = hash("sha256", buf, "buffer");
+    buf.fill(0, 0, HMAC_HEADROOM);
+    inner.copy(entry.outerBlock, HMAC_HEADROOM);
+    return hash("sha256", entry.outerBlock, "buffer");
+  }
+
   /** A subkey for one purpose: HMAC(secret, label). Keeps the uses of one secret apart. */
   deriveKey(id: string, label: string): Buffer | undefined {
     const entry = this.entries.get(id);
@@ -104,17 +126,31 @@ export class KeyRing {
   }
 }
 
+function pads(secret: Buffer): { innerPad: Buffer; outerBlock: Buffer } {
+  // RFC 2104: a key longer than the block is hashed first, a shorter one is zero-padded.
+  const key = secret.length > HMAC_HEADROOM ? hash("sha256", secret, "buffer") : secret;
+  const innerPad = Buffer.alloc(HMAC_HEADROOM, 0x36);
+  const outerBlock = Buffer.alloc(HMAC_HEADROOM + 32, 0x5c);
+  outerBlock.fill(0, HMAC_HEADROOM);
+  for (let i = 0; i < key.length; i++) {
+    innerPad[i] = (innerPad[i] as number) ^ (key[i] as number);
+    outerBlock[i] = (outerBlock[i] as number) ^ (key[i] as number);
+  }
+  return { innerPad, outerBlock };
+}
+
 function newEntry(random: RandomBytes, created: string, taken: ReadonlySet<string>): KeyEntry {
   const secret = Buffer.from(random(KEY_BYTES));
   if (secret.length !== KEY_BYTES) throw new KeyRingError(`randomness source returned ${secret.length} bytes, not ${KEY_BYTES}`);
   for (;;) {
     const id = "k" + Buffer.from(random(4)).toString("hex");
-    if (!taken.has(id)) return { id, secret, created };
+    if (!taken.has(id)) return { id, secret, created, ...pads(secret) };
   }
 }
 
 function checkedEntry(k: { id: string; secret: Uint8Array; created: string }): KeyEntry {
   if (!KEY_ID_PATTERN.test(k.id)) throw new KeyRingError(`key id ${JSON.stringify(k.id)} must match ${KEY_ID_PATTERN.source}`);
   if (k.secret.length < KEY_BYTES) throw new KeyRingError(`key ${k.id}: secret has ${k.secret.length} bytes, at least ${KEY_BYTES} needed`);
-  return { id: k.id, secret: Buffer.from(k.secret), created: k.created };
+  const secret = Buffer.from(k.secret);
+  return { id: k.id, secret, created: k.created, ...pads(secret) };
 }

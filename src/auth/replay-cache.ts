@@ -6,6 +6,7 @@
 export class ReplayCache {
   // Map keeps insertion order, which is close to expiry order: sweeping from the front is cheap.
   private readonly expiries = new Map<string, number>();
+  private sweptAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly capacity: number) {}
 
@@ -20,7 +21,11 @@ export class ReplayCache {
 
   /** Records an id; false when the cache is full of unexpired ids. */
   remember(messageId: string, expiresAtSeconds: number, nowSeconds: number): boolean {
-    this.sweep(nowSeconds, false);
+    // Expiry has one-second resolution, so one sweep per second finds everything there is to find.
+    if (nowSeconds !== this.sweptAt) {
+      this.sweep(nowSeconds, false);
+      this.sweptAt = nowSeconds;
+    }
     if (this.expiries.size >= this.capacity) this.sweep(nowSeconds, true);
     if (this.expiries.size >= this.capacity && !this.expiries.has(messageId)) return false;
     this.expiries.set(messageId, expiresAtSeconds);

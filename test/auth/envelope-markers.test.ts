@@ -51,6 +51,13 @@ describe("neutraliseEnvelopes", () => {
     );
   });
 
+  it("leaves text in scripts full of look-alike letters alone", () => {
+    const russian = "Сегодня в Москве тепло, атмосфера спокойная. Наша команда МТС готова.";
+    const greek = "Η Αθήνα είναι μια πόλη με ιστορία. ΜΑΘΗΜΑ ΤΑΥΤΑ.";
+    expect(neutraliseEnvelopes(russian)).toBe(russian);
+    expect(neutraliseEnvelopes(greek)).toBe(greek);
+  });
+
   it("keeps the original characters of non-ASCII text around a look-alike marker", () => {
     expect(neutraliseEnvelopes("日本語 ［МSG_AUTH:x］ 🙂 ok")).toBe(`日本語 ${NEUTRALISED_OPEN} 🙂 ok`);
   });
