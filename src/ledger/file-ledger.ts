@@ -136,6 +136,9 @@ class FileLedger implements Ledger {
   private active: ActiveChain;
   private pending = 0;
   private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** A group-commit fsync that failed on the timer, where nobody could catch it: thrown to the next caller. */
+  private syncFailure: unknown;
 
   constructor(
     readonly path: string,
@@ -179,16 +182,25 @@ class FileLedger implements Ledger {
   sync(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.syncFailure !== undefined) {
+      const failure = this.syncFailure;
+      this.syncFailure = undefined;
+      throw failure;
+    }
     if (this.fd !== undefined && this.pending > 0) fdatasyncSync(this.fd);
     this.pending = 0;
   }
 
   close(): void {
-    if (this.fd === undefined) return;
-    this.sync();
-    closeSync(this.fd);
-    this.fd = undefined;
-    this.release();
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.sync();
+    } finally {
+      if (this.fd !== undefined) closeSync(this.fd);
+      this.fd = undefined;
+      this.release();
+    }
   }
 
   private write(fd: number, entry: ChainEntry, line: string): void {
@@ -211,7 +223,14 @@ class FileLedger implements Ledger {
     const { fsync, groupCommitEntries, groupCommitMs } = this.settings;
     if (fsync === "always" || (fsync === "group" && this.pending >= groupCommitEntries)) this.sync();
     else if (fsync === "group" && this.timer === undefined) {
-      this.timer = setTimeout(() => this.sync(), groupCommitMs);
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        try {
+          this.sync();
+        } catch (error) {
+          this.syncFailure = error;
+        }
+      }, groupCommitMs);
       this.timer.unref();
     }
   }
@@ -286,6 +305,7 @@ class FileLedger implements Ledger {
 
   private openFd(): number {
     if (this.fd === undefined) throw new Error(`ledger ${this.path} is closed`);
+    if (this.syncFailure !== undefined) this.sync();
     return this.fd;
   }
 }

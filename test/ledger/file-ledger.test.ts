@@ -105,6 +105,17 @@ describe("file ledger basics", () => {
     expect(existsSync(lockFile(path))).toBe(false);
   });
 
+  it("group commit syncs on its timer between appends, and close is idempotent and releases the lock", async () => {
+    const ledger = openLedger(path, { now, groupCommitMs: 5, groupCommitEntries: 1000 });
+    ledger.append("CLAIM", { n: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    ledger.append("CLAIM", { n: 2 });
+    ledger.close();
+    ledger.close();
+    expect(existsSync(lockFile(path))).toBe(false);
+    expect(scanLog(path)).toMatchObject({ size: 3, fault: undefined });
+  });
+
   it("appends nothing after close", () => {
     const ledger = open();
     closeAll();
