@@ -2,7 +2,7 @@ import { randomBytes as nodeRandomBytes } from "node:crypto";
 import { ApprovalCodes } from "./core/approval-codes.js";
 import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
 import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
-import { policyForAgent, resolveConfig, type ResolvedConfig } from "./core/config.js";
+import { policyForAgent, type ResolvedConfig } from "./core/config.js";
 import type { Decision, DecisionProvenance } from "./core/decision.js";
 import { developerHeader } from "./core/developer-header.js";
 import type { ToolGate } from "./core/gate.js";
@@ -15,8 +15,10 @@ import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
 import { ToolPolicy } from "./core/tool-policy.js";
 import { lessTrusted, type TrustLevel } from "./core/trust-levels.js";
 import { ValueProvenance } from "./core/value-provenance.js";
+import { resolveGuardConfig, type GuardConfig } from "./guard-config.js";
 import { DeferredAuditSink } from "./ledger/deferred-sink.js";
 import { defaultLedgerPath, openLedger, type Ledger } from "./ledger/index.js";
+import { SigRuntime } from "./sig/runtime.js";
 import { WorkspaceMemoryFiles } from "./state/workspace-memory-files.js";
 import { FileWatermarkStore } from "./state/watermark-store.js";
 
@@ -30,6 +32,8 @@ export interface TurnInput {
   readonly group?: string | null;
   readonly spawnedBy?: string | null;
   readonly text: string;
+  /** The channel's message id, used to name the signed owner message; the turn number by default. */
+  readonly messageId?: string;
   /** A new conversation (`/new`, `/reset`): a fresh trust boundary, the watermark is cleared. */
   readonly freshSession?: boolean;
 }
@@ -93,6 +97,8 @@ export interface GuardDependencies {
   readonly memoryFiles: GuardMemoryFiles;
   /** Checks before the taint policy, in order: verification gate, mutation gate, intent scope. */
   readonly gates?: readonly ToolGate[];
+  /** Prompt signing: told of every turn and every owner message (its gates are in `gates`). */
+  readonly signing?: SigRuntime;
   readonly audit?: AuditSink;
   readonly logger?: Logger;
   readonly now?: () => number;
@@ -187,7 +193,10 @@ export class Guard {
       log: (message) => logger.warn(message),
     });
     audit.record("BOOT", { kind: "guard-open", workspace: options.workspaceDir, failMode: config.failMode });
+    const now = options.now ?? Date.now;
+    const signing = new SigRuntime({ projectRoot: options.workspaceDir, config: config.sig, clock: now, audit });
     return new Guard({
+      signing,
       config,
       watermarks,
       memoryFiles: new WorkspaceMemoryFiles(options.workspaceDir, config.memoryFiles),
@@ -201,14 +210,14 @@ export class Guard {
             },
           }
         : {}),
-      ...(options.gates ? { gates: options.gates } : {}),
-      ...(options.now ? { now: options.now } : {}),
+      gates: [signing.verificationGate, signing.mutationGate, ...(options.gates ?? [])],
+      now,
     });
   }
 
   /** Validates a raw configuration (throws ConfigError) and logs its warnings once. */
-  static resolve(config: unknown, logger: Logger = SILENT_LOGGER): ResolvedConfig {
-    const { config: resolved, warnings } = resolveConfig(config);
+  static resolve(config: unknown, logger: Logger = SILENT_LOGGER): GuardConfig {
+    const { config: resolved, warnings } = resolveGuardConfig(config);
     for (const warning of warnings) logger.warn(warning);
     return resolved;
   }
@@ -342,6 +351,24 @@ export class Guard {
     );
   }
 
+  /** Prompt signing (the owner-only `verify` and `update_and_sign` tools), when configured. */
+  get signing(): SigRuntime | undefined {
+    return this.deps.signing;
+  }
+
+  /**
+   * Runs one of the guard's own owner-only tools (`verify`, `update_and_sign`) after
+   * `beforeToolCall` allowed it; returns undefined for any other tool. Adapters register these
+   * tools with their framework and route calls here.
+   */
+  runOwnerTool(sessionId: string, call: ToolCallInput): unknown {
+    const signing = this.deps.signing;
+    if (signing === undefined) return undefined;
+    if (call.tool === "verify") return signing.verify(sessionId, call.params);
+    if (call.tool === "update_and_sign") return signing.updateAndSign(sessionId, call.params);
+    return undefined;
+  }
+
   /** The current turn's provenance graph (read-only use: tests, inspection, the ledger). */
   graph(sessionId: string): ProvenanceGraph | undefined {
     return this.sessions.get(sessionId)?.graph;
@@ -402,6 +429,23 @@ export class Guard {
     if (this.tracesValues()) {
       const kind = initial.level === "trusted" && turn.sender.isOwner === true ? "owner" : "message";
       s.values.observe({ id: s.turnId, kind, trust: initial.level }, turn.text);
+    }
+    if (this.deps.signing) {
+      const identity = turn.sender.isOwner === true ? `owner:${turn.sender.id ?? "unknown"}:${turn.provider ?? "system"}` : undefined;
+      this.deps.signing.beginTurn(turn.sessionId, {
+        turnId: s.turnId,
+        senderIsOwner: turn.sender.isOwner ?? null,
+        ...(identity ? { senderIdentity: identity } : {}),
+      });
+      if (identity && turn.provider) {
+        this.deps.signing.ingestOwnerMessage({
+          sessionId: turn.sessionId,
+          channel: turn.provider,
+          messageId: turn.messageId ?? String(s.turnSeq),
+          text: turn.text,
+          identity,
+        });
+      }
     }
     const command = this.ownerCommand(s, turn.text);
     return { turnId: s.turnId, taint: s.graph.maxTaint, command };

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
-import { resolveConfig } from "../core/config.js";
+import { resolveGuardConfig } from "../guard-config.js";
 import { exitWith } from "./exit.js";
 
 /**
@@ -26,7 +26,7 @@ export function registerConfigCommands(program: Command): void {
     .argument("<file>", "JSON or YAML plugin config, or an openclaw.json")
     .action((file: string) => {
       try {
-        const { config: resolved, warnings } = resolveConfig(readConfigFile(file));
+        const { config: resolved, warnings } = resolveGuardConfig(readConfigFile(file));
         for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
         process.stdout.write(`${JSON.stringify(resolved, null, 2)}\n`);
       } catch (error) {

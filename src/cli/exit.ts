@@ -4,6 +4,6 @@ import { ConfigError } from "../core/config-error.js";
 export function exitWith(command: string, error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`provenant ${command}: ${message}\n`);
-  const badInput = error instanceof ConfigError || (error instanceof Error && ["TraceError", "SyntaxError"].includes(error.name));
+  const badInput = error instanceof ConfigError || (error instanceof Error && ["TraceError", "SyntaxError", "CorpusError"].includes(error.name));
   process.exit(badInput ? 2 : 1);
 }

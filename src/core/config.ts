@@ -202,7 +202,8 @@ function enforceMonotonicity(policy: Record<TrustLevel, PolicyMode>, where: stri
   }
 }
 
-function describeIssue(issue: z.core.$ZodIssue, input: unknown): ConfigProblem {
+/** One validation issue as a problem an owner can act on: the key, the value given, what is allowed. */
+export function describeIssue(issue: z.core.$ZodIssue, input: unknown): ConfigProblem {
   const key = issue.path.length > 0 ? issue.path.map(String).join(".") : "(root)";
   const given = valueAt(input, issue.path);
   const shown = given === undefined ? "missing" : JSON.stringify(given);

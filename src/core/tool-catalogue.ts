@@ -29,6 +29,8 @@ export const DEFAULT_TOOL_OUTPUT_TAINTS: Readonly<Record<string, TrustLevel>> = 
   canvas: "trusted",
   gateway: "trusted",
   session_status: "trusted",
+  verify: "trusted",
+  update_and_sign: "trusted",
   vestige_search: "shared",
   vestige_smart_ingest: "shared",
   vestige_ingest: "shared",
@@ -60,6 +62,7 @@ export const DEFAULT_SAFE_TOOLS: readonly string[] = Object.freeze([
   "vestige_search",
   "vestige_promote",
   "vestige_demote",
+  "verify",
 ]);
 
 /** Known tools with side effects: they follow the taint policy's mode for the current taint. */
@@ -82,6 +85,7 @@ export const DEFAULT_TAINT_DEFAULT_TOOLS: readonly string[] = Object.freeze([
   "gog",
   "vestige_smart_ingest",
   "vestige_ingest",
+  "update_and_sign",
 ]);
 
 /** Tools that need approval even at `trusted`: `gateway` can switch this very plugin off. */
@@ -103,11 +107,13 @@ export const DEFAULT_ACTION_CLASSES: Readonly<Record<string, ActionClass>> = Obj
   sessions_history: "read",
   agents_list: "read",
   vestige_search: "read",
+  verify: "read",
   edit: "write",
   Edit: "write",
   write: "write",
   Write: "write",
   apply_patch: "write",
+  update_and_sign: "write",
   cron: "write",
   canvas: "write",
   vestige_smart_ingest: "write",

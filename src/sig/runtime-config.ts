@@ -15,7 +15,7 @@ export const DEFAULT_GATED_TOOLS: readonly string[] = Object.freeze([
 
 const toolList = z.array(z.string().min(1));
 
-const runtimeConfigSchema = z.strictObject({
+export const sigRuntimeConfigSchema = z.strictObject({
   enforceVerification: z.boolean().default(false),
   gatedTools: toolList.default([...DEFAULT_GATED_TOOLS]),
   templatesDir: z.string().min(1).default("llm/prompts"),
@@ -26,8 +26,8 @@ const runtimeConfigSchema = z.strictObject({
 });
 
 /** The guard's `sig` settings (the seed's `agents.defaults.sig`, plus the Ed25519 keys). */
-export type SigRuntimeConfig = z.output<typeof runtimeConfigSchema>;
-export type SigRuntimeConfigInput = z.input<typeof runtimeConfigSchema>;
+export type SigRuntimeConfig = z.output<typeof sigRuntimeConfigSchema>;
+export type SigRuntimeConfigInput = z.input<typeof sigRuntimeConfigSchema>;
 
 export class SigRuntimeConfigError extends Error {
   constructor(message: string) {
@@ -38,7 +38,7 @@ export class SigRuntimeConfigError extends Error {
 
 /** Parses and defaults the settings; an error names the key and what was expected. */
 export function parseSigRuntimeConfig(input: unknown, where = "sig"): SigRuntimeConfig {
-  const parsed = runtimeConfigSchema.safeParse(input ?? {});
+  const parsed = sigRuntimeConfigSchema.safeParse(input ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const key = issue?.path.map(String).join(".") ?? "";

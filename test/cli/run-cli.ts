@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 const MAIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
 /** Runs the built `provenant` CLI (npm test builds first) as a real child process. */
-export function runCli(args: readonly string[], input?: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { input, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+export function runCli(args: readonly string[], input?: string, cwd?: string): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { input, cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -5,7 +5,7 @@ import { TraceError, type NumberedEvent, type TraceEvent, type TurnEvent } from 
 
 /** One output line of `provenant replay`, per DESIGN.md. */
 export type ReplayLine =
-  | { id: string; tool: string; verdict: Decision["verdict"]; taint: TrustLevel; reason: string; code?: string }
+  | { id: string; tool: string; verdict: Decision["verdict"]; taint: TrustLevel; reason: string; code?: string; result?: unknown }
   | { event: "response"; text: string; taint: TrustLevel };
 
 export type ReplayStep =
@@ -56,6 +56,7 @@ export function runReplay(events: readonly NumberedEvent[], options: ReplayOptio
             group: turn.group,
             spawnedBy: turn.spawnedBy,
             text: turn.text,
+            ...(turn.messageId !== undefined ? { messageId: turn.messageId } : {}),
             freshSession: turn.fresh ?? false,
           });
           options.onStep?.({ kind: "turn", line, event: turn, start });
@@ -65,6 +66,8 @@ export function runReplay(events: readonly NumberedEvent[], options: ReplayOptio
           const current = requireSession(session, line);
           const decision = guard.beforeToolCall(current, { id: event.id, tool: event.tool, params: event.params ?? {} });
           if (decision.code !== undefined) lastCode.set(current, decision.code);
+          // The guard's own tools run for real; every other tool's result comes from the trace.
+          const ownResult = decision.verdict === "allow" ? guard.runOwnerTool(current, { id: event.id, tool: event.tool, params: event.params ?? {} }) : undefined;
           lines.push({
             id: event.id,
             tool: event.tool,
@@ -72,6 +75,7 @@ export function runReplay(events: readonly NumberedEvent[], options: ReplayOptio
             taint: decision.taint,
             reason: decision.reason,
             ...(decision.code !== undefined ? { code: decision.code } : {}),
+            ...(ownResult !== undefined ? { result: ownResult } : {}),
           });
           options.onStep?.({ kind: "tool_call", line, event, decision });
           break;

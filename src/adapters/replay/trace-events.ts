@@ -15,6 +15,7 @@ const turnEvent = z.strictObject({
   group: z.string().nullable().optional(),
   spawnedBy: z.string().nullable().optional(),
   text: z.string(),
+  messageId: z.string().min(1).optional(),
   fresh: z.boolean().optional(),
   /** The gateway's signed form of the text, `[MSG_AUTH:...] text [/MSG_AUTH]`. */
   envelope: z.string().optional(),
