@@ -167,9 +167,8 @@ export function verifyEnvelope(
   if (content.includes(ENVELOPE_OPEN) || content.includes("[/MSG_AUTH]")) {
     return reject("nested-envelope", "authentic envelope contains another envelope marker");
   }
-  if (replay.has(messageId, nowSeconds)) return reject("replayed", `message id ${messageId} was already accepted inside the window`);
-  if (!replay.remember(messageId, timestamp + ctx.freshnessSeconds + 1, nowSeconds)) {
-    return reject("replay-cache-full", "replay cache is full of unexpired ids; refusing rather than forgetting one");
-  }
+  const claim = replay.claim(messageId, timestamp + ctx.freshnessSeconds + 1, nowSeconds);
+  if (claim === "replayed") return reject("replayed", `message id ${messageId} was already accepted inside the window`);
+  if (claim === "full") return reject("replay-cache-full", "replay cache is full of unexpired ids; refusing rather than forgetting one");
   return { ok: true, text: content, scope, source, messageId, keyId, timestamp };
 }

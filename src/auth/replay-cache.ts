@@ -14,22 +14,27 @@ export class ReplayCache {
     return this.expiries.size;
   }
 
-  has(messageId: string, nowSeconds: number): boolean {
-    const exp = this.expiries.get(messageId);
-    return exp !== undefined && exp > nowSeconds;
-  }
-
-  /** Records an id; false when the cache is full of unexpired ids. */
-  remember(messageId: string, expiresAtSeconds: number, nowSeconds: number): boolean {
-    // Expiry has one-second resolution, so one sweep per second finds everything there is to find.
+  /**
+   * Claims a message id for an envelope that just verified: `replayed` when the id is already
+   * held inside the window, `full` when the cache is full of unexpired ids, else `claimed`.
+   */
+  claim(messageId: string, expiresAtSeconds: number, nowSeconds: number): "claimed" | "replayed" | "full" {
+    const held = this.expiries.get(messageId);
+    if (held !== undefined && held > nowSeconds) return "replayed";
+    // A front sweep once per second keeps the common case cheap; the full sweep below runs before
+    // anything is refused, so no expired id ever costs a message.
     if (nowSeconds !== this.sweptAt) {
       this.sweep(nowSeconds, false);
       this.sweptAt = nowSeconds;
     }
-    if (this.expiries.size >= this.capacity) this.sweep(nowSeconds, true);
-    if (this.expiries.size >= this.capacity && !this.expiries.has(messageId)) return false;
+    if (held === undefined && this.expiries.size >= this.capacity) {
+      this.sweep(nowSeconds, true);
+      if (this.expiries.size >= this.capacity) return "full";
+    }
+    // Re-inserting moves the id to the back, keeping the map in rough expiry order.
+    this.expiries.delete(messageId);
     this.expiries.set(messageId, expiresAtSeconds);
-    return true;
+    return "claimed";
   }
 
   /** Drops expired ids from the front, or from everywhere when `full` (before refusing anything). */
