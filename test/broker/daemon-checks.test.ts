@@ -13,7 +13,7 @@ describe("broker daemon: every check refuses its bad case", () => {
   let marker: string;
   beforeAll(async () => {
     h = await startHarness({
-      proxy: { max_connections: 3, read_header_timeout: "300ms" },
+      proxy: { max_connections: 3, read_header_timeout: "1s" },
       tools: {
         echo: { binary: "/bin/echo" },
         touch: { binary: "/usr/bin/touch" },

@@ -10,17 +10,17 @@ import { ConfigError, parseBrokerConfig } from "../../src/broker/broker-config.j
 import { FrameError } from "../../src/broker/frame.js";
 import { rawExchange, startHarness } from "./harness.js";
 
-const until = async (cond: () => boolean, ms = 10_000): Promise<void> => {
+const until = async (cond: () => boolean, ms = 20_000): Promise<void> => {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 20));
   }
 };
+// A zombie (state Z) has finished: only its parent's wait is missing.
 const alive = (pid: number): boolean => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return false;
   }
@@ -47,7 +47,7 @@ describe("daemon lifecycle", () => {
   });
 
   it("ends a connection at max_connection_lifetime and kills its tool", async () => {
-    const h = await startHarness({ proxy: { max_connection_lifetime: "400ms" }, tools: { sh: { binary: "/bin/sh" } } });
+    const h = await startHarness({ proxy: { max_connection_lifetime: "1500ms" }, tools: { sh: { binary: "/bin/sh" } } });
     try {
       const pidFile = join(h.dir, "pid");
       const call = startCall(h.daemon.socketPath, signedRequestLine(h.secret, { tool: "sh", args: ["-c", `echo $$ > ${pidFile}; sleep 300`], cwd: "/" }));

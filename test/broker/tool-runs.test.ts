@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,15 +7,15 @@ import { signedRequestLine, startCall } from "../../src/broker/broker-client.js"
 import { DENIED_ENV_NAMES } from "../../src/broker/child-env.js";
 import { type Harness, framesOf, rawExchange, startHarness } from "./harness.js";
 
+// A zombie (state Z) has finished: only its parent's wait is missing.
 const alive = (pid: number): boolean => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return false;
   }
 };
-const until = async (cond: () => boolean, ms = 10_000): Promise<void> => {
+const until = async (cond: () => boolean, ms = 20_000): Promise<void> => {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error("condition not met in time");
@@ -28,7 +28,7 @@ describe("broker tool runs", () => {
   beforeAll(async () => {
     h = await startHarness(
       {
-        proxy: { write_timeout: "500ms", max_output_size: "1MB", timeout: "20s" },
+        proxy: { write_timeout: "1s", max_output_size: "1MB", timeout: "20s" },
         credentials: { token: { source: "env:PROVENANT_TEST_TOKEN" } },
         tools: {
           env: { binary: "/usr/bin/env", env: { GH_TOKEN: "token" }, forced_env: { SAFE_MODE: "on" } },
@@ -94,7 +94,7 @@ describe("broker tool runs", () => {
     const pidFile = join(h.dir, "grandchild.pid");
     const r = await h.run({ tool: "slow", args: ["-c", `sleep 300 & echo $! > ${pidFile}; sh -c 'trap "" TERM; sleep 300' & wait`], cwd: "/" });
     expect(r.result).toEqual({ kind: "done", exitCode: -1, timeout: true });
-    const pid = Number((await import("node:fs")).readFileSync(pidFile, "utf8"));
+    const pid = Number(readFileSync(pidFile, "utf8"));
     await until(() => !alive(pid));
   });
 
@@ -127,7 +127,7 @@ describe("broker tool runs", () => {
     socket.write(signedRequestLine(h.secret, { tool: "sh", args: ["-c", `echo $$ > ${pidFile}; exec cat /dev/zero`], cwd: "/" }));
     socket.pause();
     await until(() => existsSync(pidFile));
-    const pid = Number((await import("node:fs")).readFileSync(pidFile, "utf8"));
+    const pid = Number(readFileSync(pidFile, "utf8"));
     await until(() => h.logs.some((e) => e.event === "client_write_timeout"));
     await until(() => !alive(pid));
     socket.destroy();
@@ -138,7 +138,7 @@ describe("broker tool runs", () => {
     const socket = createConnection(h.daemon.socketPath);
     socket.write(signedRequestLine(h.secret, { tool: "sh", args: ["-c", `echo $$ > ${pidFile}; while :; do echo tick; sleep 0.1; done`], cwd: "/" }));
     await until(() => existsSync(pidFile));
-    const pid = Number((await import("node:fs")).readFileSync(pidFile, "utf8"));
+    const pid = Number(readFileSync(pidFile, "utf8"));
     socket.destroy();
     await until(() => !alive(pid));
   });
