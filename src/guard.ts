@@ -9,7 +9,7 @@ import type { ToolGate } from "./core/gate.js";
 import { classifyInitialTrust } from "./core/initial-trust.js";
 import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
-import { patchTargets } from "./core/patch-targets.js";
+import { extractPatchTargets } from "./sig/patch-targets.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
 import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
 import { ToolPolicy } from "./core/tool-policy.js";
@@ -583,7 +583,7 @@ export class Guard {
   }
 
   private stageMemoryWrite(s: SessionState, call: ToolCallInput, taint: TrustLevel, now: number): Omit<Decision, "tool" | "taint" | "provenance"> | null {
-    const targets = call.tool === "apply_patch" ? patchTargets(stringParam(call.params, "input", "patch") ?? "") : [stringParam(call.params, "path", "file_path") ?? ""];
+    const targets = call.tool === "apply_patch" ? extractPatchTargets(stringParam(call.params, "input", "patch") ?? "") : [stringParam(call.params, "path", "file_path") ?? ""];
     for (const target of targets) {
       if (target === "") continue;
       const hit = this.deps.memoryFiles.protectedTarget(target);
