@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { canonicalJSON } from "../src/ledger/canonical-json.js";
-import { measure, printTable } from "./ledger-timing.js";
+import { interleaved, printTable } from "./ledger-timing.js";
 
 // CommonJS module exporting the function itself (its typings claim an ES default export).
 const canonicalize = createRequire(import.meta.url)("canonicalize") as (value: unknown) => string | undefined;
@@ -43,13 +43,14 @@ const numbers: number[] = readFileSync(join(import.meta.dirname, "../../shared/c
 function suite(title: string, values: readonly unknown[], rounds: number): void {
   const bytes = values.reduce<number>((n, v) => n + Buffer.byteLength(canonicalJSON(v)), 0);
   let sink = 0;
-  const lib = measure("canonicalize@2.1.0", values.length, rounds, () => {
-    for (const v of values) sink += (canonicalize(v) ?? "").length;
-  });
-  const ours = measure("canonicalJSON", values.length, rounds, () => {
-    for (const v of values) sink += canonicalJSON(v).length;
-  });
-  printTable(`${title} (${values.length} values, ${bytes} bytes per round)`, "values", [lib, ours], lib);
+  const rows = interleaved(
+    [
+      { name: "canonicalize@2.1.0", units: values.length, run: () => values.forEach((v) => (sink += (canonicalize(v) ?? "").length)) },
+      { name: "canonicalJSON", units: values.length, run: () => values.forEach((v) => (sink += canonicalJSON(v).length)) },
+    ],
+    rounds,
+  );
+  printTable(`${title} (${values.length} values, ${bytes} bytes per round)`, "values", rows);
   if (sink === 0) throw new Error("unreachable: results were discarded");
 }
 

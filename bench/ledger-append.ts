@@ -8,7 +8,7 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FsyncPolicy, LEDGER_DEFAULTS, openLedger } from "../src/ledger/file-ledger.js";
-import { type Measurement, measure, printTable } from "./ledger-timing.js";
+import { interleaved, printTable } from "./ledger-timing.js";
 
 const entries = Number(process.argv[2] ?? 20_000);
 const dir = mkdtempSync(join(tmpdir(), "provenant-bench-append-"));
@@ -53,21 +53,34 @@ function rawRun(syncEvery: number, count: number): () => void {
 try {
   const group = LEDGER_DEFAULTS.groupCommitEntries;
   const alwaysCount = Math.min(entries, 2_000);
-  const rows: Measurement[][] = [
-    [
-      measure(`raw write + fdatasync every ${group}`, entries, 5, rawRun(group, entries)),
-      measure(`ledger, fsync=group (default, ${group} entries / ${LEDGER_DEFAULTS.groupCommitMs} ms)`, entries, 5, ledgerRun("group", entries)),
-    ],
-    [
-      measure("raw write + fdatasync every line", alwaysCount, 3, rawRun(1, alwaysCount)),
-      measure("ledger, fsync=always", alwaysCount, 3, ledgerRun("always", alwaysCount)),
-    ],
-    [measure("raw write, no fsync", entries, 5, rawRun(0, entries)), measure("ledger, fsync=never", entries, 5, ledgerRun("never", entries))],
+  const pairs = [
+    {
+      title: `append, default policy (${entries.toLocaleString("en-US")} entries per round)`,
+      cases: [
+        { name: `raw write + fdatasync every ${group}`, units: entries, run: rawRun(group, entries) },
+        { name: `ledger, fsync=group (default, ${group} entries / ${LEDGER_DEFAULTS.groupCommitMs} ms)`, units: entries, run: ledgerRun("group", entries) },
+      ],
+      rounds: 5,
+    },
+    {
+      title: `append, fsync=always (${alwaysCount.toLocaleString("en-US")} entries per round)`,
+      cases: [
+        { name: "raw write + fdatasync every line", units: alwaysCount, run: rawRun(1, alwaysCount) },
+        { name: "ledger, fsync=always", units: alwaysCount, run: ledgerRun("always", alwaysCount) },
+      ],
+      rounds: 3,
+    },
+    {
+      title: `append, fsync=never (${entries.toLocaleString("en-US")} entries per round)`,
+      cases: [
+        { name: "raw write, no fsync", units: entries, run: rawRun(0, entries) },
+        { name: "ledger, fsync=never", units: entries, run: ledgerRun("never", entries) },
+      ],
+      rounds: 5,
+    },
   ];
-  for (const [baseline, ledger] of rows) {
-    if (baseline === undefined || ledger === undefined) continue;
-    printTable(`append (${baseline.units.toLocaleString("en-US")} entries of ~${lines[1]?.length ?? 0} bytes per round)`, "entries", [baseline, ledger], baseline);
-  }
+  console.log(`entries of ~${lines[1]?.length ?? 0} bytes (an audit decision record)`);
+  for (const pair of pairs) printTable(pair.title, "entries", interleaved(pair.cases, pair.rounds));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { canonicalJSON } from "../src/ledger/canonical-json.js";
 import { openLedger } from "../src/ledger/file-ledger.js";
 import { scanLog } from "../src/ledger/ledger-log.js";
-import { type Measurement, formatSeconds, rate } from "./ledger-timing.js";
+import { formatSeconds, interleaved, rate } from "./ledger-timing.js";
 
 const entries = Number(process.argv[2] ?? 100_000);
 const dir = mkdtempSync(join(tmpdir(), "provenant-bench-verify-"));
@@ -41,7 +41,7 @@ try {
   const inputBytes = hashInputs.reduce((n, b) => n + b.length, 0);
 
   let sink = 0;
-  const cases: { name: string; run: () => void }[] = [
+  const cases = [
     // The fastest form Node offers for many small inputs: one-shot crypto.hash with hex output.
     { name: "raw SHA-256, one hash per entry input", run: () => hashInputs.forEach((input) => (sink ^= hash("sha256", input, "hex").charCodeAt(0))) },
     { name: "raw SHA-256, the whole file in one hash", run: () => (sink ^= hash("sha256", file, "hex").charCodeAt(0)) },
@@ -54,32 +54,17 @@ try {
     },
     { name: "ledger verify + Merkle tree (verify --from-checkpoint)", run: () => (sink ^= scanLog(path, { tree: true }).tree?.size ?? 0) },
   ];
-  // Rounds interleave the cases, so a busy machine slows them alike and the per-round ratios hold.
-  const rounds = 11;
-  const times: number[][] = cases.map(() => []);
-  for (let r = -1; r < rounds; r++) {
-    cases.forEach((c, k) => {
-      const start = process.hrtime.bigint();
-      c.run();
-      if (r >= 0) times[k]?.push(Number(process.hrtime.bigint() - start) / 1e9);
-    });
-  }
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-  const raw = times[0] ?? [];
-  const rows: (Measurement & { ratio: number })[] = cases.map((c, k) => {
-    const own = times[k] ?? [];
-    return { name: c.name, median: median(own), units: entries, ratio: median(own.map((t, r) => (raw[r] ?? Number.NaN) / t)) };
-  });
+  const rows = interleaved(cases.map((c) => ({ ...c, units: entries })), 11);
 
   console.log(`\nledger verification: ${entries.toLocaleString("en-US")} entries, ${file.length.toLocaleString("en-US")} file bytes, ${inputBytes.toLocaleString("en-US")} hashed bytes`);
   console.log("| case | median | entries/s | MB/s of file | ratio to per-entry raw SHA-256 (median of per-round ratios) |");
   console.log("| --- | ---: | ---: | ---: | ---: |");
   for (const m of rows) {
     console.log(
-      `| ${m.name} | ${formatSeconds(m.median)} | ${Math.round(rate(m)).toLocaleString("en-US")} | ${(file.length / m.median / 1e6).toFixed(0)} | ${m.ratio.toFixed(2)} |`,
+      `| ${m.name} | ${formatSeconds(m.median)} | ${Math.round(rate(m)).toLocaleString("en-US")} | ${(file.length / m.median / 1e6).toFixed(0)} | ${(m.ratio ?? Number.NaN).toFixed(2)} |`,
     );
   }
-  console.log(`\nverify / raw per-entry SHA-256 = ${rows[2]?.ratio.toFixed(2) ?? "?"} (target >= 0.5)`);
+  console.log(`\nverify / raw per-entry SHA-256 = ${rows[2]?.ratio?.toFixed(2) ?? "?"} (target >= 0.5)`);
   if (sink === -1) console.log("");
 } finally {
   rmSync(dir, { recursive: true, force: true });
