@@ -311,11 +311,8 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
       if (configDir !== undefined) removeToolConfigDir(configDir);
       stage = "closed";
     });
-    // The client may have gone while the tool was starting.
-    if (socket.destroyed) {
-      run.abort();
-      return;
-    }
+    // The client may have gone while the tool was starting (the run was aborted then).
+    if (socket.destroyed) return;
     log("info", "tool_started", { tool: tool.name, pid: peer?.pid, args: args.length });
     stage = "running";
     for (const line of queued.splice(0)) onClientMessage(line);

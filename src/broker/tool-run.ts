@@ -78,6 +78,12 @@ export class ToolRun {
     child.stdin.on("drain", () => this.stdinBackpressure(false));
     this.pump(child.stdout, "stdout");
     this.pump(child.stderr, "stderr");
+    if (this.ending === "aborted") {
+      // Aborted while it was starting: the SIGTERM then had no group to go to.
+      this.killGroup("SIGTERM");
+      child.stdout.resume();
+      child.stderr.resume();
+    }
     if (this.spec.timeoutMs > 0) {
       this.timeoutTimer = setTimeout(() => this.terminate("timeout"), this.spec.timeoutMs);
     }
@@ -129,6 +135,9 @@ export class ToolRun {
         this.ending = "output-limit";
         this.killGroup("SIGKILL");
         this.armOrphanCut();
+        // Whatever is still in the pipes is dropped; reading it is what lets them reach end of file.
+        this.child?.stdout.resume();
+        this.child?.stderr.resume();
         return;
       }
       this.outputBytes += piece.length;
