@@ -85,6 +85,12 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
   });
 
   const onClientMessage = (line: Buffer): void => {
+    if (line.length > proxy.maxStdinMessageSize) {
+      // Split off together with the request line, before the smaller limit applied.
+      log("warn", "client_message_too_large", { limit: proxy.maxStdinMessageSize });
+      stopStdin();
+      return;
+    }
     const msg = parseClientMessage(line);
     if (msg === undefined) {
       // The reference's reader stops at the first bad message and closes stdin; so do we.
@@ -116,6 +122,7 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
         }
         clearTimeout(headerTimer);
         stage = "starting";
+        splitter.setLimit(proxy.maxStdinMessageSize);
         socket.pause();
         void onRequest(ev.line);
       } else if (ev.kind === "overflow") {

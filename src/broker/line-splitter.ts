@@ -12,7 +12,12 @@ export class LineSplitter {
   private partBytes = 0;
   private discarding = false;
 
-  constructor(private readonly maxLine: number) {}
+  constructor(private maxLine: number) {}
+
+  /** Changes the limit for lines not yet begun (the request line and later messages have different ones). */
+  setLimit(maxLine: number): void {
+    this.maxLine = maxLine;
+  }
 
   /** True while a line has started but its newline has not arrived. */
   get partial(): boolean {

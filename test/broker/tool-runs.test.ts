@@ -90,6 +90,18 @@ describe("broker tool runs", () => {
     expect(r.stdout.toString().split(" ")[0]).toBe(createHash("sha256").update(big).digest("hex"));
   });
 
+  it("ends stdin at a client message over max_stdin_message_size, whether or not it came with the request", async () => {
+    const req = (): string => signedRequestLine(h.secret, { tool: "sh", args: ["-c", "wc -c"], cwd: "/" });
+    const small = `{"type":"stdin","data":"${Buffer.from("abc").toString("base64")}"}\n`;
+    const huge = `{"type":"stdin","data":"${Buffer.alloc(1024 * 1024).toString("base64")}"}\n`;
+    for (const pieces of [[req() + small + huge + small], [req(), small, huge, small]]) {
+      const reply = await rawExchange(h.daemon.socketPath, pieces, { gapMs: 20, end: false });
+      const frames = framesOf(reply) as { type: string; data?: string }[];
+      expect(frames.filter((f) => f.type === "stdout").map((f) => Buffer.from(f.data as string, "base64").toString().trim())).toEqual(["3"]);
+      expect(frames.at(-1)).toEqual({ type: "done" });
+    }
+  });
+
   it("kills the whole process group on timeout, grandchildren included", async () => {
     const pidFile = join(h.dir, "grandchild.pid");
     const r = await h.run({ tool: "slow", args: ["-c", `sleep 300 & echo $! > ${pidFile}; sh -c 'trap "" TERM; sleep 300' & wait`], cwd: "/" });
