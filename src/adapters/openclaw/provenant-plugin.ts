@@ -2,7 +2,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../../core/logger.js";
 import { Guard } from "../../guard.js";
-import { SessionDirectory, type TurnState } from "./session-directory.js";
+import { processState, sharedGuard } from "./process-state.js";
+import type { TurnState } from "./session-directory.js";
 import { findRuntimeGaps } from "./runtime-gaps.js";
 import type {
   AgentContext,
@@ -13,8 +14,8 @@ import type {
   PluginLogger,
   ToolContext,
 } from "./sdk-types.js";
-import { ownerSlashCommands } from "./slash-commands.js";
-import { narrowedTools, ToolSurface } from "./tool-surface.js";
+import { dotForm, ownerSlashCommands, type ValidOwnerCommand } from "./slash-commands.js";
+import { narrowedTools } from "./tool-surface.js";
 import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict, type TurnOrigin } from "./turn-origin.js";
 
@@ -52,25 +53,20 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
 
   // A bad configuration stops registration here, with every problem named (ConfigError).
   const config = Guard.resolve(api.pluginConfig ?? {}, logger);
-  const guards = new Map<string, AdapterGuard>();
+  const shared = processState();
+  const configKey = JSON.stringify(api.pluginConfig ?? {});
   const guardFor = (workspaceDir: string): AdapterGuard => {
     const dir = config.workspaceDir ?? workspaceDir;
-    let guard = guards.get(dir);
-    if (guard === undefined) {
-      guard = openGuard(dir, logger);
-      guards.set(dir, guard);
-    }
-    return guard;
+    return sharedGuard(shared, dir, configKey, () => openGuard(dir, logger));
   };
   const defaultWorkspace = (): string => config.workspaceDir ?? openclawDefaultWorkspace(api.config);
-  const sessions = new SessionDirectory();
-  const surface = new ToolSurface([]);
+  const { sessions, surface } = shared;
   /**
    * OpenClaw's approval prompt needs somewhere to appear: a chat channel's same-chat `/approve` or
    * an approval client. Runs with no requester channel (a local CLI turn, an operator's gateway
    * call, cron) have none and are cancelled outright, so they get the approval code instead.
    */
-  const surfacesWithoutApprovals = new Set<string>();
+  const surfacesWithoutApprovals = shared.surfacesWithoutApprovals;
   const ownerIds = config.ownerIds;
 
   /** (Re)begins the guard's turn from what is known now. */
@@ -102,7 +98,8 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     (event, ctx) => {
       const sessionId = sessions.sessionIdFor(ctx);
       if (sessionId === undefined) return undefined;
-      const origin = originFromAgentContext(ctx, ownerIds, sessions.parentOf(ctx.sessionKey));
+      const text = event.currentUserMessage ?? event.prompt;
+      const origin = originFromAgentContext(ctx, ownerIds, sessions.parentOf(ctx.sessionKey), text);
       const turn: TurnState = {
         sessionId,
         workspaceDir: ctx.workspaceDir ?? defaultWorkspace(),
@@ -110,7 +107,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
         phase: "provisional",
         origin,
         agentId: ctx.agentId ?? null,
-        text: event.currentUserMessage ?? event.prompt,
+        text,
         trigger: ctx.trigger,
       };
       sessions.put(turn, ctx.sessionKey);
@@ -216,19 +213,39 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
   api.on("subagent_ended", (event) => sessions.forgetSubagent(event.targetSessionKey));
   api.on("session_end", (event, ctx) => sessions.forget(event.sessionId, ctx.sessionKey ?? event.sessionKey));
 
-  const commandSession = (ctx: CommandContext) => {
+  /**
+   * During a turn the command applies to it directly. Between turns (the usual case: the owner
+   * reads a block, then answers) it runs as a turn of its own whose text is the `.approve` /
+   * `.reset-trust` message, which the guard processes exactly as if the owner had typed that.
+   */
+  const executeCommand = (ctx: CommandContext, command: ValidOwnerCommand, isOwner: boolean | null) => {
     const sessionId = sessions.sessionIdFor(ctx);
     if (sessionId === undefined) return null;
-    const guard = guardFor(sessions.turn(sessionId)?.workspaceDir ?? defaultWorkspace());
-    return {
+    const turn = sessions.turn(sessionId);
+    const guard = guardFor(turn?.workspaceDir ?? defaultWorkspace());
+    if (turn !== undefined && turn.phase !== "ended") {
+      return command.kind === "approve"
+        ? guard.approve(sessionId, command.tool, command.code, command.minutes, isOwner)
+        : guard.resetTrust(sessionId, command.level, isOwner);
+    }
+    const started = guard.beginTurn({
       sessionId,
-      approve: (tool: string, code: string, minutes: number | null, isOwner: boolean | null) => guard.approve(sessionId, tool, code, minutes, isOwner),
-      resetTrust: (level: Parameters<AdapterGuard["resetTrust"]>[1], isOwner: boolean | null) => guard.resetTrust(sessionId, level, isOwner),
-    };
+      agentId: ctx.agentId ?? null,
+      sender: { id: ctx.senderId ?? null, isOwner },
+      provider: null,
+      text: dotForm(command),
+    });
+    guard.endTurn(sessionId);
+    return started.command;
   };
   for (const command of ownerSlashCommands({
-    sessionFor: commandSession,
-    senderIsOwner: (ctx) => ctx.senderIsOwner ?? (ctx.senderId !== undefined && ownerIds.includes(ctx.senderId) ? true : null),
+    execute: executeCommand,
+    senderIsOwner: (ctx) => commandSenderIsOwner(ctx, ownerIds),
+    noteUnprovenOwner: (ctx) =>
+      logger.warn(
+        `/${ctx.commandBody.trim().split(/\s+/)[0]?.replace(/^\//, "") ?? "command"} from sender ${JSON.stringify(ctx.senderId ?? null)} on ${ctx.channel} ` +
+          `(gateway scopes: ${JSON.stringify(ctx.gatewayClientScopes ?? null)}) is not proven to come from the owner; add the sender id to ownerIds if it is yours`,
+      ),
   })) {
     api.registerCommand(command);
   }
@@ -237,6 +254,18 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     const sessionId = sessions.sessionIdFor(ctx);
     return sessionId === undefined ? undefined : sessions.turn(sessionId);
   }
+}
+
+/**
+ * OpenClaw gives the owner bit only to its own bundled commands. For ours: the bit when given,
+ * else a configured owner id, else a gateway operator with admin scope (who can rewrite the whole
+ * configuration, this plugin included), else unknown.
+ */
+function commandSenderIsOwner(ctx: CommandContext, ownerIds: readonly string[]): boolean | null {
+  if (ctx.senderIsOwner !== undefined) return ctx.senderIsOwner;
+  if (ctx.senderId !== undefined && ownerIds.includes(ctx.senderId)) return true;
+  if (ctx.gatewayClientScopes?.includes("operator.admin")) return true;
+  return null;
 }
 
 /** Where OpenClaw keeps an agent's workspace when a hook does not say. */

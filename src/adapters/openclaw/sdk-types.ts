@@ -194,6 +194,8 @@ export interface CommandContext {
   channel: string;
   isAuthorizedSender: boolean;
   senderIsOwner?: boolean;
+  /** Scopes of a gateway client that sent the command (an operator's token), when it came that way. */
+  gatewayClientScopes?: string[];
   agentId?: string;
   sessionKey?: string;
   sessionId?: string;

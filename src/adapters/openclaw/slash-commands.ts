@@ -1,18 +1,18 @@
-import { parseOwnerCommand } from "../../core/owner-commands.js";
-import type { TrustLevel } from "../../core/trust-levels.js";
+import { parseOwnerCommand, type OwnerCommand } from "../../core/owner-commands.js";
 import type { CommandOutcome } from "../../guard.js";
 import type { CommandContext, CommandDefinition, CommandResult } from "./sdk-types.js";
 
+export type ValidOwnerCommand = Exclude<OwnerCommand, { kind: "invalid" }>;
+
 /** What the slash commands need from the rest of the plugin. */
 export interface SlashCommandTarget {
-  /** The guard session the command's conversation maps to, or null when it cannot be told. */
-  sessionFor(ctx: CommandContext): { readonly sessionId: string; approve: ApproveFn; resetTrust: ResetFn } | null;
+  /** Applies the command to the conversation it came from; null when that cannot be told. */
+  execute(ctx: CommandContext, command: ValidOwnerCommand, senderIsOwner: boolean | null): CommandOutcome | null;
   /** The owner bit: the host's when it gives one, else configured owner ids, else unknown. */
   senderIsOwner(ctx: CommandContext): boolean | null;
+  /** Says who asked, so an owner refused for want of proof can add their id to `ownerIds`. */
+  noteUnprovenOwner(ctx: CommandContext): void;
 }
-
-type ApproveFn = (tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null) => CommandOutcome;
-type ResetFn = (level: TrustLevel, senderIsOwner: boolean | null) => CommandOutcome;
 
 /**
  * A slash command is not an agent turn, so an approval without minutes could never apply to the
@@ -47,13 +47,19 @@ export function ownerSlashCommands(target: SlashCommandTarget): CommandDefinitio
 function run(target: SlashCommandTarget, ctx: CommandContext, dotForm: ".reset-trust" | ".approve"): CommandResult {
   const parsed = parseOwnerCommand(`${dotForm} ${ctx.args ?? ""}`);
   if (parsed === null) return { text: "provenant: could not read the command" };
-  if (parsed.kind === "invalid") return { text: `provenant: ${parsed.error.replace(/\.(approve|reset-trust)/g, (m) => (m === ".approve" ? "/approve_tool" : "/reset_trust"))}` };
-  const session = target.sessionFor(ctx);
-  if (session === null) return { text: "provenant: this command has no conversation to apply to" };
+  if (parsed.kind === "invalid") return { text: `provenant: ${slashSpelling(parsed.error)}` };
   const isOwner = target.senderIsOwner(ctx);
-  const outcome =
-    parsed.kind === "approve"
-      ? session.approve(parsed.tool, parsed.code, parsed.minutes ?? SLASH_APPROVAL_DEFAULT_MINUTES, isOwner)
-      : session.resetTrust(parsed.level, isOwner);
-  return { text: `provenant: ${outcome.message}` };
+  if (isOwner !== true) target.noteUnprovenOwner(ctx);
+  const command: ValidOwnerCommand = parsed.kind === "approve" ? { ...parsed, minutes: parsed.minutes ?? SLASH_APPROVAL_DEFAULT_MINUTES } : parsed;
+  const outcome = target.execute(ctx, command, isOwner);
+  return { text: outcome === null ? "provenant: this command has no conversation to apply to" : `provenant: ${outcome.message}` };
+}
+
+function slashSpelling(usage: string): string {
+  return usage.replace(/\.approve\b/g, "/approve_tool").replace(/\.reset-trust\b/g, "/reset_trust");
+}
+
+/** The `.approve` / `.reset-trust` message a command stands for, as the guard parses it in a turn. */
+export function dotForm(command: ValidOwnerCommand): string {
+  return command.kind === "approve" ? `.approve ${command.tool} ${command.code} ${command.minutes ?? ""}`.trim() : `.reset-trust ${command.level}`;
 }

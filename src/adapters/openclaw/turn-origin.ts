@@ -1,5 +1,8 @@
 import type { AgentContext } from "./sdk-types.js";
 
+/** The opening of OpenClaw's wrapper around content from outside (hooks, mail). */
+export const EXTERNAL_CONTENT_MARKER = "<<<EXTERNAL_UNTRUSTED_CONTENT";
+
 /** Who produced a turn, in the guard's terms, as far as OpenClaw has told us so far. */
 export interface TurnOrigin {
   readonly provider: string | null;
@@ -18,10 +21,17 @@ export interface TurnOrigin {
  * - An inter-session turn (`inputProvenance.kind === "inter_session"`) came from another agent's
  *   session: its producer is that session, never the owner, unless it is our own sub-agent's
  *   parent talking to it (`spawnedBy`).
+ * - A turn whose message OpenClaw itself wrapped as external, untrusted content (a webhook's
+ *   `/hooks/agent` run, a mail hook) has no sender at all: it runs as a cron job, with no owner
+ *   verdict and no channel, and would otherwise pass for a trusted system event. Someone writing
+ *   the marker into an ordinary message only makes that turn stricter.
  * - The group is the conversation id when it differs from the sender's id (a DM's conversation is
  *   the sender); OpenClaw does not say "group" directly.
  */
-export function originFromAgentContext(ctx: AgentContext, ownerIds: readonly string[], spawnedBy: string | null): TurnOrigin {
+export function originFromAgentContext(ctx: AgentContext, ownerIds: readonly string[], spawnedBy: string | null, text: string): TurnOrigin {
+  if (text.includes(EXTERNAL_CONTENT_MARKER)) {
+    return { provider: `openclaw:${ctx.trigger ?? "external"}`, senderId: null, isOwner: false, group: null, spawnedBy: null };
+  }
   const provenance = ctx.inputProvenance;
   if (provenance?.kind === "inter_session") {
     const source = provenance.sourceSessionKey ?? provenance.originSessionId ?? "another session";

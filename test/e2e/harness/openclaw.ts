@@ -40,8 +40,16 @@ export function packagedPlugin(root: string): string {
   copyFileSync(join(REPO, "openclaw.plugin.json"), join(dir, "openclaw.plugin.json"));
   // OpenClaw refuses an entry whose real path leaves the package, so dist/ is copied, not linked.
   cpSync(join(REPO, "dist"), join(dir, "dist"), { recursive: true });
-  symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"));
+  // Only the runtime dependencies, as an npm install of the package would have them (OpenClaw
+  // inspects a plugin's files when it loads it; the whole dev tree would be slow and untrue).
+  mkdirSync(join(dir, "node_modules"));
+  for (const dep of Object.keys(runtimeDependencies())) symlinkSync(join(REPO, "node_modules", dep), join(dir, "node_modules", dep));
   return dir;
+}
+
+function runtimeDependencies(): Record<string, string> {
+  const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+  return pkg.dependencies ?? {};
 }
 
 export interface HomeOptions {
@@ -101,7 +109,7 @@ export class OpenClawHome {
     if (this.options.provenant !== null) {
       entries.provenant = { enabled: true, hooks: { allowConversationAccess: true }, config: this.options.provenant };
     }
-    for (const id of this.options.extraPluginIds ?? []) entries[id] = { enabled: true };
+    for (const id of this.options.extraPluginIds ?? []) entries[id] = { enabled: true, hooks: { allowConversationAccess: true } };
     const config = {
       models: {
         mode: "replace",
@@ -136,6 +144,12 @@ export class OpenClawHome {
       OPENCLAW_GATEWAY_TOKEN: this.gatewayToken,
       NO_COLOR: "1",
       TZ: "UTC",
+      // The embedding preset OpenClaw documents, plus no update checks: nothing here reaches
+      // beyond loopback, and a test must not wait on the network.
+      OPENCLAW_DISABLE_BONJOUR: "1",
+      OPENCLAW_NO_RESPAWN: "1",
+      OPENCLAW_EXEC_SHELL_SNAPSHOT: "0",
+      OPENCLAW_NO_AUTO_UPDATE: "1",
     };
   }
 
@@ -161,10 +175,34 @@ export class OpenClawHome {
     return { text: replyText(raw), raw, stderr: run.stderr };
   }
 
+  /** A gateway RPC through `openclaw gateway call`. */
+  async rpc(method: string, params: Record<string, unknown>): Promise<unknown> {
+    const run = await this.cli(["gateway", "call", method, "--json", "--timeout", "60000", "--params", JSON.stringify(params)]);
+    if (run.code !== 0) throw new Error(`gateway call ${method} exited ${run.code}:\n${run.stderr.slice(-2000)}`);
+    return JSON.parse(run.stdout) as unknown;
+  }
+
+  /**
+   * Sends a chat message the way a chat client does (`chat.send`), so slash commands are handled
+   * as commands; returns the first reply that starts with `expectPrefix`.
+   */
+  async chatSend(sessionKey: string, message: string, expectPrefix = "provenant:"): Promise<string> {
+    await this.rpc("chat.send", { sessionKey, message, idempotencyKey: `e2e-${Date.now()}-${Math.random().toString(36).slice(2)}` });
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const history = JSON.stringify(await this.rpc("chat.history", { sessionKey, limit: 20 }));
+      const texts = [...history.matchAll(/"text":"((?:[^"\\]|\\.)*)"/g)].map((m) => JSON.parse(`"${m[1] ?? ""}"`) as string);
+      const reply = texts.reverse().find((t) => t.startsWith(expectPrefix));
+      if (reply !== undefined) return reply;
+      await sleep(500);
+    }
+    throw new Error(`no reply to ${message} in ${sessionKey}`);
+  }
+
   async startGateway(): Promise<void> {
     const { node, entry } = openClawInstall();
     this.gatewayLog = "";
-    const child = spawn(node, [entry, "gateway", "run", "--port", String(this.gatewayPort)], { env: this.env(), cwd: this.workspace, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(node, [entry, "gateway", "run", "--port", String(this.gatewayPort), ...(process.env.PROVENANT_E2E_VERBOSE ? ["--verbose"] : [])], { env: this.env(), cwd: this.workspace, stdio: ["ignore", "pipe", "pipe"] });
     this.gateway = child;
     const onData = (chunk: Buffer): void => {
       this.gatewayLog += chunk.toString("utf8");
