@@ -5,6 +5,8 @@ import { decodeScope, encodeScope } from "../../src/auth/action-scope.js";
 import { containsEnvelopeMarker, neutraliseEnvelopes } from "../../src/auth/envelope-markers.js";
 import { signEnvelope, verifyEnvelope } from "../../src/auth/envelope.js";
 import { stripFabricatedToolResults } from "../../src/auth/fabricated-tool-results.js";
+import { checkGroundedClaims } from "../../src/auth/grounded-claims.js";
+import { KeyFileError, parseKeyFile } from "../../src/auth/key-file-format.js";
 import { KeyRing } from "../../src/auth/key-ring.js";
 import { ReplayCache } from "../../src/auth/replay-cache.js";
 import { KAT_KEY, katRing, T0 } from "./helpers.js";
@@ -126,6 +128,39 @@ describe("properties", () => {
         expect(encodeScope(decodeScope(token) as Set<ActionClass>)).toBe(token);
         const parsed = decodeScope(junk);
         if (parsed !== undefined) expect(encodeScope(parsed)).toBe(junk);
+      }),
+    );
+  });
+
+  it("the key-file parser fails only with a KeyFileError, on any text or JSON", () => {
+    const secret = Buffer.alloc(32, 5).toString("base64url");
+    const nearValid = fc.record({
+      format: fc.oneof(fc.constant("provenant-auth-keys"), fc.string()),
+      version: fc.oneof(fc.constant(1), fc.integer()),
+      current: fc.oneof(fc.constant("k1"), fc.string()),
+      keys: fc.array(fc.record({ id: fc.oneof(fc.constant("k1"), fc.string()), secret: fc.oneof(fc.constant(secret), fc.string()), created: fc.string() }), { maxLength: 3 }),
+    });
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), nearValid.map((v) => JSON.stringify(v)), fc.json()), (text) => {
+        try {
+          parseKeyFile(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(KeyFileError);
+          expect((error as Error).message).not.toContain(secret);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("the claim parser only flags [G] tags, and only those not fully verified", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom("[G]", "[I]", "[G:1]", "[G:2,3]", "[G: 4 ]", "[G:", "]")), { maxLength: 10 }), (parts) => {
+        const report = checkGroundedClaims(parts.join(""), new Set([1, 2, 3]));
+        for (const f of report.flagged) {
+          expect(f.kind).toBe("G");
+          expect(f.problem === "uncited" ? f.seqs.length === 0 : f.missing.length > 0).toBe(true);
+        }
       }),
     );
   });
