@@ -3,6 +3,7 @@ import { NO_AUDIT, type AuditSink } from "../core/audit-sink.js";
 import { encodeScope, intersectScopes } from "./action-scope.js";
 import { authModeFor, type AuthConfig, type AuthMode } from "./config.js";
 import {
+  ENVELOPE_OPEN,
   PUBLIC_REJECTION,
   signEnvelope,
   verifyEnvelope,
@@ -151,7 +152,7 @@ export class InboundAuthenticator {
       }
     }
 
-    const looksSigned = msg.text.trimStart().startsWith("[MSG_AUTH:");
+    const looksSigned = msg.text.trimStart().startsWith(ENVELOPE_OPEN);
     if (looksSigned || msg.kind === "channel") {
       const v = this.verifyEnvelope(msg.text, msg);
       if (v.ok) {

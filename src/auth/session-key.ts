@@ -15,7 +15,8 @@ export interface ContentPart {
 
 export interface TurnMessage {
   readonly role: string;
-  readonly content: string | readonly ContentPart[] | unknown;
+  /** A string, or an array of content parts of which the text parts count; anything else is no text. */
+  readonly content: unknown;
 }
 
 export interface TurnContext {

@@ -59,6 +59,17 @@ describe("known-answer vectors (computed by an independent implementation, docum
 });
 
 describe("signing and verifying", () => {
+  it("the MAC input refuses fields its byte-per-character encoding cannot hold", () => {
+    const fields = { keyId: "k0", source: "human", sessionId: "s1", timestamp: 1, messageId: "m\u00e9", scope: "read" } as const;
+    expect(() => computeMessageMac(katRing(), fields, "x")).toThrow(/printable ASCII/);
+    expect(() => computeMessageMac(katRing(), { ...fields, messageId: "m1", scope: "read send" }, "x")).toThrow(/printable ASCII/);
+  });
+
+  it("timestamps beyond 32 bits encode as u64", () => {
+    const header = encodeMacHeader({ keyId: "k0", source: "human", sessionId: "s", timestamp: 2 ** 40 + 5, messageId: "m", scope: "none" });
+    expect(header.subarray(header.length - 8 - 5 - 8, header.length - 5 - 8).toString("hex")).toBe("0000010000000005");
+  });
+
   it("round-trips and strips the wrapper", () => {
     const env = sign("check the weather", { scope: new Set(["read", "send"]) });
     expect(env).toMatch(/^\[MSG_AUTH:v1\.k0\.human\.1767225600\.m1\.read,send\.[0-9a-f]{64}\] check the weather \[\/MSG_AUTH\]$/);
