@@ -35,8 +35,11 @@ async function main(): Promise<void> {
     if (r.kind !== "done" || n !== BYTES) throw new Error(`short stream ${n} ${JSON.stringify(r)}`);
     return BYTES / 1e6 / ((performance.now() - t) / 1000);
   };
-  await broker();
-  await direct();
+  // Warm-up: the first runs include JIT compilation of both sides' hot paths.
+  for (let i = 0; i < 2; i++) {
+    await broker();
+    await direct();
+  }
   const b: number[] = [];
   const d: number[] = [];
   for (let i = 0; i < RUNS; i++) {

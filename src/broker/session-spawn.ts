@@ -1,5 +1,5 @@
 import { closeSync } from "node:fs";
-import { Socket } from "node:net";
+import { type OnReadOpts, Socket, type SocketConstructorOpts } from "node:net";
 import koffi from "koffi";
 
 /**
@@ -109,7 +109,36 @@ function makePipe(c: Libc, capacity = 0): [number, number] {
  * posix_spawn runs on libuv's thread pool: with CLONE_VFORK the calling thread waits until the child
  * has exec'd (about a millisecond here), and that thread should not be the event loop's.
  */
-export async function spawnSession(binary: string, args: readonly string[], cwd: string, env: Readonly<Record<string, string>>): Promise<SpawnedSession> {
+/** Receives each read of a tool's output pipe; the bytes are only valid during the call. */
+export type PipeReader = (bytes: Buffer) => void;
+
+// Reads land in one reused buffer per pipe (net.Socket's `onread`), so reading allocates nothing.
+const READ_BUFFER_BYTES = 64 * 1024;
+
+function readerSocket(fd: number, reader: PipeReader): Socket {
+  // @types/node declares `onread` only for connect(); Node's Socket constructor takes it too.
+  const options: SocketConstructorOpts & { onread: OnReadOpts } = {
+    fd,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer: Buffer.allocUnsafe(READ_BUFFER_BYTES),
+      callback: (length: number, buffer: Uint8Array): boolean => {
+        reader(Buffer.from(buffer.buffer, buffer.byteOffset, length));
+        return true;
+      },
+    },
+  };
+  return new Socket(options);
+}
+
+export async function spawnSession(
+  binary: string,
+  args: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+  readers: { readonly stdout: PipeReader; readonly stderr: PipeReader },
+): Promise<SpawnedSession> {
   const c = bind();
   const opened: number[] = [];
   const fa = Buffer.alloc(FILE_ACTIONS_BYTES);
@@ -152,8 +181,8 @@ export async function spawnSession(binary: string, args: readonly string[], cwd:
     return {
       pid: pid[0] as number,
       stdin: new Socket({ fd: inW, readable: false, writable: true }),
-      stdout: new Socket({ fd: outR, readable: true, writable: false }),
-      stderr: new Socket({ fd: errR, readable: true, writable: false }),
+      stdout: readerSocket(outR, readers.stdout),
+      stderr: readerSocket(errR, readers.stderr),
     };
   } finally {
     if (faReady) c.posix_spawn_file_actions_destroy(fa);
