@@ -1,10 +1,11 @@
 import { pluginConfigJsonSchema } from "./config-schema.js";
+import { OWNER_TOOL_NAMES } from "./owner-tools.js";
 import { PLUGIN_ID, TRUSTED_POLICY_ID } from "./provenant-plugin.js";
 
 /**
  * The content of `openclaw.plugin.json`. `activation.onStartup` because the gate must be in place
  * before the first turn; `contracts` declares the trusted tool policy (installed plugins must, to
- * run before ordinary hooks).
+ * run before ordinary hooks) and the owner-only tools the plugin registers.
  */
 export function openclawManifest(): Record<string, unknown> {
   return {
@@ -12,7 +13,7 @@ export function openclawManifest(): Record<string, unknown> {
     name: "provenant",
     description: "Provenance taint tracking and tool-call policy for OpenClaw agents: untrusted content in the context cannot drive dangerous tools.",
     activation: { onStartup: true },
-    contracts: { trustedToolPolicies: [TRUSTED_POLICY_ID] },
+    contracts: { trustedToolPolicies: [TRUSTED_POLICY_ID], tools: [...OWNER_TOOL_NAMES] },
     configSchema: pluginConfigJsonSchema(),
   };
 }

@@ -1,4 +1,5 @@
 import type { AdapterGuard } from "./provenant-plugin.js";
+import { OWNER_TOOL_NAMES } from "./owner-tools.js";
 import { SessionDirectory } from "./session-directory.js";
 import { ToolSurface } from "./tool-surface.js";
 
@@ -21,7 +22,7 @@ export function processState(): ProcessState {
   const holder = globalThis as unknown as Record<symbol, ProcessState | undefined>;
   let state = holder[KEY];
   if (state === undefined) {
-    state = { sessions: new SessionDirectory(), surface: new ToolSurface([]), surfacesWithoutApprovals: new Set(), guards: new Map() };
+    state = { sessions: new SessionDirectory(), surface: new ToolSurface(OWNER_TOOL_NAMES), surfacesWithoutApprovals: new Set(), guards: new Map() };
     holder[KEY] = state;
   }
   return state;

@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../../core/logger.js";
 import { Guard } from "../../guard.js";
+import { OWNER_TOOL_NAMES, ownerToolFactory } from "./owner-tools.js";
 import { processState, sharedGuard } from "./process-state.js";
 import type { TurnState } from "./session-directory.js";
 import { findRuntimeGaps } from "./runtime-gaps.js";
@@ -25,7 +26,7 @@ export const TRUSTED_POLICY_ID = "provenant-taint-policy";
 /** The guard methods the adapter drives. */
 export type AdapterGuard = Pick<
   Guard,
-  "config" | "beginTurn" | "toolsFor" | "beforeToolCall" | "afterToolCall" | "beforeResponse" | "endTurn" | "approve" | "resetTrust" | "close"
+  "config" | "beginTurn" | "toolsFor" | "beforeToolCall" | "afterToolCall" | "beforeResponse" | "endTurn" | "approve" | "resetTrust" | "runOwnerTool" | "close"
 >;
 
 /** Opens the guard for one agent workspace (state, watermarks and staging live there). */
@@ -80,6 +81,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       group: origin.group,
       spawnedBy: origin.spawnedBy,
       text,
+      ...(turn.messageId !== undefined ? { messageId: turn.messageId } : {}),
     });
     if (started.command !== null) logger.info(`session ${turn.sessionId}: ${started.command.kind}: ${started.command.message}`);
   };
@@ -99,7 +101,9 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       const sessionId = sessions.sessionIdFor(ctx);
       if (sessionId === undefined) return undefined;
       const text = event.currentUserMessage ?? event.prompt;
-      const origin = originFromAgentContext(ctx, ownerIds, sessions.parentOf(ctx.sessionKey), text);
+      const inbound = sessions.inboundSender(ctx.sessionKey);
+      const withSender = ctx.senderId === undefined && inbound !== undefined ? { ...ctx, senderId: inbound.senderId, messageProvider: ctx.messageProvider ?? inbound.channel } : ctx;
+      const origin = originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text);
       const turn: TurnState = {
         sessionId,
         workspaceDir: ctx.workspaceDir ?? defaultWorkspace(),
@@ -108,6 +112,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
         origin,
         agentId: ctx.agentId ?? null,
         text,
+        messageId: event.currentUserMessageId,
         trigger: ctx.trigger,
       };
       sessions.put(turn, ctx.sessionKey);
@@ -207,6 +212,11 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     { priority: FIRST },
   );
 
+  api.on("message_received", (event, ctx) => {
+    const sessionKey = ctx.sessionKey ?? event.sessionKey;
+    if (sessionKey !== undefined && event.senderId !== undefined) sessions.noteInboundSender(sessionKey, event.senderId, ctx.channelId);
+  });
+
   api.on("subagent_spawned", (event, ctx) => {
     if (ctx.requesterSessionKey !== undefined) sessions.noteSubagent(event.childSessionKey, ctx.requesterSessionKey);
   });
@@ -249,6 +259,15 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
   })) {
     api.registerCommand(command);
   }
+
+  api.registerTool(
+    ownerToolFactory((ctx) => {
+      const sessionId = sessions.sessionIdFor(ctx);
+      if (sessionId === undefined) return null;
+      return { sessionId, guard: guardFor(sessions.turn(sessionId)?.workspaceDir ?? ctx.workspaceDir ?? defaultWorkspace()) };
+    }),
+    { names: [...OWNER_TOOL_NAMES] },
+  );
 
   function currentTurn(ctx: AgentContext): TurnState | undefined {
     const sessionId = sessions.sessionIdFor(ctx);

@@ -44,6 +44,8 @@ export interface AgentContext {
 export interface BeforePromptBuildEvent {
   prompt: string;
   currentUserMessage?: string;
+  /** Stable id of the admitted user message. */
+  currentUserMessageId?: string;
   messages: unknown[];
 }
 
@@ -272,7 +274,19 @@ export interface PluginApi {
   /** OpenClaw's own resolved configuration (read to detect unprotected runtimes). */
   readonly config: unknown;
   readonly logger: PluginLogger;
-  on<K extends HookName>(hookName: K, handler: HookHandlers[K], opts?: HookOptions): void;
+  // One overload per hook (not a generic over HookName), so the real API's generic `on`, whose
+  // map has every hook, is checked against each handler this adapter registers.
+  on(hookName: "before_prompt_build", handler: HookHandlers["before_prompt_build"], opts?: HookOptions): void;
+  on(hookName: "before_agent_run", handler: HookHandlers["before_agent_run"], opts?: HookOptions): void;
+  on(hookName: "before_tool_call", handler: HookHandlers["before_tool_call"], opts?: HookOptions): void;
+  on(hookName: "after_tool_call", handler: HookHandlers["after_tool_call"], opts?: HookOptions): void;
+  on(hookName: "llm_input", handler: HookHandlers["llm_input"], opts?: HookOptions): void;
+  on(hookName: "agent_end", handler: HookHandlers["agent_end"], opts?: HookOptions): void;
+  on(hookName: "message_received", handler: HookHandlers["message_received"], opts?: HookOptions): void;
+  on(hookName: "message_sending", handler: HookHandlers["message_sending"], opts?: HookOptions): void;
+  on(hookName: "subagent_spawned", handler: HookHandlers["subagent_spawned"], opts?: HookOptions): void;
+  on(hookName: "subagent_ended", handler: HookHandlers["subagent_ended"], opts?: HookOptions): void;
+  on(hookName: "session_end", handler: HookHandlers["session_end"], opts?: HookOptions): void;
   registerCommand(command: CommandDefinition): void;
   registerTool(tool: ToolFactory, opts?: { names?: string[]; optional?: boolean }): void;
   registerTrustedToolPolicy(policy: TrustedToolPolicy): void;

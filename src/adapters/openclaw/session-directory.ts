@@ -15,6 +15,8 @@ export interface TurnState {
   origin: TurnOrigin;
   agentId: string | null;
   text: string;
+  /** OpenClaw's id for the admitted user message, naming the signed owner message. */
+  messageId: string | undefined;
   trigger: string | undefined;
 }
 
@@ -29,6 +31,7 @@ export class SessionDirectory {
   private readonly idByKey = new Map<string, string>();
   private readonly parentByChildKey = new Map<string, string>();
   private readonly ownerVerdicts = new Map<string, boolean>();
+  private readonly inboundSenders = new Map<string, { readonly senderId: string; readonly channel: string }>();
 
   turn(sessionId: string): TurnState | undefined {
     return this.turns.get(sessionId);
@@ -67,8 +70,18 @@ export class SessionDirectory {
     return provider === null || senderId === null ? undefined : this.ownerVerdicts.get(`${provider}\u0000${senderId}`);
   }
 
+  /** The sender of the last inbound message in a conversation (`message_received`), for turns whose context omits it. */
+  noteInboundSender(sessionKey: string, senderId: string, channel: string): void {
+    this.inboundSenders.set(sessionKey, { senderId, channel });
+  }
+
+  inboundSender(sessionKey: string | undefined): { readonly senderId: string; readonly channel: string } | undefined {
+    return sessionKey === undefined ? undefined : this.inboundSenders.get(sessionKey);
+  }
+
   forget(sessionId: string, sessionKey: string | undefined): void {
     this.turns.delete(sessionId);
     if (sessionKey !== undefined && this.idByKey.get(sessionKey) === sessionId) this.idByKey.delete(sessionKey);
+    if (sessionKey !== undefined) this.inboundSenders.delete(sessionKey);
   }
 }

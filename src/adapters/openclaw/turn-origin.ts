@@ -54,6 +54,8 @@ export function originFromAgentContext(ctx: AgentContext, ownerIds: readonly str
  */
 export function withHostOwnerVerdict(origin: TurnOrigin, hostSaysOwner: boolean | undefined, trigger: string | undefined): TurnOrigin {
   if (hostSaysOwner === undefined || origin.provider?.startsWith("inter_session:")) return origin;
-  if (hostSaysOwner) return { ...origin, isOwner: true };
+  // An owner turn with no channel (the local CLI, an operator's gateway client) is named
+  // "openclaw", so the owner's message is signed into the session like any channel's.
+  if (hostSaysOwner) return { ...origin, isOwner: true, provider: origin.provider ?? "openclaw" };
   return { ...origin, isOwner: false, provider: origin.provider ?? `openclaw:${trigger ?? "ingress"}` };
 }

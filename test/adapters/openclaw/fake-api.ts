@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Guard } from "../../../src/guard.js";
+import { registerProvenant } from "../../../src/adapters/openclaw/provenant-plugin.js";
+import type { CommandDefinition, HookHandlers, HookName, PluginApi, ToolFactory, TrustedToolPolicy } from "../../../src/adapters/openclaw/sdk-types.js";
+
+/**
+ * A stand-in for OpenClaw's registration API that records what the plugin registers and lets a
+ * test fire hooks in OpenClaw's order. The guard behind it is the real one, on a temporary
+ * workspace (its watermarks and ledger are real files).
+ */
+export class FakeOpenClaw {
+  readonly hooks = new Map<HookName, HookHandlers[HookName]>();
+  readonly commands = new Map<string, CommandDefinition>();
+  readonly tools: ToolFactory[] = [];
+  policy: TrustedToolPolicy | null = null;
+  readonly logs: string[] = [];
+  readonly workspace: string;
+
+  constructor(
+    readonly pluginConfig: Record<string, unknown> = {},
+    readonly openclawConfig: unknown = { plugins: { entries: { provenant: { hooks: { allowConversationAccess: true } } } } },
+    workspace?: string,
+  ) {
+    this.workspace = workspace ?? mkdtempSync(join(tmpdir(), "provenant-openclaw-unit-"));
+  }
+
+  register(): this {
+    const api: PluginApi = {
+      id: "provenant",
+      pluginConfig: this.pluginConfig,
+      config: this.openclawConfig,
+      logger: { info: (m) => this.logs.push(`info ${m}`), warn: (m) => this.logs.push(`warn ${m}`), error: (m) => this.logs.push(`error ${m}`) },
+      on: ((name: HookName, handler: HookHandlers[HookName]) => {
+        this.hooks.set(name, handler);
+      }) as PluginApi["on"],
+      registerCommand: (c) => this.commands.set(c.name, c),
+      registerTool: (t) => this.tools.push(t),
+      registerTrustedToolPolicy: (p) => {
+        this.policy = p;
+      },
+    };
+    registerProvenant(api, (dir, logger) => Guard.open({ config: this.pluginConfig, workspaceDir: dir, logger }));
+    return this;
+  }
+
+  hook<K extends HookName>(name: K): HookHandlers[K] {
+    const handler = this.hooks.get(name);
+    if (handler === undefined) throw new Error(`${name} not registered`);
+    return handler as HookHandlers[K];
+  }
+
+  /** One owner turn's opening hooks, as the embedded runner fires them. */
+  startTurn(sessionId: string, text: string, opts: { senderIsOwner?: boolean; ctx?: Record<string, unknown> } = {}): void {
+    const ctx = { sessionId, sessionKey: `agent:main:${sessionId}`, agentId: "main", workspaceDir: this.workspace, trigger: "user", runId: `run-${sessionId}`, ...opts.ctx };
+    this.hook("before_prompt_build")({ prompt: text, messages: [] }, ctx);
+    this.hook("before_agent_run")({ prompt: text, messages: [], ...(opts.senderIsOwner !== undefined ? { senderIsOwner: opts.senderIsOwner } : {}) }, ctx);
+  }
+
+  callTool(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }) {
+    if (this.policy === null) throw new Error("no trusted policy registered");
+    return this.policy.evaluate({ toolName: tool, params }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1`, requester });
+  }
+
+  toolResult(sessionId: string, tool: string, result: unknown): void {
+    this.hook("after_tool_call")({ toolName: tool, params: {}, result }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}` });
+  }
+
+  endTurn(sessionId: string): void {
+    this.hook("agent_end")({ messages: [], success: true }, { sessionId, sessionKey: `agent:main:${sessionId}`, workspaceDir: this.workspace });
+  }
+
+  dispose(): void {
+    rmSync(this.workspace, { recursive: true, force: true });
+  }
+}

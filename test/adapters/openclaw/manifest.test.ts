@@ -1,0 +1,51 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { pluginConfigSchema } from "../../../src/adapters/openclaw/config-schema.js";
+import { openclawManifest } from "../../../src/adapters/openclaw/manifest.js";
+import { findRuntimeGaps } from "../../../src/adapters/openclaw/runtime-gaps.js";
+
+const REPO = join(import.meta.dirname, "../../..");
+
+describe("openclaw.plugin.json", () => {
+  it("is what the generator makes from the current config schema (node scripts/openclaw-manifest.mjs after npm run build)", () => {
+    expect(JSON.parse(readFileSync(join(REPO, "openclaw.plugin.json"), "utf8"))).toEqual(openclawManifest());
+  });
+
+  it("declares the plugin id, startup activation and the trusted tool policy", () => {
+    const manifest = openclawManifest() as { id: string; activation: unknown; contracts: { trustedToolPolicies: string[]; tools: string[] } };
+    expect(manifest.id).toBe("provenant");
+    expect(manifest.activation).toEqual({ onStartup: true });
+    expect(manifest.contracts.trustedToolPolicies).toEqual(["provenant-taint-policy"]);
+    expect(manifest.contracts.tools.sort()).toEqual(["update_and_sign", "verify"]);
+  });
+});
+
+describe("the runtime config schema handed to OpenClaw", () => {
+  it("accepts a good configuration and names the key of a bad one", () => {
+    expect(pluginConfigSchema.safeParse({ taintPolicy: { untrusted: "restrict" } }).success).toBe(true);
+    const bad = pluginConfigSchema.safeParse({ taintPolicy: { untrusted: "maybe" }, nonsense: 1 });
+    expect(bad.success).toBe(false);
+    const paths = bad.error?.issues?.map((i) => i.path.join(".")) ?? [];
+    expect(paths).toContain("taintPolicy.untrusted");
+    expect(bad.error?.issues?.map((i) => i.message).join("\n")).toMatch(/nonsense/);
+  });
+});
+
+describe("runtime gaps", () => {
+  it("finds none in a complete configuration", () => {
+    expect(findRuntimeGaps({ plugins: { entries: { provenant: { hooks: { allowConversationAccess: true } } } }, agents: { defaults: { model: { agentRuntime: { id: "auto" } } } } }, "provenant")).toEqual([]);
+  });
+
+  it("names withheld hooks and runtimes that run tools outside before_tool_call", () => {
+    const gaps = findRuntimeGaps(
+      { plugins: { entries: { provenant: { hooks: { allowPromptInjection: false } } } }, agents: { defaults: { models: { "anthropic/x": { agentRuntime: { id: "claude-cli" } } } } } },
+      "provenant",
+    );
+    expect(gaps.map((g) => g.key)).toEqual([
+      "plugins.entries.provenant.hooks.allowConversationAccess",
+      "plugins.entries.provenant.hooks.allowPromptInjection",
+      'agents.defaults.models.anthropic/x.agentRuntime.id',
+    ]);
+  });
+});
