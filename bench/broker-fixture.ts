@@ -6,9 +6,36 @@ import { stringify } from "yaml";
 import { readSecretFile } from "../src/broker/secret-file.js";
 
 /**
- * Runs the broker daemon the way it is deployed: its own process (`provenant broker daemon` from the
- * sources through tsx), so the bench's client and the daemon do not share an event loop.
+ * Runs the broker daemon the way it is deployed: its own plain Node process running compiled
+ * JavaScript (the daemon's modules bundled by esbuild, koffi loaded from node_modules), so the
+ * bench's client and the daemon share no event loop and the daemon's memory is what a user would see.
  */
+const ENTRY = `
+import { loadBrokerConfig } from "./src/broker/broker-config.ts";
+import { startBrokerDaemon } from "./src/broker/broker-daemon.ts";
+import { stderrLog } from "./src/broker/broker-log.ts";
+const [config, socketPath, secretFile] = process.argv.slice(2);
+const daemon = await startBrokerDaemon({ config: loadBrokerConfig(config, { socketPath, secretFile }), log: stderrLog });
+process.once("SIGTERM", () => void daemon.close().then(() => process.exit(0)));
+`;
+
+async function bundleDaemon(): Promise<string> {
+  const root = join(import.meta.dirname, "..");
+  const out = join(root, "node_modules", ".cache", "provenant-bench", "broker-daemon.mjs");
+  const esbuild = await import("esbuild");
+  await esbuild.build({
+    stdin: { contents: ENTRY, resolveDir: root, loader: "ts", sourcefile: "bench-daemon.ts" },
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    outfile: out,
+    logLevel: "silent",
+  });
+  return out;
+}
+
 export interface DaemonProcess {
   readonly socketPath: string;
   readonly secret: Buffer;
@@ -23,8 +50,7 @@ export async function startDaemonProcess(tools: Record<string, unknown>, proxy: 
   const secretFile = join(dir, "auth");
   const configPath = join(dir, "wrappers.yaml");
   writeFileSync(configPath, stringify({ proxy: { temp_dir: join(dir, "tmp"), max_connections: 256, ...proxy }, tools }));
-  const main = join(import.meta.dirname, "../src/cli/main.ts");
-  const child: ChildProcess = spawn(process.execPath, [...(process.env["BROKER_DAEMON_PROF"] ? ["--cpu-prof", "--cpu-prof-dir=/tmp/perf/prof"] : []), "--import", "tsx", main, "broker", "daemon", "--config", configPath, "--socket", socketPath, "--secret-file", secretFile], {
+  const child: ChildProcess = spawn(process.execPath, [await bundleDaemon(), configPath, socketPath, secretFile], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   await new Promise<void>((resolve, reject) => {

@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   }
   await daemon.stop();
   printTable(`/bin/true requests per second (median of ${ROUNDS} runs of ${REQUESTS})`, ["clients", "direct spawn/s", "broker req/s", "broker / direct"], rows);
-  printTable("daemon memory (run under tsx, which adds its loader)", ["state", "RSS MiB"], [
+  printTable("daemon memory (plain Node running the bundled daemon)", ["state", "RSS MiB"], [
     ["idle after start", (idleRss / 1024).toFixed(1)],
     ["peak during the runs", (peakRss / 1024).toFixed(1)],
   ]);
