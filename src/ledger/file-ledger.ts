@@ -16,7 +16,7 @@ import { canonicalJSON } from "./canonical-json.js";
 import { type ChainEntry, type EntryData, nextEntry, nextEntryOfCanonical } from "./chain-entry.js";
 import { type ChainFileScan, type TornTail, scanChainFile } from "./chain-file.js";
 import { canonicalLine, encodeEntryLine } from "./entry-line.js";
-import { chainFiles } from "./ledger-log.js";
+import { type LogScan, type LogScanOptions, chainFiles, scanLog } from "./ledger-log.js";
 import { archiveDir, archiveFile, lockFile } from "./ledger-paths.js";
 import { acquireWriterLock } from "./writer-lock.js";
 
@@ -70,6 +70,8 @@ export interface Ledger extends AuditSink {
   /** AuditSink: appends `data` with `at` (ISO time) added when the caller did not set it. */
   record(type: AuditRecordType, data: EntryData): void;
   head(): AppendedEntry;
+  /** Recomputes the whole log on disk, archives included (what `provenant ledger verify` does). */
+  verify(options?: LogScanOptions): LogScan;
   /** Makes every appended entry durable now. */
   sync(): void;
   /** Syncs, releases the writer lock and closes the file. Further appends throw. */
@@ -177,6 +179,11 @@ class FileLedger implements Ledger {
 
   head(): AppendedEntry {
     return this.located(this.active.last);
+  }
+
+  verify(options: LogScanOptions = {}): LogScan {
+    this.openFd();
+    return scanLog(this.path, options);
   }
 
   sync(): void {

@@ -56,6 +56,7 @@ describe("file ledger basics", () => {
     expect(ledger.head()).toMatchObject({ index: 0, chain: 0, entry: { seq: 0, type: "GENESIS" } });
     expect(ledger.head().entry.data).toMatchObject({ chain: 0, first_index: 0, created: "2026-03-01T00:00:00.000Z" });
     expect(ledger.append("CLAIM", { text: "test claim" })).toMatchObject({ index: 1, entry: { seq: 1 } });
+    expect(ledger.verify()).toMatchObject({ size: 2, fault: undefined, tornTail: undefined });
     closeAll();
     const again = open();
     expect(again.append("META", { n: 2 }).entry.seq).toBe(2);
