@@ -16,6 +16,12 @@ import { ToolPolicy } from "./core/tool-policy.js";
 import { lessTrusted, type TrustLevel } from "./core/trust-levels.js";
 import { ValueProvenance } from "./core/value-provenance.js";
 import { resolveGuardConfig, type GuardConfig } from "./guard-config.js";
+import { InboundAuthenticator, type InboundKind } from "./auth/inbound-authenticator.js";
+import { IntentScopeGate } from "./auth/intent-scope-gate.js";
+import { loadKeyFile } from "./auth/key-file.js";
+import { KeyRing } from "./auth/key-ring.js";
+import type { InputProvenance } from "./auth/requester.js";
+import type { ToolResultSeal } from "./auth/tool-result-mac.js";
 import { DeferredAuditSink } from "./ledger/deferred-sink.js";
 import { defaultLedgerPath, openLedger, type Ledger } from "./ledger/index.js";
 import { SigRuntime } from "./sig/runtime.js";
@@ -36,6 +42,27 @@ export interface TurnInput {
   readonly messageId?: string;
   /** A new conversation (`/new`, `/reset`): a fresh trust boundary, the watermark is cleared. */
   readonly freshSession?: boolean;
+  /**
+   * What kind of inbound this is, for message authentication: a channel message, a system event
+   * (cron, heartbeat) or another agent's message. Default: no provider → system, `spawnedBy` or
+   * `inputProvenance` → inter-agent, else channel.
+   */
+  readonly kind?: InboundKind;
+  /** A system turn's job (cron id): its declared action classes bound the turn's scope. */
+  readonly jobId?: string | null;
+  /** An inter-agent turn's evidence of who asked: the framework's provenance, else the system prompt's stamp. */
+  readonly inputProvenance?: InputProvenance | null;
+  readonly systemPrompt?: string;
+}
+
+/** What message authentication made of a turn. */
+export interface TurnAuthentication {
+  readonly accepted: boolean;
+  /** human, agent, system or unsigned; null when refused. */
+  readonly source: string | null;
+  readonly scope: readonly string[];
+  /** For the sender: generic, never which check failed (that goes to our log). */
+  readonly publicReason?: string;
 }
 
 export interface CommandOutcome {
@@ -48,6 +75,27 @@ export interface TurnStart {
   readonly turnId: string;
   readonly taint: TrustLevel;
   readonly command: CommandOutcome | null;
+  /** The text the model may see: the verified message without its envelope, or "" when refused. */
+  readonly text: string;
+  /** Present when message authentication is on. */
+  readonly authentication?: TurnAuthentication;
+}
+
+export interface ToolResultOutcome {
+  readonly taint: TrustLevel;
+  /** The output as the model should see it: any `[MSG_AUTH:` marker in it made inert. */
+  readonly output: unknown;
+  /** The result's MAC (RFC-001 tool-result HMAC), when message authentication is on. */
+  readonly seal?: ToolResultSeal | null;
+}
+
+export interface ResponseOutcome {
+  readonly text: string;
+  readonly taint: TrustLevel;
+  /** `[G]` claims that cite no verified tool result. */
+  readonly ungroundedClaims?: readonly string[];
+  /** Fabricated tool-result blocks removed from the model's text. */
+  readonly fabricatedResultsRemoved?: number;
 }
 
 export interface ToolCallInput {
@@ -99,6 +147,8 @@ export interface GuardDependencies {
   readonly gates?: readonly ToolGate[];
   /** Prompt signing: told of every turn and every owner message (its gates are in `gates`). */
   readonly signing?: SigRuntime;
+  /** Message authentication, and the intent-scope gate it sets each turn's scope on (also in `gates`). */
+  readonly auth?: { readonly authenticator: InboundAuthenticator; readonly scopeGate: IntentScopeGate };
   readonly audit?: AuditSink;
   readonly logger?: Logger;
   readonly now?: () => number;
@@ -173,6 +223,8 @@ export class Guard {
     readonly audit?: AuditSink;
     readonly gates?: readonly ToolGate[];
     readonly now?: () => number;
+    /** Message-authentication keys (else `auth.keyFile`, else a key generated in memory now). */
+    readonly authKeys?: KeyRing;
   }): Guard {
     const logger = options.logger ?? SILENT_LOGGER;
     const config = Guard.resolve(options.config, logger);
@@ -195,8 +247,10 @@ export class Guard {
     audit.record("BOOT", { kind: "guard-open", workspace: options.workspaceDir, failMode: config.failMode });
     const now = options.now ?? Date.now;
     const signing = new SigRuntime({ projectRoot: options.workspaceDir, config: config.sig, clock: now, audit });
+    const auth = Guard.openAuth(config, audit, now, options.authKeys);
     return new Guard({
       signing,
+      ...(auth ? { auth } : {}),
       config,
       watermarks,
       memoryFiles: new WorkspaceMemoryFiles(options.workspaceDir, config.memoryFiles),
@@ -210,9 +264,35 @@ export class Guard {
             },
           }
         : {}),
-      gates: [signing.verificationGate, signing.mutationGate, ...(options.gates ?? [])],
+      gates: [signing.verificationGate, signing.mutationGate, ...(auth ? [auth.scopeGate] : []), ...(options.gates ?? [])],
       now,
     });
+  }
+
+  /**
+   * Message authentication, when `auth.mode` (or an agent's) is not `off`. The key is the one
+   * given, else the key file (mode 0600), else generated now and held in memory only, so it
+   * rotates with every restart (RFC-001's default).
+   */
+  private static openAuth(
+    config: GuardConfig,
+    audit: AuditSink,
+    now: () => number,
+    keys: KeyRing | undefined,
+  ): { authenticator: InboundAuthenticator; scopeGate: IntentScopeGate } | undefined {
+    const modes = [config.auth.mode, ...Object.values(config.auth.agents)];
+    if (modes.every((m) => m === "off")) return undefined;
+    const ring =
+      keys ??
+      (config.auth.keyFile !== undefined ? loadKeyFile(config.auth.keyFile) : KeyRing.generate(nodeRandomBytes, new Date(now()).toISOString()));
+    const authenticator = new InboundAuthenticator({ config: config.auth, keys: ring, random: nodeRandomBytes, audit });
+    const policy = new ToolPolicy(config);
+    const scopeGate = new IntentScopeGate((tool) => policy.actionClass(tool), {
+      mode: config.auth.mode === "warn" ? "warn" : "enforce",
+      agentEscalation: config.auth.agentEscalation,
+      audit,
+    });
+    return { authenticator, scopeGate };
   }
 
   /** Validates a raw configuration (throws ConfigError) and logs its warnings once. */
@@ -225,7 +305,7 @@ export class Guard {
   beginTurn(turn: TurnInput): TurnStart {
     return this.guarded("beginTurn", turn.sessionId, () => this.startTurn(turn), (): TurnStart => {
       const s = this.sessions.get(turn.sessionId);
-      return { turnId: s?.turnId ?? "", taint: this.config.failMode === "closed" ? "untrusted" : "trusted", command: null };
+      return { turnId: s?.turnId ?? "", taint: this.config.failMode === "closed" ? "untrusted" : "trusted", command: null, text: turn.text };
     });
   }
 
@@ -275,12 +355,16 @@ export class Guard {
     );
   }
 
-  /** A tool's response enters the context at the tool's output trust, which may raise the taint. */
-  afterToolCall(sessionId: string, result: ToolResultInput): { taint: TrustLevel } {
+  /**
+   * A tool's response enters the context at the tool's output trust, which may raise the taint.
+   * With message authentication on, the result is sealed with its MAC, and any envelope marker
+   * in it is made inert (the returned `output` is what the model should see).
+   */
+  afterToolCall(sessionId: string, result: ToolResultInput): ToolResultOutcome {
     return this.guarded(
       "afterToolCall",
       sessionId,
-      () => {
+      (): ToolResultOutcome => {
         const s = this.session(sessionId);
         const trust = this.policy(s.agentId).outputTaint(result.tool);
         const before = s.graph.maxTaint;
@@ -292,24 +376,41 @@ export class Guard {
           this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, result.tool, new Date(this.now()));
           this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: result.tool });
         }
-        return { taint: s.graph.maxTaint };
+        const auth = this.deps.auth?.authenticator;
+        if (auth === undefined) return { taint: s.graph.maxTaint, output: result.output };
+        const seal = auth.macToolResult(sessionId, result.tool, result.output);
+        const check = auth.verifyToolResult(sessionId, result.tool, result.output, seal);
+        if (!check.ok) this.logger.warn(`session ${sessionId}: ${result.tool} result did not verify (${check.check})`);
+        return { taint: s.graph.maxTaint, output: mapStrings(result.output, (t) => auth.neutraliseEnvelopes(t)), seal };
       },
-      () => ({ taint: "untrusted" as const }),
+      () => ({ taint: "untrusted" as const, output: result.output }),
     );
   }
 
   /** The outbound text, with the taint header first when developer mode is on. */
-  beforeResponse(sessionId: string, text: string): { text: string; taint: TrustLevel } {
+  beforeResponse(sessionId: string, text: string): ResponseOutcome {
     return this.guarded(
       "beforeResponse",
       sessionId,
-      () => {
+      (): ResponseOutcome => {
         const s = this.session(sessionId);
         if (!s.graph.sealed) s.graph.add("output", "response", s.graph.maxTaint);
         const taint = s.graph.maxTaint;
-        if (!this.config.developerMode) return { text, taint };
-        const impacted = this.deps.watermarks.get(sessionId)?.lastImpactedTool ?? null;
-        return { text: `${developerHeader(taint, s.taintReason, impacted)}\n${text}`, taint };
+        let out = text;
+        let extra: Pick<ResponseOutcome, "ungroundedClaims" | "fabricatedResultsRemoved"> = {};
+        const auth = this.deps.auth?.authenticator;
+        if (auth !== undefined) {
+          // Only real tool-response positions carry tool results; the model's own text never does.
+          const clean = auth.sanitiseModelText(sessionId, text);
+          const claims = auth.checkGroundedClaims(sessionId, clean.text);
+          out = clean.text;
+          extra = { fabricatedResultsRemoved: clean.removed, ungroundedClaims: claims.flagged.map((f) => `${f.tag}:${f.problem}`) };
+        }
+        if (this.config.developerMode) {
+          const impacted = this.deps.watermarks.get(sessionId)?.lastImpactedTool ?? null;
+          out = `${developerHeader(taint, s.taintReason, impacted)}\n${out}`;
+        }
+        return { text: out, taint, ...extra };
       },
       () => ({ text, taint: "untrusted" as const }),
     );
@@ -397,8 +498,12 @@ export class Guard {
     }
     s.turnSeq += 1;
     s.turnId = `${turn.sessionId}#${s.turnSeq}`;
+    const authenticated = this.authenticate(turn, s.turnId);
+    // A message that fails authentication is nobody's instruction: not the owner's, and untrusted.
+    const isOwner = authenticated === undefined ? (turn.sender.isOwner ?? null) : authenticated.ownerVerified;
+    const text = authenticated?.text ?? turn.text;
     s.agentId = turn.agentId ?? null;
-    s.senderIsOwner = turn.sender.isOwner ?? null;
+    s.senderIsOwner = isOwner;
     s.senderId = turn.sender.id ?? null;
     s.group = turn.group ?? null;
     s.iterations = 0;
@@ -413,12 +518,10 @@ export class Guard {
       s.graph.add("watermark", `session watermark: ${watermark.reason}`, watermark.level);
       s.taintReason = watermark.reason;
     }
-    const initial = classifyInitialTrust({
-      provider: turn.provider,
-      spawnedBy: turn.spawnedBy,
-      senderIsOwner: turn.sender.isOwner,
-      senderId: turn.sender.id,
-    });
+    const initial =
+      authenticated?.result.accepted === false
+        ? { level: "untrusted" as const, reason: "unauthenticated message (refused)" }
+        : classifyInitialTrust({ provider: turn.provider, spawnedBy: turn.spawnedBy, senderIsOwner: isOwner, senderId: turn.sender.id });
     const before = s.graph.maxTaint;
     s.graph.add("history", initial.reason, initial.level);
     if (lessTrusted(s.graph.maxTaint, before)) {
@@ -427,14 +530,14 @@ export class Guard {
     }
 
     if (this.tracesValues()) {
-      const kind = initial.level === "trusted" && turn.sender.isOwner === true ? "owner" : "message";
-      s.values.observe({ id: s.turnId, kind, trust: initial.level }, turn.text);
+      const kind = initial.level === "trusted" && isOwner === true ? "owner" : "message";
+      s.values.observe({ id: s.turnId, kind, trust: initial.level }, text);
     }
     if (this.deps.signing) {
-      const identity = turn.sender.isOwner === true ? `owner:${turn.sender.id ?? "unknown"}:${turn.provider ?? "system"}` : undefined;
+      const identity = isOwner === true ? `owner:${turn.sender.id ?? "unknown"}:${turn.provider ?? "system"}` : undefined;
       this.deps.signing.beginTurn(turn.sessionId, {
         turnId: s.turnId,
-        senderIsOwner: turn.sender.isOwner ?? null,
+        senderIsOwner: isOwner,
         ...(identity ? { senderIdentity: identity } : {}),
       });
       if (identity && turn.provider) {
@@ -442,13 +545,53 @@ export class Guard {
           sessionId: turn.sessionId,
           channel: turn.provider,
           messageId: turn.messageId ?? String(s.turnSeq),
-          text: turn.text,
+          text,
           identity,
         });
       }
     }
-    const command = this.ownerCommand(s, turn.text);
-    return { turnId: s.turnId, taint: s.graph.maxTaint, command };
+    const command = this.ownerCommand(s, text);
+    return {
+      turnId: s.turnId,
+      taint: s.graph.maxTaint,
+      command,
+      text,
+      ...(authenticated ? { authentication: authenticated.result } : {}),
+    };
+  }
+
+  /**
+   * Verifies the turn's envelope and sets its intent scope. Only a verified human message keeps
+   * the framework's word that the owner sent it; agents, system jobs and unsigned text never
+   * carry the owner's authority, whatever they claim.
+   */
+  private authenticate(turn: TurnInput, turnId: string): { result: TurnAuthentication; text: string; ownerVerified: boolean | null } | undefined {
+    const auth = this.deps.auth;
+    if (auth === undefined) return undefined;
+    const kind: InboundKind =
+      turn.kind ?? (!turn.provider ? "system" : turn.spawnedBy || turn.inputProvenance ? "inter-agent" : "channel");
+    const decision = auth.authenticator.authenticateInbound({
+      text: turn.text,
+      sessionId: turn.sessionId,
+      now: this.now(),
+      kind,
+      agentId: turn.agentId ?? null,
+      senderIsOwner: turn.sender.isOwner ?? null,
+      jobId: turn.jobId ?? null,
+      ...(kind === "inter-agent" ? { interAgent: { systemPrompt: turn.systemPrompt ?? "", inputProvenance: turn.inputProvenance ?? null } } : {}),
+    });
+    if (!decision.accept) {
+      auth.scopeGate.clearScope(turn.sessionId);
+      this.logger.warn(`session ${turn.sessionId}: inbound message refused (${decision.check}: ${decision.reason})`);
+      this.audit.record("VERIFY", { kind: "message-refused", sessionId: turn.sessionId, turnId, check: decision.check, reason: decision.reason });
+      return { result: { accepted: false, source: null, scope: [], publicReason: decision.publicReason }, text: "", ownerVerified: false };
+    }
+    for (const warning of decision.warnings) this.logger.warn(`session ${turn.sessionId}: message authentication (warn mode): ${warning}`);
+    auth.scopeGate.setScope(turn.sessionId, { source: decision.source, classes: decision.scope });
+    const scope = [...decision.scope];
+    this.audit.record("VERIFY", { kind: "message-accepted", sessionId: turn.sessionId, turnId, source: decision.source, scope, messageId: decision.messageId, requester: decision.requester });
+    const ownerVerified = decision.source === "human" ? (turn.sender.isOwner ?? null) : false;
+    return { result: { accepted: true, source: decision.source, scope }, text: decision.text, ownerVerified };
   }
 
   private ownerCommand(s: SessionState, text: string): CommandOutcome | null {
@@ -521,7 +664,10 @@ export class Guard {
     for (const gate of this.gates) {
       const verdict = gate.check({ sessionId: s.sessionId, turnId: s.turnId, tool: call.tool, params: call.params, taint, senderIsOwner: s.senderIsOwner });
       if (verdict === undefined) continue;
-      if (verdict.verdict === "confirm") return this.confirm(s, base, verdict.rule, verdict.reason, now);
+      if (verdict.verdict === "confirm") {
+        if (this.approvals.isApproved(s.sessionId, call.tool, s.turnId, now)) continue;
+        return this.confirm(s, base, verdict.rule, verdict.reason, now);
+      }
       return { ...base, verdict: "block", rule: verdict.rule, reason: verdict.reason };
     }
 
@@ -712,4 +858,14 @@ function stringParam(params: Readonly<Record<string, unknown>>, ...names: string
     if (typeof value === "string") return value;
   }
   return undefined;
+}
+
+/** The same value with every string in it passed through `f` (tool outputs are text or JSON). */
+function mapStrings(value: unknown, f: (text: string) => string): unknown {
+  if (typeof value === "string") return f(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, mapStrings(v, f)]));
+  }
+  return value;
 }

@@ -6,10 +6,15 @@ import { consoleLogger } from "../core/logger.js";
 import { runReplay, type ReplayStep } from "../adapters/replay/replay-runner.js";
 import { parseTrace } from "../adapters/replay/trace-events.js";
 import { Guard } from "../guard.js";
+import { loadKeyFile } from "../auth/key-file.js";
 import { exitWith } from "./exit.js";
 
 export interface ReplayCommandOptions {
   readonly workspace?: string;
+  /** Key file for checking turn envelopes (`provenant auth keygen`). */
+  readonly authKey?: string;
+  /** A fixed clock (ISO time), so that signed traces and code expiry replay the same every time. */
+  readonly now?: string;
   readonly onStep?: (step: ReplayStep) => void;
 }
 
@@ -18,8 +23,17 @@ export function replayFile(path: string, options: ReplayCommandOptions): string[
   const events = parseTrace(readFileSync(path, "utf8"));
   const workspaceDir = options.workspace ?? mkdtempSync(join(tmpdir(), "provenant-replay-"));
   const logger = consoleLogger();
+  const authKeys = options.authKey === undefined ? undefined : loadKeyFile(options.authKey);
+  const fixed = options.now === undefined ? undefined : parseInstant(options.now);
   const lines = runReplay(events, {
-    openGuard: (config) => Guard.open({ config, workspaceDir, logger }),
+    openGuard: (config) =>
+      Guard.open({
+        config: authKeys && !config?.auth ? { ...config, auth: { mode: "enforce" } } : config,
+        workspaceDir,
+        logger,
+        ...(authKeys ? { authKeys } : {}),
+        ...(fixed !== undefined ? { now: () => fixed } : {}),
+      }),
     ...(options.onStep ? { onStep: options.onStep } : {}),
   });
   return lines.map((line) => JSON.stringify(line));
@@ -31,11 +45,19 @@ export function registerReplayCommands(program: Command): void {
     .description("drive the guard from a JSONL trace and print one JSON decision per tool call and response")
     .argument("<trace>", "trace file, one JSON event per line")
     .option("--workspace <dir>", "where state (watermarks, staged writes, ledger) goes; default: a fresh temporary directory")
-    .action((trace: string, opts: { workspace?: string }) => {
+    .option("--auth-key <file>", "check turn envelopes with this key file (auth.mode defaults to enforce)")
+    .option("--now <iso-time>", "replay with the clock fixed at this instant")
+    .action((trace: string, opts: { workspace?: string; authKey?: string; now?: string }) => {
       try {
         for (const line of replayFile(trace, opts)) process.stdout.write(`${line}\n`);
       } catch (error) {
         exitWith("replay", error);
       }
     });
+}
+
+function parseInstant(text: string): number {
+  const t = Date.parse(text);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || Number.isNaN(t)) throw new Error(`--now: ${JSON.stringify(text)} is not an ISO 8601 time such as 2026-01-01T00:00:00Z`);
+  return t;
 }

@@ -57,3 +57,23 @@ describe("auth traces through the replay runner and the guard", () => {
     expect(r.audit.records.some((x) => x.data["event"] === "fabricated-tool-result")).toBe(true);
   });
 });
+
+describe("provenant replay --auth-key --now", () => {
+  it("checks each turn's envelope with the key file and prints a line for each refused turn", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { saveKeyFile } = await import("../../src/auth/key-file.js");
+    const { katRing } = await import("./helpers.js");
+    const { runCli } = await import("../cli/run-cli.js");
+    const { AUTH_TRACE_DIR } = await import("./trace-harness.js");
+    const keyFile = join(mkdtempSync(join(tmpdir(), "provenant-authcli-")), "auth.keys");
+    saveKeyFile(keyFile, katRing());
+    const r = runCli(["replay", "--auth-key", keyFile, "--now", "2026-01-01T00:00:00Z", join(AUTH_TRACE_DIR, "out-of-scope.jsonl")]);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.id).map((l) => `${l.id}:${l.verdict}`)).toEqual(["w1:allow", "w2:block", "w3:block", "w4:allow", "w5:block", "w6:block"]);
+    expect(lines.filter((l) => l.event === "turn_refused")).toEqual([{ event: "turn_refused", session: "s-scope", reason: expect.any(String) }]);
+    expect(runCli(["replay", "--now", "yesterday", join(AUTH_TRACE_DIR, "out-of-scope.jsonl")]).stderr).toContain("--now");
+  });
+});

@@ -1,18 +1,19 @@
 import type { Decision } from "../../core/decision.js";
 import type { TrustLevel } from "../../core/trust-levels.js";
-import type { Guard, TurnStart } from "../../guard.js";
+import type { Guard, ResponseOutcome, TurnStart } from "../../guard.js";
 import { TraceError, type NumberedEvent, type TraceEvent, type TurnEvent } from "./trace-events.js";
 
 /** One output line of `provenant replay`, per DESIGN.md. */
 export type ReplayLine =
   | { id: string; tool: string; verdict: Decision["verdict"]; taint: TrustLevel; reason: string; code?: string; result?: unknown }
-  | { event: "response"; text: string; taint: TrustLevel };
+  | { event: "response"; text: string; taint: TrustLevel }
+  | { event: "turn_refused"; session: string; reason: string };
 
 export type ReplayStep =
   | { readonly kind: "turn"; readonly line: number; readonly event: TurnEvent; readonly start: TurnStart }
   | { readonly kind: "tool_call"; readonly line: number; readonly event: Extract<TraceEvent, { event: "tool_call" }>; readonly decision: Decision }
   | { readonly kind: "tool_result"; readonly line: number; readonly event: Extract<TraceEvent, { event: "tool_result" }>; readonly taint: TrustLevel }
-  | { readonly kind: "response"; readonly line: number; readonly text: string; readonly taint: TrustLevel };
+  | { readonly kind: "response"; readonly line: number; readonly text: string; readonly taint: TrustLevel; readonly outcome: ResponseOutcome };
 
 export interface ReplayOptions {
   /** Opens the guard for the trace's configuration (the first line's, or none). */
@@ -55,10 +56,17 @@ export function runReplay(events: readonly NumberedEvent[], options: ReplayOptio
             provider: turn.provider,
             group: turn.group,
             spawnedBy: turn.spawnedBy,
-            text: turn.text,
+            text: turn.envelope ?? turn.text,
             ...(turn.messageId !== undefined ? { messageId: turn.messageId } : {}),
             freshSession: turn.fresh ?? false,
+            ...(turn.kind !== undefined ? { kind: turn.kind } : {}),
+            ...(turn.jobId !== undefined ? { jobId: turn.jobId } : {}),
+            ...(turn.systemPrompt !== undefined ? { systemPrompt: turn.systemPrompt } : {}),
+            ...(turn.inputProvenance !== undefined ? { inputProvenance: turn.inputProvenance } : {}),
           });
+          if (start.authentication?.accepted === false) {
+            lines.push({ event: "turn_refused", session: turn.session, reason: start.authentication.publicReason ?? "refused" });
+          }
           options.onStep?.({ kind: "turn", line, event: turn, start });
           break;
         }
@@ -92,7 +100,7 @@ export function runReplay(events: readonly NumberedEvent[], options: ReplayOptio
           guard.endTurn(current);
           open.delete(current);
           lines.push({ event: "response", text: out.text, taint: out.taint });
-          options.onStep?.({ kind: "response", line, text: out.text, taint: out.taint });
+          options.onStep?.({ kind: "response", line, text: out.text, taint: out.taint, outcome: out });
           break;
         }
       }

@@ -17,8 +17,15 @@ const turnEvent = z.strictObject({
   text: z.string(),
   messageId: z.string().min(1).optional(),
   fresh: z.boolean().optional(),
-  /** The gateway's signed form of the text, `[MSG_AUTH:...] text [/MSG_AUTH]`. */
+  /** The gateway's signed form of the text, `[MSG_AUTH:...] text [/MSG_AUTH]`; checked instead of `text` when present. */
   envelope: z.string().optional(),
+  kind: z.enum(["channel", "system", "inter-agent"]).optional(),
+  jobId: z.string().min(1).nullable().optional(),
+  systemPrompt: z.string().optional(),
+  inputProvenance: z
+    .strictObject({ kind: z.string().optional(), sourceSessionKey: z.string().optional(), sourceChannel: z.string().optional(), sourceTool: z.string().optional() })
+    .nullable()
+    .optional(),
 });
 const toolCallEvent = z.strictObject({
   event: z.literal("tool_call"),
