@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkArgs, compileGoPattern } from "../../src/broker/arg-rules.js";
+import { PatternError, checkArgs, compileGoPattern } from "../../src/broker/arg-rules.js";
 import { ConfigError, parseBrokerConfig } from "../../src/broker/broker-config.js";
 import { parseByteSize } from "../../src/broker/byte-size.js";
 import { parseGoDuration } from "../../src/broker/go-duration.js";
@@ -115,6 +115,22 @@ describe("argument rules", () => {
     expect(anchored.test("list\nrm")).toBe(false);
     expect(anchored.test("xlist")).toBe(false);
     expect(() => compileGoPattern("a)|(.*", true)).toThrow();
+  });
+
+  it("compiles or refuses with PatternError, and an anchored pattern never matches more than its whole argument", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), (source, arg) => {
+        let anchored: RegExp;
+        try {
+          anchored = compileGoPattern(source, true);
+        } catch (error) {
+          expect(error).toBeInstanceOf(PatternError);
+          return;
+        }
+        if (anchored.test(arg)) expect(compileGoPattern(source).test(arg)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
