@@ -234,7 +234,7 @@ export class Guard {
       ledger = openLedger(defaultLedgerPath(options.workspaceDir), {
         onTornTail: (tail) => logger.warn(`ledger: an interrupted append was cut off (${JSON.stringify(tail)})`),
       });
-      deferred = new DeferredAuditSink(ledger, (error) => logger.error("ledger append failed", error));
+      deferred = new DeferredAuditSink(ledger, (error) => logger.error("ledger append failed", error), options.now ?? Date.now);
     }
     const audit: AuditSink = options.audit ?? (deferred as DeferredAuditSink);
     const watermarks = new FileWatermarkStore(options.workspaceDir, {

@@ -13,10 +13,12 @@ export class DeferredAuditSink implements AuditSink {
   constructor(
     private readonly target: AuditSink,
     private readonly onError: (error: unknown) => void,
+    /** The time each record is stamped with when queued (not when written). */
+    private readonly now: () => number,
   ) {}
 
   record(type: AuditRecordType, data: Readonly<Record<string, unknown>>): void {
-    this.queue.push({ type, data: { at: new Date().toISOString(), ...data } });
+    this.queue.push({ type, data: { at: new Date(this.now()).toISOString(), ...data } });
     if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => this.flush());
