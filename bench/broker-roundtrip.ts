@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { type CallResult, signedRequestLine, startCall } from "../src/broker/broker-client.js";
-import { median, printTable, startDaemonProcess } from "./broker-fixture.js";
+import { median, printTable, startDaemonProcess } from "./lib/broker-fixture.js";
 
 /**
  * Round trip of /bin/true through the broker (sign, connect, authenticate, spawn, stream, done)

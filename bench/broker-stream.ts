@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { signedRequestLine, startCall } from "../src/broker/broker-client.js";
-import { median, printTable, startDaemonProcess } from "./broker-fixture.js";
+import { median, printTable, startDaemonProcess } from "./lib/broker-fixture.js";
 
 /**
  * 100 MB of stdout (head -c from /dev/zero) streamed through the broker and decoded by the client,

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { signedRequestLine, startCall } from "../src/broker/broker-client.js";
-import { median, printTable, startDaemonProcess } from "./broker-fixture.js";
+import { median, printTable, startDaemonProcess } from "./lib/broker-fixture.js";
 
 /**
  * Requests per second of /bin/true through the broker with 1, 8 and 64 clients at once, against

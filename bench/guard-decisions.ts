@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProvenanceGraph } from "../src/core/provenance-graph.js";
 import { Guard } from "../src/guard.js";
-import { median, percentile, printTable } from "./stats.js";
+import { median, percentile, printTable } from "./lib/stats.js";
 
 const SIZES = [10, 1_000, 100_000];
 const SAMPLES = 20_000;

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { canonicalJSON } from "../src/ledger/canonical-json.js";
-import { interleaved, printTable } from "./ledger-timing.js";
+import { interleaved, printTable } from "./lib/timing.js";
 
 // CommonJS module exporting the function itself (its typings claim an ES default export).
 const canonicalize = createRequire(import.meta.url)("canonicalize") as (value: unknown) => string | undefined;

@@ -8,7 +8,7 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FsyncPolicy, LEDGER_DEFAULTS, openLedger } from "../src/ledger/file-ledger.js";
-import { interleaved, printTable } from "./ledger-timing.js";
+import { interleaved, printTable } from "./lib/timing.js";
 
 const entries = Number(process.argv[2] ?? 20_000);
 const dir = mkdtempSync(join(tmpdir(), "provenant-bench-append-"));

@@ -8,7 +8,7 @@ import { entryLeafHash, nodeHash, splitPoint } from "../src/ledger/merkle-hash.j
 import { MerkleTree } from "../src/ledger/merkle-tree.js";
 import { consistencyFailure, inclusionFailure } from "../src/ledger/merkle-verify.js";
 import { chainHash } from "../src/ledger/chain-entry.js";
-import { formatSeconds } from "./ledger-timing.js";
+import { formatSeconds } from "./lib/timing.js";
 
 const size = Number(process.argv[2] ?? 1_000_000);
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { canonicalJSON } from "../src/ledger/canonical-json.js";
 import { openLedger } from "../src/ledger/file-ledger.js";
 import { scanLog } from "../src/ledger/ledger-log.js";
-import { formatSeconds, interleaved, rate } from "./ledger-timing.js";
+import { formatSeconds, interleaved, rate } from "./lib/timing.js";
 
 const entries = Number(process.argv[2] ?? 100_000);
 const dir = mkdtempSync(join(tmpdir(), "provenant-bench-verify-"));

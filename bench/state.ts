@@ -12,7 +12,7 @@ import { writeFileAtomic } from "../src/state/atomic-file.js";
 import { BlockedWriteStore } from "../src/state/blocked-write-store.js";
 import { protectedMemoryTarget } from "../src/state/resolve-path.js";
 import { FileWatermarkStore } from "../src/state/watermark-store.js";
-import { measure, printTable } from "./ledger-timing.js";
+import { measure, printTable } from "./lib/timing.js";
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "provenant-bench-state-")));
 mkdirSync(join(ws, "memory"));

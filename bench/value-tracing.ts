@@ -14,7 +14,7 @@ import { decideByArguments } from "../src/core/argument-decision.js";
 import type { ToolArgumentRoles } from "../src/core/argument-roles.js";
 import { ValueProvenance } from "../src/core/value-provenance.js";
 import { Guard } from "../src/guard.js";
-import { median, percentile, printTable } from "./stats.js";
+import { median, percentile, printTable } from "./lib/stats.js";
 
 const CORPUS = join(import.meta.dirname, "../../shared/corpora/agentdojo-v1");
 const SAMPLES = 5_000;

@@ -6,7 +6,7 @@ import { readdirSync } from "node:fs";
 
 const wanted = process.argv.slice(2);
 const benches = readdirSync("bench")
-  .filter((f) => f.endsWith(".ts") && !["stats.ts", "ledger-timing.ts"].includes(f))
+  .filter((f) => f.endsWith(".ts"))
   .filter((f) => wanted.length === 0 || wanted.some((w) => f.includes(w)))
   .sort();
 let failed = 0;

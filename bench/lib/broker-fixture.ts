@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { readSecretFile } from "../src/broker/secret-file.js";
+import { readSecretFile } from "../../src/broker/secret-file.js";
 
 /**
  * Runs the broker daemon the way it is deployed: its own plain Node process running compiled
@@ -20,7 +20,7 @@ process.once("SIGTERM", () => void daemon.close().then(() => process.exit(0)));
 `;
 
 async function bundleDaemon(): Promise<string> {
-  const root = join(import.meta.dirname, "..");
+  const root = join(import.meta.dirname, "..", "..");
   const out = join(root, "node_modules", ".cache", "provenant-bench", "broker-daemon.mjs");
   const esbuild = await import("esbuild");
   await esbuild.build({

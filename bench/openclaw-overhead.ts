@@ -1,0 +1,130 @@
+/**
+ * What provenant adds to an OpenClaw turn, measured inside real OpenClaw (the pinned e2e install):
+ * two loopback gateways on the same machine, one with the plugin and one without, the same
+ * scripted turns through each, interleaved. Per turn: the run's own duration as the gateway
+ * reports it (`meta.durationMs`). Per tool call: the gap between the model request that asked
+ * for a `read` and the next one (hooks + tool + OpenClaw's loop), as the scripted model sees it.
+ * Also, in process and without OpenClaw, the plugin's own work per hook (median of many).
+ * Target (issue 7): under 5 ms added per tool call.
+ * Run: npm run build && npx tsx bench/openclaw-overhead.ts [turns=40]
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { registerProvenant } from "../src/adapters/openclaw/provenant-plugin.js";
+import type { HookHandlers, HookName, PluginApi, TrustedToolPolicy } from "../src/adapters/openclaw/sdk-types.js";
+import { Guard } from "../src/guard.js";
+import { startModelServer, type ModelServer } from "../test/e2e/harness/model-server.js";
+import { openClawInstall, OpenClawHome } from "../test/e2e/harness/openclaw.js";
+import { median, printTable } from "./lib/stats.js";
+
+const TURNS = Number(process.argv[2] ?? 40);
+const CALLS_PER_TURN = 4;
+
+interface Side {
+  readonly name: string;
+  readonly model: ModelServer;
+  readonly home: OpenClawHome;
+  readonly turnMs: number[];
+  readonly callMs: number[];
+}
+
+async function side(name: string, withPlugin: boolean): Promise<Side> {
+  const model = await startModelServer();
+  const home = new OpenClawHome(`bench-${name}`, { modelUrl: model.url, provenant: withPlugin ? {} : null });
+  await home.writeConfig();
+  writeFileSync(join(home.workspace, "notes.txt"), "bench\n");
+  await home.startGateway();
+  return { name, model, home, turnMs: [], callMs: [] };
+}
+
+async function turn(s: Side, i: number): Promise<void> {
+  const reads = Array.from({ length: CALLS_PER_TURN }, () => `CALL read {"path":"notes.txt"}`).join("\n");
+  const before = s.model.requests.length;
+  const reply = await s.home.agent(`turn ${i}\n${reads}`, { local: false, sessionKey: `agent:main:bench-${i}` });
+  const meta = (reply.raw as { result?: { meta?: { durationMs?: unknown } } }).result?.meta;
+  if (typeof meta?.durationMs === "number") s.turnMs.push(meta.durationMs);
+  const requests = s.model.requests.slice(before);
+  for (let k = 1; k < requests.length; k++) {
+    const prev = requests[k - 1];
+    const next = requests[k];
+    if (prev !== undefined && next !== undefined && next.lastRole === "tool") s.callMs.push(next.at - prev.at);
+  }
+}
+
+function inProcess(): { hook: string; us: number }[] {
+  const workspace = mkdtempSync(join(tmpdir(), "provenant-bench-"));
+  const hooks = new Map<HookName, HookHandlers[HookName]>();
+  let policy: TrustedToolPolicy | null = null;
+  const api: PluginApi = {
+    id: "provenant",
+    pluginConfig: {},
+    config: { plugins: { entries: { provenant: { hooks: { allowConversationAccess: true } } } } },
+    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    on: ((name: HookName, handler: HookHandlers[HookName]) => hooks.set(name, handler)) as PluginApi["on"],
+    registerCommand: () => undefined,
+    registerTool: () => undefined,
+    registerTrustedToolPolicy: (p) => {
+      policy = p;
+    },
+  };
+  registerProvenant(api, (dir, logger) => Guard.open({ config: {}, workspaceDir: dir, logger }));
+  const get = <K extends HookName>(k: K) => hooks.get(k) as HookHandlers[K];
+  const evaluate = (policy as TrustedToolPolicy | null)?.evaluate;
+  if (evaluate === undefined) throw new Error("no policy");
+  const times: Record<string, number[]> = { "turn start (prompt build + agent run)": [], "tool call (before + after)": [], "turn end": [] };
+  for (let i = 0; i < 2000; i++) {
+    const ctx = { sessionId: `s${i % 50}`, sessionKey: `agent:main:s${i % 50}`, agentId: "main", workspaceDir: workspace, trigger: "user" };
+    let t = performance.now();
+    get("before_prompt_build")({ prompt: "hi", messages: [] }, ctx);
+    get("before_agent_run")({ prompt: "hi", messages: [], senderIsOwner: true }, ctx);
+    times["turn start (prompt build + agent run)"]?.push(performance.now() - t);
+    for (let k = 0; k < CALLS_PER_TURN; k++) {
+      t = performance.now();
+      const tctx = { toolName: "read", sessionId: ctx.sessionId, sessionKey: ctx.sessionKey, toolCallId: `c${k}`, requester: { senderIsOwner: true } };
+      evaluate({ toolName: "read", params: { path: "notes.txt" } }, tctx);
+      get("after_tool_call")({ toolName: "read", params: { path: "notes.txt" }, result: { content: "bench" } }, tctx);
+      times["tool call (before + after)"]?.push(performance.now() - t);
+    }
+    t = performance.now();
+    get("agent_end")({ messages: [], success: true }, ctx);
+    times["turn end"]?.push(performance.now() - t);
+  }
+  rmSync(workspace, { recursive: true, force: true });
+  return Object.entries(times).map(([hook, xs]) => ({ hook, us: median(xs.slice(200)) * 1000 }));
+}
+
+async function main(): Promise<void> {
+  console.log("## provenant's own work per hook, in process (median of 1800 turns)\n");
+  printTable(["hook", "median µs"], inProcess().map((r) => [r.hook, r.us.toFixed(1)]));
+
+  openClawInstall();
+  const off = await side("off", false);
+  const on = await side("on", true);
+  try {
+    for (const s of [off, on]) await turn(s, -1); // warm-up: first-run costs land in neither sample
+    off.turnMs.length = on.turnMs.length = off.callMs.length = on.callMs.length = 0;
+    for (let i = 0; i < TURNS; i++) {
+      // Interleaved, alternating who goes first, so drift in machine load hits both sides alike.
+      const order = i % 2 === 0 ? [off, on] : [on, off];
+      for (const s of order) await turn(s, i);
+    }
+  } finally {
+    for (const s of [off, on]) {
+      await s.home.dispose();
+      await s.model.close();
+    }
+  }
+  const row = (label: string, a: number[], b: number[]) => {
+    const ma = median(a);
+    const mb = median(b);
+    return [label, a.length, ma.toFixed(1), mb.toFixed(1), (mb - ma).toFixed(1), (mb / ma).toFixed(3)];
+  };
+  console.log(`\n## inside OpenClaw 2026.9.6, loopback gateway, ${TURNS} turns of ${CALLS_PER_TURN} read calls each\n`);
+  printTable(["measure", "samples", "without (ms)", "with provenant (ms)", "added (ms)", "ratio"], [
+    row("turn (gateway run duration)", off.turnMs, on.turnMs),
+    row("tool call (model request to next)", off.callMs, on.callMs),
+  ]);
+}
+
+await main();
