@@ -26,7 +26,7 @@ import { DeferredAuditSink } from "./ledger/deferred-sink.js";
 import { defaultLedgerPath, openLedger, type Ledger } from "./ledger/index.js";
 import { SigRuntime } from "./sig/runtime.js";
 import { WorkspaceMemoryFiles } from "./state/workspace-memory-files.js";
-import { FileWatermarkStore } from "./state/watermark-store.js";
+import { FileWatermarkStore, type WatermarkStore } from "./state/watermark-store.js";
 
 /** Who sent a turn and through what, as the framework reports it. */
 export interface TurnInput {
@@ -110,39 +110,11 @@ export interface ToolResultInput {
   readonly output: unknown;
 }
 
-/** The session watermark store the guard needs (see src/state/watermark-store.ts). */
-export interface GuardWatermarks {
-  get(sessionId: string): { readonly level: TrustLevel; readonly reason: string; readonly lastImpactedTool: string | null } | undefined;
-  escalate(sessionId: string, level: TrustLevel, reason: string, escalatedBy: string, now: Date): boolean;
-  noteImpacted(sessionId: string, tool: string): void;
-  reset(sessionId: string, to: TrustLevel, by: string, now: Date): void;
-  clear(sessionId: string): void;
-  flush(): void;
-  close(): void;
-}
-
-/** A write to a protected memory file that was staged instead of run. */
-export interface StagingRequest {
-  readonly sessionId: string;
-  readonly tool: string;
-  readonly params: Readonly<Record<string, unknown>>;
-  readonly targetPath: string;
-  readonly resolvedPath: string;
-  readonly taint: TrustLevel;
-  readonly reason: string;
-  readonly now: Date;
-}
-
-/** Memory-file protection: which targets are protected, and where blocked writes are staged. */
-export interface GuardMemoryFiles {
-  protectedTarget(rawPath: string): { readonly relativePath: string; readonly resolvedPath: string } | null;
-  stage(request: StagingRequest): { readonly id: string; readonly location: string };
-}
-
 export interface GuardDependencies {
   readonly config: ResolvedConfig;
-  readonly watermarks: GuardWatermarks;
-  readonly memoryFiles: GuardMemoryFiles;
+  readonly watermarks: WatermarkStore;
+  /** Memory-file protection: which targets are protected, and where blocked writes are staged. */
+  readonly memoryFiles: Pick<WorkspaceMemoryFiles, "protectedTarget" | "stage">;
   /** Checks before the taint policy, in order: verification gate, mutation gate, intent scope. */
   readonly gates?: readonly ToolGate[];
   /** Prompt signing: told of every turn and every owner message (its gates are in `gates`). */
