@@ -1,15 +1,14 @@
-import { z } from "zod";
 import { ConfigError } from "../../core/config-error.js";
-import { configInputSchema, resolveConfig } from "../../core/config.js";
+import { guardConfigJsonSchema, resolveGuardConfig } from "../../guard-config.js";
 import type { PluginConfigSchema } from "./sdk-types.js";
 
 /**
- * The plugin's configuration schema as JSON Schema, generated from the one config schema the
- * guard validates with. `openclaw.plugin.json` carries a copy so OpenClaw can validate
+ * The plugin's configuration schema as JSON Schema: the guard's whole configuration (engine,
+ * `sig`, `auth`). `openclaw.plugin.json` carries a copy so OpenClaw can validate
  * `plugins.entries.provenant.config` without running plugin code; a test keeps the copy in step.
  */
 export function pluginConfigJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(configInputSchema, { io: "input", target: "draft-07" }) as Record<string, unknown>;
+  const schema = { ...guardConfigJsonSchema() };
   delete schema.$schema;
   return schema;
 }
@@ -18,7 +17,7 @@ export function pluginConfigJsonSchema(): Record<string, unknown> {
 export const pluginConfigSchema: PluginConfigSchema = {
   safeParse(value: unknown) {
     try {
-      resolveConfig(value);
+      resolveGuardConfig(value);
       return { success: true, data: value ?? {} };
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;

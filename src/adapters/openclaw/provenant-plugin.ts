@@ -18,7 +18,7 @@ import type {
 import { dotForm, ownerSlashCommands, type ValidOwnerCommand } from "./slash-commands.js";
 import { narrowedTools } from "./tool-surface.js";
 import { toolCallResult } from "./tool-verdict.js";
-import { originFromAgentContext, withHostOwnerVerdict, type TurnOrigin } from "./turn-origin.js";
+import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 
 export const PLUGIN_ID = "provenant";
 export const TRUSTED_POLICY_ID = "provenant-taint-policy";
@@ -26,7 +26,7 @@ export const TRUSTED_POLICY_ID = "provenant-taint-policy";
 /** The guard methods the adapter drives. */
 export type AdapterGuard = Pick<
   Guard,
-  "config" | "beginTurn" | "toolsFor" | "beforeToolCall" | "afterToolCall" | "beforeResponse" | "endTurn" | "approve" | "resetTrust" | "runOwnerTool" | "close"
+  "config" | "beginTurn" | "toolsFor" | "taint" | "beforeToolCall" | "afterToolCall" | "beforeResponse" | "endTurn" | "approve" | "resetTrust" | "runOwnerTool" | "close"
 >;
 
 /** Opens the guard for one agent workspace (state, watermarks and staging live there). */
@@ -39,12 +39,13 @@ const FIRST = 10_000;
  * Registers provenant on OpenClaw's upstream hooks. The guard does the deciding; this maps each
  * hook onto the guard's turn model (see docs/openclaw.md for the table and the gaps):
  *
- * - `before_prompt_build`: begin the turn provisionally and narrow the tools the model sees;
- * - `before_agent_run`, or the first tool call: confirm the turn with the host's owner verdict;
+ * - `before_prompt_build`: note the turn and narrow the tools the model sees;
+ * - `before_agent_run`, or the first tool call: begin the guard's turn with the host's owner
+ *   verdict (a message that authentication refuses stops the run there);
  * - `before_tool_call` (as a trusted tool policy where the SDK offers it): the decision;
  * - `after_tool_call`: the tool output's trust enters the graph (synchronously, so it counts
  *   before the model's next call: OpenClaw does not await this hook, but runs it inline);
- * - `reply_payload_sending`: the developer header; `agent_end`: seal and persist.
+ * - `message_sending`: the developer header; `agent_end`: seal and persist.
  */
 export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void {
   const logger = pluginLogger(api.logger);
@@ -70,29 +71,34 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
   const surfacesWithoutApprovals = shared.surfacesWithoutApprovals;
   const ownerIds = config.ownerIds;
 
-  /** (Re)begins the guard's turn from what is known now. */
-  const begin = (turn: TurnState, origin: TurnOrigin, text: string): void => {
-    const guard = guardFor(turn.workspaceDir);
-    const started = guard.beginTurn({
+  /**
+   * Begins the guard's turn, once, when the host's owner verdict is known: at `before_agent_run`,
+   * or at the first tool call on runtimes that do not emit it. Returns the refusal when message
+   * authentication refused the turn's message.
+   */
+  const confirm = (turn: TurnState, hostSaysOwner: boolean | undefined, systemPrompt?: string): string | null => {
+    if (turn.phase !== "pending") return turn.refusal;
+    const origin = withHostOwnerVerdict(turn.origin, hostSaysOwner, turn.trigger);
+    turn.origin = origin;
+    turn.phase = "confirmed";
+    const started = guardFor(turn.workspaceDir).beginTurn({
       sessionId: turn.sessionId,
       agentId: turn.agentId,
       sender: { id: origin.senderId, isOwner: origin.isOwner },
       provider: origin.provider,
       group: origin.group,
       spawnedBy: origin.spawnedBy,
-      text,
+      text: turn.text,
       ...(turn.messageId !== undefined ? { messageId: turn.messageId } : {}),
+      ...(turn.jobId !== undefined ? { jobId: turn.jobId } : {}),
+      ...(turn.inputProvenance !== undefined ? { inputProvenance: turn.inputProvenance } : {}),
+      ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     });
     if (started.command !== null) logger.info(`session ${turn.sessionId}: ${started.command.kind}: ${started.command.message}`);
-  };
-
-  const confirm = (turn: TurnState, hostSaysOwner: boolean | undefined): void => {
-    if (turn.phase !== "provisional") return;
-    const origin = withHostOwnerVerdict(turn.origin, hostSaysOwner, turn.trigger);
-    if (origin.isOwner !== null) sessions.rememberOwnerVerdict(origin.provider, origin.senderId, origin.isOwner);
-    turn.origin = origin;
-    turn.phase = "confirmed";
-    begin(turn, origin, turn.text);
+    if (started.authentication !== undefined && !started.authentication.accepted) {
+      turn.refusal = started.authentication.publicReason ?? "the message could not be authenticated";
+    }
+    return turn.refusal;
   };
 
   api.on(
@@ -103,26 +109,29 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       const text = event.currentUserMessage ?? event.prompt;
       const inbound = sessions.inboundSender(ctx.sessionKey);
       const withSender = ctx.senderId === undefined && inbound !== undefined ? { ...ctx, senderId: inbound.senderId, messageProvider: ctx.messageProvider ?? inbound.channel } : ctx;
-      const origin = originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text);
       const turn: TurnState = {
         sessionId,
         workspaceDir: ctx.workspaceDir ?? defaultWorkspace(),
         runId: ctx.runId ?? null,
-        phase: "provisional",
-        origin,
+        phase: "pending",
+        origin: originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text),
         agentId: ctx.agentId ?? null,
         text,
-        messageId: event.currentUserMessageId,
+        messageId: event.currentUserMessageId ?? ctx.runId,
+        jobId: ctx.jobId,
+        inputProvenance: ctx.inputProvenance,
         trigger: ctx.trigger,
+        refusal: null,
       };
       sessions.put(turn, ctx.sessionKey);
-      // Provisional: an owner verdict not yet known is taken from the sender's last one, or
-      // assumed, so the tool list is not narrowed (nor the watermark raised) on a guess. Commands
-      // in the text wait for the confirmed turn.
-      const known = origin.isOwner ?? sessions.ownerVerdict(origin.provider, origin.senderId) ?? true;
-      begin(turn, { ...origin, isOwner: known }, "");
+      // The owner verdict for this turn is not known yet (it comes with before_agent_run), so the
+      // tool list follows the conversation's taint as it stands (its last turn, its watermark,
+      // any reset); the turn's own sender is applied to every call. A conversation this process
+      // has not seen is not narrowed.
+      const guard = guardFor(turn.workspaceDir);
+      if (guard.taint(sessionId) === undefined) return undefined;
       const candidates = surface.candidates(turn.agentId);
-      const toolsAllow = narrowedTools(candidates, guardFor(turn.workspaceDir).toolsFor(sessionId, candidates));
+      const toolsAllow = narrowedTools(candidates, guard.toolsFor(sessionId, candidates));
       return toolsAllow === undefined ? undefined : { toolsAllow };
     },
     { priority: FIRST },
@@ -132,8 +141,9 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     "before_agent_run",
     (event, ctx) => {
       const turn = currentTurn(ctx);
-      if (turn !== undefined) confirm(turn, event.senderIsOwner);
-      return undefined;
+      if (turn === undefined) return undefined;
+      const refusal = confirm(turn, event.senderIsOwner, event.systemPrompt);
+      return refusal === null ? undefined : { outcome: "block", reason: "provenant: message authentication refused the message", message: refusal };
     },
     { priority: FIRST },
   );
@@ -153,7 +163,8 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
   const decideUnguarded = (event: BeforeToolCallEvent, ctx: ToolContext): BeforeToolCallResult | undefined => {
     const sessionId = sessions.sessionIdFor(ctx) ?? "openclaw:no-session";
     const turn = sessions.turn(sessionId);
-    if (turn !== undefined) confirm(turn, ctx.requester?.senderIsOwner);
+    const refusal = turn === undefined ? null : confirm(turn, ctx.requester?.senderIsOwner);
+    if (refusal !== null) return { block: true, blockReason: `provenant: ${refusal}` };
     const guard = guardFor(turn?.workspaceDir ?? defaultWorkspace());
     const decision = guard.beforeToolCall(sessionId, { ...(ctx.toolCallId ? { id: ctx.toolCallId } : {}), tool: event.toolName, params: event.params });
     if (decision.verdict !== "allow") logger.warn(`session ${sessionId}: ${decision.verdict} ${decision.tool} (${decision.rule}, context ${decision.taint})`);
@@ -205,9 +216,10 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       const sessionId = sessions.sessionIdFor({ sessionKey: ctx.sessionKey });
       const turn = sessionId === undefined ? undefined : sessions.turn(sessionId);
       if (turn === undefined) return undefined;
-      const guard = guardFor(turn.workspaceDir);
-      if (!guard.config.developerMode) return undefined;
-      return { content: guard.beforeResponse(turn.sessionId, event.content).text };
+      // The guard's view of outbound text: fabricated tool-result blocks removed, and the taint
+      // header first in developer mode.
+      const outcome = guardFor(turn.workspaceDir).beforeResponse(turn.sessionId, event.content);
+      return outcome.text === event.content ? undefined : { content: outcome.text };
     },
     { priority: FIRST },
   );

@@ -28,6 +28,8 @@ export interface InputProvenance {
 
 export interface AgentContext {
   runId?: string;
+  /** The cron job behind a scheduled (or webhook) run. */
+  jobId?: string;
   agentId?: string;
   sessionKey?: string;
   sessionId?: string;
@@ -57,6 +59,7 @@ export interface BeforePromptBuildResult {
 export interface BeforeAgentRunEvent {
   prompt: string;
   messages: unknown[];
+  systemPrompt?: string;
   channelId?: string;
   senderId?: string;
   senderIsOwner?: boolean;

@@ -1,3 +1,4 @@
+import type { InputProvenance } from "./sdk-types.js";
 import type { TurnOrigin } from "./turn-origin.js";
 
 /** Where one OpenClaw conversation's turn stands, as the adapter tracks it between hooks. */
@@ -7,17 +8,21 @@ export interface TurnState {
   readonly workspaceDir: string;
   runId: string | null;
   /**
-   * `provisional`: begun at `before_prompt_build` from what was known then, to choose the tools the
-   * model sees. `confirmed`: begun again with the host's owner verdict and the message text, which
-   * is what every tool decision uses. `ended`: sealed at `agent_end`.
+   * `pending`: seen at `before_prompt_build`, where the host's owner verdict is not known yet.
+   * `confirmed`: the guard's turn has begun with that verdict and the message text; every tool
+   * decision uses it. `ended`: sealed at `agent_end`.
    */
-  phase: "provisional" | "confirmed" | "ended";
+  phase: "pending" | "confirmed" | "ended";
   origin: TurnOrigin;
   agentId: string | null;
   text: string;
   /** OpenClaw's id for the admitted user message, naming the signed owner message. */
   messageId: string | undefined;
+  jobId: string | undefined;
+  inputProvenance: InputProvenance | undefined;
   trigger: string | undefined;
+  /** Set when message authentication refused the turn's message (what the sender may be told). */
+  refusal: string | null;
 }
 
 /**
@@ -30,7 +35,6 @@ export class SessionDirectory {
   private readonly turns = new Map<string, TurnState>();
   private readonly idByKey = new Map<string, string>();
   private readonly parentByChildKey = new Map<string, string>();
-  private readonly ownerVerdicts = new Map<string, boolean>();
   private readonly inboundSenders = new Map<string, { readonly senderId: string; readonly channel: string }>();
 
   turn(sessionId: string): TurnState | undefined {
@@ -59,15 +63,6 @@ export class SessionDirectory {
 
   forgetSubagent(childSessionKey: string): void {
     this.parentByChildKey.delete(childSessionKey);
-  }
-
-  /** The host's last owner verdict for a sender, used to choose the next turn's visible tools early. */
-  rememberOwnerVerdict(provider: string | null, senderId: string | null, isOwner: boolean): void {
-    if (provider !== null && senderId !== null) this.ownerVerdicts.set(`${provider}\u0000${senderId}`, isOwner);
-  }
-
-  ownerVerdict(provider: string | null, senderId: string | null): boolean | undefined {
-    return provider === null || senderId === null ? undefined : this.ownerVerdicts.get(`${provider}\u0000${senderId}`);
   }
 
   /** The sender of the last inbound message in a conversation (`message_received`), for turns whose context omits it. */

@@ -10,6 +10,8 @@ import type { AddressInfo } from "node:net";
  * Every request is kept, so tests can see which tools OpenClaw offered the model on each call.
  */
 export interface ModelRequest {
+  /** When the request arrived (performance.now(), ms). */
+  readonly at: number;
   readonly tools: readonly string[];
   readonly lastRole: string;
   readonly lastText: string;
@@ -157,7 +159,7 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelR
   const lastRole = typeof latest[0]?.role === "string" ? latest[0].role : "";
   const lastText = latest.map((m) => textOf(m.content)).join("\n");
   const offered = toolNames(body);
-  log.push({ tools: offered, lastRole, lastText });
+  log.push({ at: performance.now(), tools: offered, lastRole, lastText });
   const directive = nextDirective(messages);
   const id = `chatcmpl-${++counter.n}`;
   const model = typeof body.model === "string" ? body.model : "victim";
