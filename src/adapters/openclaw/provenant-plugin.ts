@@ -15,6 +15,7 @@ import type {
   PluginLogger,
   ToolContext,
 } from "./sdk-types.js";
+import { hasMutableSignedFiles, signedSourceHint } from "./signed-source-hint.js";
 import { dotForm, ownerSlashCommands, type ValidOwnerCommand } from "./slash-commands.js";
 import { narrowedTools } from "./tool-surface.js";
 import { toolCallResult } from "./tool-verdict.js";
@@ -129,10 +130,14 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       // any reset); the turn's own sender is applied to every call. A conversation this process
       // has not seen is not narrowed.
       const guard = guardFor(turn.workspaceDir);
-      if (guard.taint(sessionId) === undefined) return undefined;
       const candidates = surface.candidates(turn.agentId);
-      const toolsAllow = narrowedTools(candidates, guard.toolsFor(sessionId, candidates));
-      return toolsAllow === undefined ? undefined : { toolsAllow };
+      const toolsAllow = guard.taint(sessionId) === undefined ? undefined : narrowedTools(candidates, guard.toolsFor(sessionId, candidates));
+      const hint =
+        turn.origin.isOwner !== false && turn.messageId !== undefined && hasMutableSignedFiles(turn.workspaceDir)
+          ? signedSourceHint(sessionId, turn.origin.provider ?? "openclaw", turn.messageId)
+          : undefined;
+      if (toolsAllow === undefined && hint === undefined) return undefined;
+      return { ...(toolsAllow !== undefined ? { toolsAllow } : {}), ...(hint !== undefined ? { prependContext: hint } : {}) };
     },
     { priority: FIRST },
   );

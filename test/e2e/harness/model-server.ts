@@ -147,6 +147,17 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
   return wanted[next] ?? null;
 }
 
+/**
+ * `{{SIGNED_MESSAGE_ID}}` in a directive's arguments stands for the signature id the plugin names
+ * in the context, as a model would copy it from there.
+ */
+function withPlaceholders(directive: Directive | null, messages: readonly ChatMessage[]): Directive | null {
+  if (directive === null || !directive.args.includes("{{SIGNED_MESSAGE_ID}}")) return directive;
+  const context = messages.map((m) => textOf(m.content)).join("\n");
+  const id = /is signed as (\S+);/.exec(context)?.[1] ?? "no-signature-id-in-context";
+  return { ...directive, args: directive.args.replaceAll("{{SIGNED_MESSAGE_ID}}", id) };
+}
+
 function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelRequest[], counter: { n: number }): void {
   const messages = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : [];
   // What the model "reads" last: everything after its own last message.
@@ -160,7 +171,7 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelR
   const lastText = latest.map((m) => textOf(m.content)).join("\n");
   const offered = toolNames(body);
   log.push({ at: performance.now(), tools: offered, lastRole, lastText });
-  const directive = nextDirective(messages);
+  const directive = withPlaceholders(nextDirective(messages), messages);
   const id = `chatcmpl-${++counter.n}`;
   const model = typeof body.model === "string" ? body.model : "victim";
   const created = Math.floor(Date.now() / 1000);
