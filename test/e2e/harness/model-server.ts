@@ -31,7 +31,6 @@ interface ChatMessage {
   content?: unknown;
 }
 
-const DIRECTIVE = /CALL\s+([A-Za-z0-9_.-]+)\s+(\{.*\})/;
 
 export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
@@ -81,17 +80,20 @@ function readable(text: string): string {
   }
 }
 
-/** Every directive in `text`, in order; a directive's JSON must sit on one line. */
+/** Every directive in `text`, in order: `CALL <tool> ` and the shortest JSON object after it that parses. */
 export function findDirectives(text: string): Directive[] {
   const found: Directive[] = [];
-  for (const line of readable(text).split("\n")) {
-    const pattern = new RegExp(DIRECTIVE.source, "g");
-    for (const match of line.matchAll(pattern)) {
-      const [, tool, args] = match;
-      if (tool === undefined || args === undefined) continue;
+  const source = readable(text);
+  for (const match of source.matchAll(/CALL\s+([A-Za-z0-9_.-]+)\s+(?=\{)/g)) {
+    const tool = match[1];
+    const start = (match.index ?? 0) + match[0].length;
+    if (tool === undefined) continue;
+    for (let end = source.indexOf("}", start); end !== -1; end = source.indexOf("}", end + 1)) {
+      const args = source.slice(start, end + 1);
       try {
         const parsed: unknown = JSON.parse(args);
         if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) found.push({ tool, args });
+        break;
       } catch {
         continue;
       }
