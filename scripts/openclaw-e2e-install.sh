@@ -12,6 +12,10 @@ entry="$cache/node_modules/openclaw/openclaw.mjs"
 stamp="$cache/.installed-lock.sha256"
 
 want="$(sha256sum "$spec/package-lock.json" | cut -d' ' -f1)"
+# Test files run in parallel workers and each may ask for the install: one installs, the others wait.
+mkdir -p "$(dirname "$cache")"
+exec 9>"$cache.lock"
+flock 9
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$node_bin" ] && [ -f "$entry" ]; then
   printf '%s\n%s\n' "$node_bin" "$entry"
   exit 0
