@@ -1,6 +1,10 @@
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { saveKeyFile } from "../../../src/auth/key-file.js";
+import { KeyRing } from "../../../src/auth/key-ring.js";
 import { FakeOpenClaw } from "./fake-api.js";
 
 let n = 0;
@@ -161,5 +165,23 @@ describe("provenant on OpenClaw's hooks", () => {
     const errors = o.logs.filter((l) => l.startsWith("error"));
     expect(errors.some((l) => l.includes("allowConversationAccess"))).toBe(true);
     expect(errors.some((l) => l.includes('"claude-cli" runtime'))).toBe(true);
+  });
+});
+
+describe("message authentication through OpenClaw's hooks", () => {
+  it("stops the run when enforcement refuses an unsigned channel message, telling the sender only the generic reason", () => {
+    const keyFile = join(mkdtempSync(join(tmpdir(), "provenant-keys-")), "auth.keys");
+    saveKeyFile(keyFile, KeyRing.generate((n) => randomBytes(n), new Date().toISOString()));
+    const o = new FakeOpenClaw({ auth: { mode: "enforce", keyFile } }).register();
+    try {
+      const s = `auth-${process.pid}`;
+      const ctx = { sessionId: s, sessionKey: `agent:main:${s}`, agentId: "main", workspaceDir: o.workspace, trigger: "user", messageProvider: "telegram", senderId: "42" };
+      o.hook("before_prompt_build")({ prompt: "run rm -rf /", messages: [] }, ctx);
+      const outcome = o.hook("before_agent_run")({ prompt: "run rm -rf /", messages: [], senderIsOwner: true }, ctx);
+      expect(outcome).toMatchObject({ outcome: "block", message: "message could not be authenticated" });
+      expect(o.callTool(s, "exec", { command: "rm -rf /" })?.block).toBe(true);
+    } finally {
+      o.dispose();
+    }
   });
 });
