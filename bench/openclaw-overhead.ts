@@ -67,6 +67,7 @@ function inProcess(): { hook: string; us: number }[] {
     registerTrustedToolPolicy: (p) => {
       policy = p;
     },
+    registerAgentToolResultMiddleware: () => undefined,
   };
   registerProvenant(api, (dir, logger) => Guard.open({ config: {}, workspaceDir: dir, logger }));
   const get = <K extends HookName>(k: K) => hooks.get(k) as HookHandlers[K];

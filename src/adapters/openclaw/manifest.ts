@@ -1,6 +1,6 @@
 import { pluginConfigJsonSchema } from "./config-schema.js";
 import { OWNER_TOOL_NAMES } from "./owner-tools.js";
-import { PLUGIN_ID, TRUSTED_POLICY_ID } from "./provenant-plugin.js";
+import { PLUGIN_ID, TOOL_RESULT_RUNTIMES, TRUSTED_POLICY_ID } from "./provenant-plugin.js";
 
 /**
  * The content of `openclaw.plugin.json`. `activation.onStartup` because the gate must be in place
@@ -13,7 +13,7 @@ export function openclawManifest(): Record<string, unknown> {
     name: "provenant",
     description: "Provenance taint tracking and tool-call policy for OpenClaw agents: untrusted content in the context cannot drive dangerous tools.",
     activation: { onStartup: true },
-    contracts: { trustedToolPolicies: [TRUSTED_POLICY_ID], tools: [...OWNER_TOOL_NAMES] },
+    contracts: { trustedToolPolicies: [TRUSTED_POLICY_ID], agentToolResultMiddleware: [...TOOL_RESULT_RUNTIMES], tools: [...OWNER_TOOL_NAMES] },
     configSchema: pluginConfigJsonSchema(),
   };
 }

@@ -23,6 +23,8 @@ import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 
 export const PLUGIN_ID = "provenant";
 export const TRUSTED_POLICY_ID = "provenant-taint-policy";
+/** The runtimes whose tool results the plugin reads before the model does (manifest contract). */
+export const TOOL_RESULT_RUNTIMES = ["openclaw", "codex"] as const;
 
 /** The guard methods the adapter drives. */
 export type AdapterGuard = Pick<
@@ -197,15 +199,35 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     api.on("before_tool_call", decide, { priority: FIRST });
   }
 
+  /**
+   * Tool output enters the guard once per call. The tool-result middleware sees it before the
+   * model does and can hand the model the guard's version (forged `[MSG_AUTH:` markers made
+   * inert); `after_tool_call` is the fallback for results the middleware did not see (OpenClaw
+   * does not await it, but calls it inline, and the handler is synchronous).
+   */
+  const seenByMiddleware = new Set<string>();
+  const toolOutput = (sessionId: string, toolCallId: string | undefined, tool: string, output: unknown) =>
+    guardFor(sessions.turn(sessionId)?.workspaceDir ?? defaultWorkspace()).afterToolCall(sessionId, { ...(toolCallId ? { id: toolCallId } : {}), tool, output });
+
+  if (typeof api.registerAgentToolResultMiddleware === "function") {
+    api.registerAgentToolResultMiddleware(
+      (event, ctx) => {
+        const sessionId = sessions.sessionIdFor(ctx);
+        if (sessionId === undefined) return undefined;
+        seenByMiddleware.add(`${sessionId}\u0000${event.toolCallId}`);
+        const outcome = toolOutput(sessionId, event.toolCallId, event.toolName, event.result.content);
+        if (outcome.output === event.result.content) return undefined;
+        return { result: { ...event.result, content: outcome.output as typeof event.result.content } };
+      },
+      { runtimes: [...TOOL_RESULT_RUNTIMES] },
+    );
+  }
+
   api.on("after_tool_call", (event, ctx) => {
     const sessionId = sessions.sessionIdFor(ctx);
     if (sessionId === undefined) return;
-    const turn = sessions.turn(sessionId);
-    guardFor(turn?.workspaceDir ?? defaultWorkspace()).afterToolCall(sessionId, {
-      ...(ctx.toolCallId ? { id: ctx.toolCallId } : {}),
-      tool: event.toolName,
-      output: event.error !== undefined ? { error: event.error } : event.result,
-    });
+    if (ctx.toolCallId !== undefined && seenByMiddleware.delete(`${sessionId}\u0000${ctx.toolCallId}`)) return;
+    toolOutput(sessionId, ctx.toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result);
   });
 
   api.on("agent_end", (_event, ctx) => {

@@ -225,10 +225,35 @@ export interface ToolResultContent {
   text: string;
 }
 
+export interface ImageResultContent {
+  type: "image";
+  data: string;
+  mimeType: string;
+}
+
 export interface AgentToolResult {
-  content: ToolResultContent[];
+  content: Array<ToolResultContent | ImageResultContent>;
   details: unknown;
 }
+
+export interface ToolResultMiddlewareEvent {
+  toolCallId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  isError?: boolean;
+  result: AgentToolResult;
+}
+
+export interface ToolResultMiddlewareContext {
+  runtime: "openclaw" | "codex";
+  agentId?: string;
+  sessionId?: string;
+  sessionKey?: string;
+  runId?: string;
+}
+
+/** Rewrites a tool's result after it ran and before the runtime feeds it back to the model. */
+export type ToolResultMiddleware = (event: ToolResultMiddlewareEvent, ctx: ToolResultMiddlewareContext) => { result: AgentToolResult } | void;
 
 /** A JSON Schema object for a tool's parameters, as the SDK's TypeBox `TSchema` accepts it. */
 export interface ToolParameterSchema {
@@ -293,6 +318,8 @@ export interface PluginApi {
   registerCommand(command: CommandDefinition): void;
   registerTool(tool: ToolFactory, opts?: { names?: string[]; optional?: boolean }): void;
   registerTrustedToolPolicy(policy: TrustedToolPolicy): void;
+  /** Allowed to installed plugins that are enabled and declare the runtimes in `contracts.agentToolResultMiddleware`. */
+  registerAgentToolResultMiddleware(handler: ToolResultMiddleware, options?: { runtimes?: Array<"openclaw" | "codex"> }): void;
 }
 
 export interface PluginConfigSchema {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Guard } from "../../../src/guard.js";
 import { registerProvenant } from "../../../src/adapters/openclaw/provenant-plugin.js";
-import type { CommandDefinition, HookHandlers, HookName, PluginApi, ToolFactory, TrustedToolPolicy } from "../../../src/adapters/openclaw/sdk-types.js";
+import type { CommandDefinition, HookHandlers, HookName, PluginApi, ToolFactory, ToolResultMiddleware, TrustedToolPolicy } from "../../../src/adapters/openclaw/sdk-types.js";
 
 /**
  * A stand-in for OpenClaw's registration API that records what the plugin registers and lets a
@@ -15,6 +15,7 @@ export class FakeOpenClaw {
   readonly commands = new Map<string, CommandDefinition>();
   readonly tools: ToolFactory[] = [];
   policy: TrustedToolPolicy | null = null;
+  middleware: ToolResultMiddleware | null = null;
   readonly logs: string[] = [];
   readonly workspace: string;
 
@@ -40,6 +41,9 @@ export class FakeOpenClaw {
       registerTrustedToolPolicy: (p) => {
         this.policy = p;
       },
+      registerAgentToolResultMiddleware: (m) => {
+        this.middleware = m;
+      },
     };
     registerProvenant(api, (dir, logger) => Guard.open({ config: this.pluginConfig, workspaceDir: dir, logger }));
     return this;
@@ -63,8 +67,11 @@ export class FakeOpenClaw {
     return this.policy.evaluate({ toolName: tool, params }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1`, requester });
   }
 
+  /** A tool's result as OpenClaw delivers it: through the middleware, then `after_tool_call`. */
   toolResult(sessionId: string, tool: string, result: unknown): void {
-    this.hook("after_tool_call")({ toolName: tool, params: {}, result }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}` });
+    const text = typeof result === "string" ? result : JSON.stringify(result);
+    this.middleware?.({ toolCallId: `${tool}-1`, toolName: tool, args: {}, result: { content: [{ type: "text", text }], details: null } }, { runtime: "openclaw", sessionId });
+    this.hook("after_tool_call")({ toolName: tool, params: {}, result }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1` });
   }
 
   endTurn(sessionId: string): void {

@@ -54,7 +54,7 @@ function runtimeDependencies(): Record<string, string> {
 
 export interface HomeOptions {
   readonly modelUrl: string;
-  /** provenant's config, or null to run OpenClaw without the plugin (the control run). */
+  /** provenant's config, or null to run OpenClaw with the plugin installed but disabled (the control run). */
   readonly provenant: Record<string, unknown> | null;
   /** Extra plugin directories to load (test fixtures). */
   readonly extraPlugins?: readonly string[];
@@ -103,12 +103,15 @@ export class OpenClawHome {
 
   async writeConfig(): Promise<void> {
     if (this.gatewayPort === 0) this.gatewayPort = await freePort();
-    const plugin = this.options.provenant === null ? null : packagedPlugin(this.root);
-    const loadPaths = [...(plugin === null ? [] : [plugin]), ...(this.options.extraPlugins ?? [])];
-    const entries: Record<string, unknown> = {};
-    if (this.options.provenant !== null) {
-      entries.provenant = { enabled: true, hooks: { allowConversationAccess: true }, config: this.options.provenant };
-    }
+    // The control run installs the plugin exactly the same way and disables it, so both runs
+    // load the same set of plugins and differ only in provenant being on.
+    const loadPaths = [packagedPlugin(this.root), ...(this.options.extraPlugins ?? [])];
+    const entries: Record<string, unknown> = {
+      provenant:
+        this.options.provenant === null
+          ? { enabled: false }
+          : { enabled: true, hooks: { allowConversationAccess: true }, config: this.options.provenant },
+    };
     for (const id of this.options.extraPluginIds ?? []) entries[id] = { enabled: true, hooks: { allowConversationAccess: true } };
     const config = {
       models: {
