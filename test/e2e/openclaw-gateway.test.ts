@@ -24,7 +24,8 @@ describe("provenant inside a loopback OpenClaw gateway", () => {
     model = await startModelServer();
     home = new OpenClawHome("gateway", {
       modelUrl: model.url,
-      provenant: { ownerIds: [OWNER, "cli"] },
+      // `process` restricted once the context is untrusted: layer 1 must take it off the model's list.
+      provenant: { ownerIds: [OWNER, "cli"], toolOverrides: { process: { untrusted: "restrict" } } },
       hooksToken: HOOK_TOKEN,
       extraPlugins: [join(REPO, "test/e2e/fixtures/marker-tool")],
       extraPluginIds: ["e2e-marker-tool"],
@@ -63,6 +64,20 @@ describe("provenant inside a loopback OpenClaw gateway", () => {
     expect(home.readWorkspace("marker-gw.txt")).toBeNull();
     expect(reply.text).toContain("e2e_marker is not a known tool");
   }, TURN);
+
+  it("takes a restricted tool off the model's list in a tainted conversation (before_prompt_build toolsAllow)", async () => {
+    const session = "agent:main:gw-narrow";
+    model.pages.set("gw-plain", "Plain page.\n");
+    const first = model.requests.length;
+    await turn(`CALL web_fetch {"url":"${model.pageUrl}/gw-plain"}`, session);
+    expect(model.requests[first]?.tools).toContain("process");
+    const second = model.requests.length;
+    await turn("hello again", session);
+    const offered = model.requests[second]?.tools ?? [];
+    expect(offered).not.toContain("process");
+    expect(offered).toContain("exec"); // confirm-mode tools stay visible: a call earns an approval code
+    expect(offered.length).toBe((model.requests[first]?.tools.length ?? 0) - 1);
+  }, 2 * TURN);
 
   it("treats a webhook turn as untrusted: a group message is stopped, a DM to the owner goes through", async () => {
     const before = model.requests.length;
