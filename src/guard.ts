@@ -338,6 +338,7 @@ export class Guard {
       sessionId,
       (): ToolResultOutcome => {
         const s = this.session(sessionId);
+        this.continueIfEnded(s);
         const trust = this.policy(s.agentId).outputTaint(result.tool);
         const before = s.graph.maxTaint;
         s.graph.add("tool", `${result.tool} response`, trust, { tool: result.tool });
@@ -580,11 +581,13 @@ export class Guard {
       this.audit.record("CLAIM", { kind: "approval-ignored", sessionId: s.sessionId, tool, senderIsOwner });
       return { kind: "approve", accepted: false, message: "only the owner can approve tools" };
     }
-    const result = this.approvals.approve(s.sessionId, tool, code, minutes, s.turnId, this.now());
+    // Between turns (a slash command), a turn-scoped approval is for the turn that comes next.
+    const turnId = s.graph.sealed ? `${s.sessionId}#${s.turnSeq + 1}` : s.turnId;
+    const result = this.approvals.approve(s.sessionId, tool, code, minutes, turnId, this.now());
     this.audit.record("CLAIM", {
       kind: "approval",
       sessionId: s.sessionId,
-      turnId: s.turnId,
+      turnId,
       tool,
       accepted: result.ok,
       ...(result.ok ? { tools: result.tools, until: result.until } : { failure: result.failure }),
@@ -605,7 +608,8 @@ export class Guard {
       return { kind: "reset-trust", accepted: false, message: "only the owner can reset trust" };
     }
     const from = s.graph.maxTaint;
-    s.graph.reset(level, `owner reset trust to ${level}`);
+    // Between turns the next turn starts from the reset watermark; a sealed graph stays as it was.
+    if (!s.graph.sealed) s.graph.reset(level, `owner reset trust to ${level}`);
     s.values.raiseTrust(level);
     s.taintReason = `owner reset to ${level}`;
     this.deps.watermarks.reset(s.sessionId, level, senderIsOwner === true ? "owner" : "unverified sender (allowResetWhenOwnerUnknown)", new Date(this.now()));
@@ -616,6 +620,7 @@ export class Guard {
   }
 
   private decide(s: SessionState, call: ToolCallInput): Decision {
+    this.continueIfEnded(s);
     const now = this.now();
     if (s.awaitingModel) {
       s.awaitingModel = false;
@@ -771,6 +776,24 @@ export class Guard {
 
   private tracesValues(): boolean {
     return this.config.argumentProvenance || this.config.argumentProvenanceAtTrusted;
+  }
+
+  /**
+   * Tool activity after the turn ended (a late call, an adapter that ended early) continues in a
+   * new turn at the taint the last one ended with: nothing is decided on a sealed graph, and
+   * nothing gets more trusted for arriving late.
+   */
+  private continueIfEnded(s: SessionState): void {
+    if (!s.graph.sealed) return;
+    const previous = s.graph;
+    s.turnSeq += 1;
+    s.turnId = `${s.sessionId}#${s.turnSeq}`;
+    s.graph = new ProvenanceGraph(s.turnId);
+    s.graph.add("system_prompt", "system prompt", "trusted");
+    s.graph.add("history", `continuation of ${previous.turnId}`, previous.maxTaint);
+    s.iterations = 0;
+    s.awaitingModel = true;
+    this.logger.warn(`session ${s.sessionId}: tool activity after ${previous.turnId} ended; continuing as ${s.turnId} at ${previous.maxTaint}`);
   }
 
   /** A call with no turn (an adapter missed the start) is treated as coming from nobody we know. */

@@ -227,3 +227,18 @@ describe("the ledger", () => {
     expect(scan.size).toBeGreaterThanOrEqual(4);
   });
 });
+
+describe("between turns", () => {
+  it("a slash-command reset or approval between turns works, and a late tool call is not decided on a sealed graph", () => {
+    const { guard } = taintedGuard();
+    const d = guard.beforeToolCall("s1", { tool: "exec", params: {} });
+    guard.endTurn("s1");
+    expect(guard.approve("s1", "exec", d.code!, null, true)).toMatchObject({ accepted: true });
+    expect(guard.beforeToolCall("s1", { tool: "exec", params: {} })).toMatchObject({ verdict: "allow", rule: "approved", taint: "untrusted" });
+    guard.endTurn("s1");
+    expect(guard.beforeToolCall("s1", { tool: "message", params: { target: "group:x" } })).toMatchObject({ verdict: "confirm", taint: "untrusted" });
+    guard.endTurn("s1");
+    expect(guard.resetTrust("s1", "trusted", true)).toMatchObject({ accepted: true });
+    expect(guard.beginTurn({ sessionId: "s1", sender: OWNER, provider: "telegram", text: "go" }).taint).toBe("trusted");
+  });
+});
