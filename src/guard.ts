@@ -13,7 +13,7 @@ import { extractPatchTargets } from "./sig/patch-targets.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
 import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
 import { ToolPolicy } from "./core/tool-policy.js";
-import { lessTrusted, type TrustLevel } from "./core/trust-levels.js";
+import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
 import { ValueProvenance } from "./core/value-provenance.js";
 import { resolveGuardConfig, type GuardConfig } from "./guard-config.js";
 import { InboundAuthenticator, type InboundKind } from "./auth/inbound-authenticator.js";
@@ -298,6 +298,33 @@ export class Guard {
           const { mode } = policy.modeFor(tool, taint, { messageToOwner: false });
           return mode !== "restrict" || this.approvals.isApproved(sessionId, tool, s.turnId, this.now());
         });
+      },
+      () => (this.config.failMode === "closed" ? [] : [...tools]),
+    );
+  }
+
+  /**
+   * Layer 1 before a turn has begun (a framework that builds the prompt before it knows the
+   * sender's owner status): the tools to show, from the session's current taint or, for a session
+   * this process has not seen, its persisted watermark, and the sender's classification when the
+   * owner status is known. Changes no state; layer 2 still decides every call.
+   */
+  previewTools(
+    turn: Pick<TurnInput, "sessionId" | "agentId" | "sender" | "provider" | "spawnedBy">,
+    tools: readonly string[],
+  ): string[] {
+    if (this.sessions.has(turn.sessionId)) return this.toolsFor(turn.sessionId, tools);
+    return this.guarded(
+      "previewTools",
+      turn.sessionId,
+      () => {
+        let taint: TrustLevel = this.deps.watermarks.get(turn.sessionId)?.level ?? "trusted";
+        if (turn.sender.isOwner !== null && turn.sender.isOwner !== undefined) {
+          const initial = classifyInitialTrust({ provider: turn.provider, spawnedBy: turn.spawnedBy, senderIsOwner: turn.sender.isOwner, senderId: turn.sender.id });
+          taint = minTrust(taint, initial.level);
+        }
+        const policy = this.policy(turn.agentId ?? null);
+        return tools.filter((tool) => policy.modeFor(tool, taint, { messageToOwner: false }).mode !== "restrict");
       },
       () => (this.config.failMode === "closed" ? [] : [...tools]),
     );

@@ -242,3 +242,18 @@ describe("between turns", () => {
     expect(guard.beginTurn({ sessionId: "s1", sender: OWNER, provider: "telegram", text: "go" }).taint).toBe("trusted");
   });
 });
+
+describe("previewTools", () => {
+  it("narrows a session this process has not seen from its persisted watermark, without starting a turn", () => {
+    const config = { toolOverrides: { exec: { untrusted: "restrict" } } };
+    const { guard, workspaceDir } = taintedGuard(config);
+    guard.endTurn("s1");
+    guard.close();
+    const restarted = Guard.open({ config, workspaceDir });
+    expect(restarted.previewTools({ sessionId: "s1", sender: { id: "+1", isOwner: null }, provider: "telegram" }, ["read", "exec"])).toEqual(["read"]);
+    expect(restarted.taint("s1")).toBeUndefined();
+    expect(restarted.previewTools({ sessionId: "new", sender: { id: "+1", isOwner: null }, provider: "telegram" }, ["read", "exec"])).toEqual(["read", "exec"]);
+    const strict = Guard.open({ config: { taintPolicy: { external: "restrict" } }, workspaceDir: tempWorkspace() });
+    expect(strict.previewTools({ sessionId: "x", sender: { id: "+2", isOwner: false }, provider: "telegram" }, ["read", "exec"])).toEqual(["read"]);
+  });
+});

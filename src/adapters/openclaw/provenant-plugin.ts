@@ -29,7 +29,7 @@ export const TOOL_RESULT_RUNTIMES = ["openclaw", "codex"] as const;
 /** The guard methods the adapter drives. */
 export type AdapterGuard = Pick<
   Guard,
-  "config" | "beginTurn" | "toolsFor" | "taint" | "beforeToolCall" | "afterToolCall" | "beforeResponse" | "endTurn" | "approve" | "resetTrust" | "runOwnerTool" | "close"
+  "config" | "beginTurn" | "toolsFor" | "previewTools" | "taint" | "beforeToolCall" | "afterToolCall" | "beforeResponse" | "endTurn" | "approve" | "resetTrust" | "runOwnerTool" | "close"
 >;
 
 /** Opens the guard for one agent workspace (state, watermarks and staging live there). */
@@ -128,12 +128,18 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       };
       sessions.put(turn, ctx.sessionKey);
       // The owner verdict for this turn is not known yet (it comes with before_agent_run), so the
-      // tool list follows the conversation's taint as it stands (its last turn, its watermark,
-      // any reset); the turn's own sender is applied to every call. A conversation this process
-      // has not seen is not narrowed.
+      // tool list follows the conversation's taint as it stands (its last turn, or for a
+      // conversation this process has not seen, its persisted watermark), plus the sender's
+      // classification where configuration already proves it; every call is decided again.
       const guard = guardFor(turn.workspaceDir);
       const candidates = surface.candidates(turn.agentId);
-      const toolsAllow = guard.taint(sessionId) === undefined ? undefined : narrowedTools(candidates, guard.toolsFor(sessionId, candidates));
+      const toolsAllow = narrowedTools(
+        candidates,
+        guard.previewTools(
+          { sessionId, agentId: turn.agentId, sender: { id: turn.origin.senderId, isOwner: turn.origin.isOwner }, provider: turn.origin.provider, spawnedBy: turn.origin.spawnedBy },
+          candidates,
+        ),
+      );
       const hint =
         turn.origin.isOwner !== false && turn.messageId !== undefined && hasMutableSignedFiles(turn.workspaceDir)
           ? signedSourceHint(sessionId, turn.origin.provider ?? "openclaw", turn.messageId)
