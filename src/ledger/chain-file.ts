@@ -1,6 +1,7 @@
-import type { ChainEntry, EntryData, EntryHeader } from "./chain-entry.js";
+import type { ChainEntry, EntryData } from "./chain-entry.js";
 import { type ChainFault, ChainVerifier } from "./chain-verifier.js";
 import { type LineFields, parseEntryLine, readCanonicalLine } from "./entry-line.js";
+import { LineLayout, readLineLayout } from "./line-layout.js";
 import { scanLines } from "./line-reader.js";
 
 export interface ChainFileFault extends ChainFault {
@@ -30,34 +31,60 @@ export interface ChainFileScan {
   readonly genesis: EntryData | undefined;
   readonly fault: ChainFileFault | undefined;
   readonly tornTail: TornTail | undefined;
+  /** The verified entry at `options.entryAt`, when asked for and present. */
+  readonly found: ChainEntry | undefined;
+}
+
+export interface ChainFileScanOptions {
+  /** Sees the hash of each entry that verified, in order. */
+  readonly onEntry?: (hash: string) => void;
+  /** The seq of an entry to hand back whole in `found`. */
+  readonly entryAt?: number;
+  readonly onBytes?: (done: number) => void;
 }
 
 /**
- * Verifies one chain file from its genesis, stopping at the first fault. `onEntry` sees each entry
- * that verified, in order, as its header and the canonical JSON text of its data.
+ * Verifies one chain file from its genesis, stopping at the first fault. Lines are first read in
+ * place from the file's bytes (readLineLayout, ChainVerifier.acceptLine); any line that path does not
+ * vouch for is decoded and judged by the text reader and ChainVerifier.accept, which also word every
+ * fault, so the fast path changes speed only, never a verdict or a message.
  */
 export function scanChainFile(
   file: string,
   chain: number,
   continuesFrom: string | undefined | "unchecked",
-  onEntry?: (header: EntryHeader, canonicalData: string) => void,
-  onBytes?: (done: number) => void,
+  options: ChainFileScanOptions = {},
 ): ChainFileScan {
+  const { onEntry, entryAt } = options;
   const verifier = new ChainVerifier(chain, continuesFrom);
+  const layout = new LineLayout();
   let fault: ChainFileFault | undefined;
   let genesis: EntryData | undefined;
-  let last: LineFields | undefined;
+  let found: ChainEntry | undefined;
+  // The last verified line, kept as a place in its (never reused) chunk until the end.
+  let lastBytes: Buffer | undefined;
+  let lastStart = 0;
+  let lastEnd = 0;
   let completeBytes = 0;
   let lineNo = 0;
   const lines = scanLines(
     file,
-    (text, offset) => {
+    (bytes, start, end, offset) => {
       lineNo++;
+      if (readLineLayout(bytes, start, end, layout) && verifier.acceptLine(bytes, layout)) {
+        lastBytes = bytes;
+        lastStart = start;
+        lastEnd = end;
+        if (layout.seq === entryAt) found = entryOf(bytes.toString("utf8", start, end));
+        onEntry?.(verifier.lastHash);
+        return true;
+      }
+      const text = bytes.toString("utf8", start, end);
       const fields = readCanonicalLine(text) ?? slowRead(text);
       let chainFault =
         typeof fields === "string" ? verifier.unreadable(`unreadable entry: ${fields}`) : verifier.accept(fields.header, fields.canonicalData);
       if (chainFault !== undefined) {
-        // The fast reader only cut the hash fields out; a line that is not even a well-formed entry
+        // The fast readers only cut the hash fields out; a line that is not even a well-formed entry
         // is reported as such rather than as a mismatch.
         const reread = slowRead(text);
         if (typeof reread === "string") chainFault = verifier.unreadable(`unreadable entry: ${reread}`);
@@ -67,11 +94,14 @@ export function scanChainFile(
       }
       if (typeof fields === "string") return false;
       if (fields.header.seq === 0) genesis = JSON.parse(fields.canonicalData) as EntryData;
-      last = fields;
-      onEntry?.(fields.header, fields.canonicalData);
+      lastBytes = bytes;
+      lastStart = start;
+      lastEnd = end;
+      if (fields.header.seq === entryAt) found = entryOf(text);
+      onEntry?.(fields.header.hash);
       return true;
     },
-    onBytes,
+    options.onBytes,
   );
   if (fault === undefined) completeBytes = lines.completeBytes;
   const tornBytes = lines.totalBytes - lines.completeBytes;
@@ -82,9 +112,14 @@ export function scanChainFile(
   if (fault === undefined && tornTail === undefined && verifier.count === 0) {
     fault = { ...verifier.unreadable("chain file holds no entries"), file, line: 1 };
   }
-  const lastEntry: ChainEntry | undefined =
-    last === undefined ? undefined : { ...last.header, data: JSON.parse(last.canonicalData) as EntryData };
-  return { chain, file, entries: verifier.count, lastHash: verifier.lastHash, last: lastEntry, completeBytes, genesis, fault, tornTail };
+  const last = lastBytes === undefined ? undefined : entryOf(lastBytes.toString("utf8", lastStart, lastEnd));
+  return { chain, file, entries: verifier.count, lastHash: verifier.lastHash, last, completeBytes, genesis, fault, tornTail, found };
+}
+
+/** The entry on a line that verified: such a line is exactly encodeEntryLine(entry), so parsing it rebuilds the entry. */
+function entryOf(line: string): ChainEntry {
+  const { seq, type, data, prevHash, hash } = JSON.parse(line) as ChainEntry;
+  return { seq, type, data, prevHash, hash };
 }
 
 /** A line the fast reader refused: parse it fully, for its entry or the precise reason it is bad. */

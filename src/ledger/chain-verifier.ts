@@ -1,4 +1,9 @@
+import { hash } from "node:crypto";
 import { type EntryData, type EntryHeader, GENESIS_PREV_HASH, chainHashOfCanonical } from "./chain-entry.js";
+import type { LineLayout } from "./line-layout.js";
+
+const PIPE = 0x7c;
+const HEX_LENGTH = 64;
 
 /** Where a chain first stops being trustworthy, and why. */
 export interface ChainFault {
@@ -16,6 +21,14 @@ export interface ChainFault {
 export class ChainVerifier {
   private expectedSeq = 0;
   private prevHash = GENESIS_PREV_HASH;
+  /** Where acceptLine assembles prevHash|seq|type|data from the line's bytes, to hash them in one call. */
+  private hashInput = Buffer.allocUnsafe(4096);
+  private inputView = viewOf(this.hashInput);
+  /** A view of the bytes acceptLine last read lines from, for word-wide comparisons. */
+  private lineBytes: Buffer | undefined;
+  private lineView: DataView = new DataView(new ArrayBuffer(0));
+  /** Whether hashInput starts with prevHash in hex, as acceptLine leaves it after each entry. */
+  private inputHoldsPrevHash = false;
 
   /**
    * @param chain index of this chain in the chain of chains
@@ -70,7 +83,54 @@ export class ChainVerifier {
     }
     this.expectedSeq = seq + 1;
     this.prevHash = entry.hash;
+    this.inputHoldsPrevHash = false;
     return undefined;
+  }
+
+  /**
+   * The fast path for a line already read by readLineLayout: accepts it, and returns true, only when
+   * it is the next entry after genesis and its prevHash and hash hold. It hashes the line's own bytes,
+   * which for such a line are UTF-8 of prevHash|seq|type|canonicalJSON(data). False leaves the state
+   * untouched and says nothing more: the caller then hands the entry to accept for the precise fault.
+   */
+  acceptLine(b: Buffer, line: LineLayout): boolean {
+    const seq = this.expectedSeq;
+    if (line.seq !== seq || seq === 0 || line.type === "GENESIS") return false;
+    const dataLength = line.dataEnd - line.dataStart;
+    const length = HEX_LENGTH + 1 + (line.seqEnd - line.seqAt) + 1 + (line.typeEnd - line.typeAt) + 1 + dataLength;
+    if (this.hashInput.length < length) {
+      this.hashInput = Buffer.allocUnsafe(length * 2);
+      this.inputView = viewOf(this.hashInput);
+      this.inputHoldsPrevHash = false;
+    }
+    const input = this.hashInput;
+    if (!this.inputHoldsPrevHash) {
+      input.write(this.prevHash, 0, HEX_LENGTH, "latin1");
+      this.inputHoldsPrevHash = true;
+    }
+    if (this.lineBytes !== b) {
+      this.lineBytes = b;
+      this.lineView = viewOf(b);
+    }
+    const view = this.lineView;
+    if (!sameHex(view, line.prevHashAt, this.inputView)) return false;
+    let o = HEX_LENGTH;
+    input[o++] = PIPE;
+    for (let i = line.seqAt; i < line.seqEnd; i++) input[o++] = b[i] as number;
+    input[o++] = PIPE;
+    for (let i = line.typeAt; i < line.typeEnd; i++) input[o++] = b[i] as number;
+    input[o++] = PIPE;
+    b.copy(input, o, line.dataStart, line.dataEnd);
+    const computed = hash("sha256", input.subarray(0, length), "hex");
+    // The hex digest goes where the next entry's input starts, and is compared there with the stored hash.
+    input.write(computed, 0, HEX_LENGTH, "latin1");
+    if (!sameHex(view, line.hashAt, this.inputView)) {
+      this.inputHoldsPrevHash = false;
+      return false;
+    }
+    this.expectedSeq = seq + 1;
+    this.prevHash = computed;
+    return true;
   }
 
   private checkGenesis(data: EntryData): ChainFault | undefined {
@@ -91,4 +151,14 @@ export class ChainVerifier {
   private fault(seq: number, reason: string): ChainFault {
     return { chain: this.chain, seq, reason };
   }
+}
+
+function viewOf(b: Buffer): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** Whether the 64 bytes at `at` equal the first 64 of `input`, compared four at a time. */
+function sameHex(view: DataView, at: number, input: DataView): boolean {
+  for (let k = 0; k < HEX_LENGTH; k += 4) if (view.getUint32(at + k) !== input.getUint32(k)) return false;
+  return true;
 }

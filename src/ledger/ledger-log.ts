@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { ChainEntry, EntryData } from "./chain-entry.js";
+import type { ChainEntry } from "./chain-entry.js";
 import { type ChainFileFault, type ChainFileScan, type TornTail, scanChainFile } from "./chain-file.js";
 import { ARCHIVE_NAME, archiveDir } from "./ledger-paths.js";
 import { entryLeafHash } from "./merkle-hash.js";
@@ -85,19 +85,14 @@ export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogSc
     }
     const base = doneBytes;
     const sizeBefore = size;
-    const scan = scanChainFile(
-      ref.file,
-      ref.chain,
-      continuesFrom,
-      (header, canonicalData) => {
-        if (tree !== undefined) tree.append(entryLeafHash(header.hash));
-        if (size === options.entryAt) {
-          found = { index: size, chain: ref.chain, entry: { ...header, data: JSON.parse(canonicalData) as EntryData } };
-        }
-        size++;
-      },
-      options.onProgress === undefined ? undefined : (done) => options.onProgress?.(base + done, totalBytes),
-    );
+    const entryAt = options.entryAt === undefined ? undefined : options.entryAt - sizeBefore;
+    const scan = scanChainFile(ref.file, ref.chain, continuesFrom, {
+      onEntry: tree === undefined ? undefined : (hash) => tree.append(entryLeafHash(hash)),
+      entryAt,
+      onBytes: options.onProgress === undefined ? undefined : (done) => options.onProgress?.(base + done, totalBytes),
+    });
+    size += scan.entries;
+    if (scan.found !== undefined) found = { index: sizeBefore + scan.found.seq, chain: ref.chain, entry: scan.found };
     chains.push(scan);
     doneBytes += statSync(ref.file).size;
     if (scan.fault !== undefined) return fail(scan.fault, scan.entries > 0 ? scan.lastHash : continuesFrom);
