@@ -1,12 +1,12 @@
-import { timingSafeEqual } from "node:crypto";
 import type { ActionClass } from "../core/action-classes.js";
 import { decodeScope, encodeScope } from "./action-scope.js";
-import { computeMessageMac, type EnvelopeFields } from "./envelope-mac.js";
+import { checkMessageMac, computeMessageMac, type EnvelopeFields } from "./envelope-mac.js";
 import { neutraliseEnvelopes } from "./envelope-markers.js";
 import type { KeyRing } from "./key-ring.js";
-import { isSignableSource, type SignableSource } from "./message-source.js";
+import { parseEnvelopeToken } from "./envelope-token.js";
+import type { SignableSource } from "./message-source.js";
 import type { ReplayCache } from "./replay-cache.js";
-import { isWellFormed, toWellFormed } from "./well-formed.js";
+import { toWellFormed } from "./well-formed.js";
 
 /**
  * `[MSG_AUTH:v1.<keyId>.<source>.<timestamp>.<messageId>.<scope>.<mac>] <message> [/MSG_AUTH]`:
@@ -19,8 +19,8 @@ export const ENVELOPE_CLOSE = " [/MSG_AUTH]";
 export const ENVELOPE_VERSION = "v1";
 export const MESSAGE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
-const TOKEN = /^v1\.([A-Za-z0-9_-]{1,32})\.([a-z]{1,16})\.(0|[1-9][0-9]{0,15})\.([A-Za-z0-9_-]{1,64})\.([a-z,]{1,40})\.([0-9a-f]{64})$/;
 const MAX_TOKEN_CHARS = 256;
+const NESTED_CLOSE = "[/MSG_AUTH]";
 // Reused for the MAC an envelope carries; verification is synchronous, so calls never overlap.
 const GIVEN_MAC = Buffer.alloc(32);
 
@@ -114,6 +114,19 @@ function reject(check: VerifyCheck, reason: string): RejectedEnvelope {
 }
 
 /**
+ * Whether verified content still holds an exact envelope marker (a non-conforming signer nests
+ * them; conforming ones neutralise content first). Both markers contain MSG_AUTH, so one scan
+ * finds every candidate.
+ */
+function holdsEnvelopeMarker(content: string): boolean {
+  for (let i = content.indexOf("MSG_AUTH"); i >= 0; i = content.indexOf("MSG_AUTH", i + 1)) {
+    if (i >= 1 && content.startsWith(ENVELOPE_OPEN, i - 1)) return true;
+    if (i >= 2 && content.startsWith(NESTED_CLOSE, i - 2)) return true;
+  }
+  return false;
+}
+
+/**
  * Verifies one inbound message that must be exactly one envelope (surrounding whitespace aside).
  * Cheap checks first, the MAC next, and the replay cache last, so that only an authentic envelope
  * can claim a message id. The session comes from the receiver, never from the envelope.
@@ -136,16 +149,14 @@ export function verifyEnvelope(
   if (text.charCodeAt(tokenEnd + 1) !== 0x20 || !text.endsWith(ENVELOPE_CLOSE) || text.length - ENVELOPE_CLOSE.length < contentStart) {
     return reject("malformed", "envelope is truncated: no ' [/MSG_AUTH]' after the message, or text after it");
   }
-  const token = text.slice(ENVELOPE_OPEN.length, tokenEnd);
-  if (!token.startsWith(ENVELOPE_VERSION + ".")) return reject("unsupported-version", "envelope version is not v1");
-  const m = TOKEN.exec(token);
-  if (m === null) return reject("malformed", "envelope token does not match v1.<key>.<source>.<time>.<id>.<scope>.<mac>");
-  const [, keyId, source, tsText, messageId, scopeText, macHex] = m as unknown as [string, string, string, string, string, string, string];
-  if (!isSignableSource(source)) return reject("malformed", "envelope source is not human, agent or system");
-  const scope = decodeScope(scopeText);
+  const token = parseEnvelopeToken(text, ENVELOPE_OPEN.length, tokenEnd, GIVEN_MAC);
+  if (token === "unsupported-version") return reject("unsupported-version", "envelope version is not v1");
+  if (token === "malformed") return reject("malformed", "envelope token does not match v1.<key>.<source>.<time>.<id>.<scope>.<mac>");
+  if (token === "unknown-source") return reject("malformed", "envelope source is not human, agent or system");
+  const { keyId, source, timestamp, messageId } = token;
+  const scope = decodeScope(token.scope);
   if (scope === undefined) return reject("malformed", "envelope scope is not a canonical list of action classes");
   if (!ring.has(keyId)) return reject("unknown-key", `envelope names key ${keyId}, which is not active`);
-  const timestamp = Number(tsText);
   const nowSeconds = Math.floor(ctx.now / 1000);
   if (timestamp < nowSeconds - ctx.freshnessSeconds) {
     return reject("stale", `envelope is ${nowSeconds - timestamp} s old; the window is ${ctx.freshnessSeconds} s`);
@@ -154,19 +165,13 @@ export function verifyEnvelope(
     return reject("future", `envelope is dated ${timestamp - nowSeconds} s ahead; ${ctx.futureSkewSeconds} s of skew is allowed`);
   }
   const content = text.slice(contentStart, text.length - ENVELOPE_CLOSE.length);
-  // A lone surrogate would be signed as U+FFFD, so two different texts would share one MAC.
-  if (!isWellFormed(content)) return reject("ill-formed-unicode", "message contains a lone surrogate");
-  const fields: EnvelopeFields = { keyId, source, sessionId: ctx.sessionId, timestamp, messageId, scope: scopeText };
-  const expected = computeMessageMac(ring, fields, content) as Buffer;
-  // The token pattern admits exactly 64 hex digits, so this fills all 32 bytes.
-  GIVEN_MAC.write(macHex, 0, 32, "hex");
-  if (!timingSafeEqual(expected, GIVEN_MAC)) {
+  const fields: EnvelopeFields = { keyId, source, sessionId: ctx.sessionId, timestamp, messageId, scope: token.scope };
+  const mac = checkMessageMac(ring, fields, content, GIVEN_MAC);
+  if (mac === "ill-formed-unicode") return reject("ill-formed-unicode", "message contains a lone surrogate");
+  if (mac !== "ok") {
     return reject("bad-mac", "MAC does not match this session, content, time, id and scope (tampered, forged, or meant for another session)");
   }
-  // Signers neutralise content before signing; these are the exact markers a non-conforming signer would nest.
-  if (content.includes(ENVELOPE_OPEN) || content.includes("[/MSG_AUTH]")) {
-    return reject("nested-envelope", "authentic envelope contains another envelope marker");
-  }
+  if (holdsEnvelopeMarker(content)) return reject("nested-envelope", "authentic envelope contains another envelope marker");
   const claim = replay.claim(messageId, timestamp + ctx.freshnessSeconds + 1, nowSeconds);
   if (claim === "replayed") return reject("replayed", `message id ${messageId} was already accepted inside the window`);
   if (claim === "full") return reject("replay-cache-full", "replay cache is full of unexpired ids; refusing rather than forgetting one");

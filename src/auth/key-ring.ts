@@ -1,4 +1,5 @@
 import { createHmac, hash } from "node:crypto";
+import { finishOuter, stateAfterBlock } from "./hmac-outer.js";
 
 /** Secrets shorter than HMAC-SHA256's output would weaken it; longer ones add nothing. */
 export const KEY_BYTES = 32;
@@ -14,10 +15,10 @@ interface KeyEntry {
   readonly id: string;
   readonly secret: Buffer;
   readonly created: string;
-  /** RFC 2104's padded keys (block size 64), precomputed for the one-shot path. */
+  /** RFC 2104's padded inner key (block size 64), precomputed for the one-shot path. */
   readonly innerPad: Buffer;
-  /** Outer pad followed by room for the inner digest. */
-  readonly outerBlock: Buffer;
+  /** SHA-256 state after the padded outer key: the outer hash is then one block. */
+  readonly afterOuterPad: Int32Array;
 }
 
 /** SHA-256 block size: where HMAC's padded keys end and its message begins. */
@@ -88,18 +89,19 @@ export class KeyRing {
   }
 
   /**
-   * HMAC-SHA256 of `buf[HMAC_HEADROOM..]`, computed as RFC 2104 defines it with two one-shot
-   * hashes: cheaper than an Hmac object for the short messages most envelopes are. The caller
-   * leaves HMAC_HEADROOM bytes free at the start of `buf`; they are overwritten and then zeroed.
+   * HMAC-SHA256 of `buf[HMAC_HEADROOM..]`, computed as RFC 2104 defines it: the inner hash one-shot
+   * over the padded key and the message, the outer one finished from the padded outer key's state.
+   * Cheaper than an Hmac object for the short messages most envelopes are. The caller leaves
+   * HMAC_HEADROOM bytes free at the start of `buf`; they are overwritten and then zeroed. The MAC
+   * goes into `out` (32 bytes) when given, else into a new Buffer.
    */
-  macWithHeadroom(id: string, buf: Buffer): Buffer | undefined {
+  macWithHeadroom(id: string, buf: Buffer, out: Buffer = Buffer.allocUnsafe(32)): Buffer | undefined {
     const entry = this.entries.get(id);
     if (entry === undefined) return undefined;
     entry.innerPad.copy(buf, 0);
-    const inner = hash("sha256", buf, "buffer");
+    const inner = hash("sha256", buf, "binary");
     buf.fill(0, 0, HMAC_HEADROOM);
-    inner.copy(entry.outerBlock, HMAC_HEADROOM);
-    return hash("sha256", entry.outerBlock, "buffer");
+    return finishOuter(entry.afterOuterPad, inner, out);
   }
 
   /** A subkey for one purpose: HMAC(secret, label). Keeps the uses of one secret apart. */
@@ -126,17 +128,18 @@ export class KeyRing {
   }
 }
 
-function pads(secret: Buffer): { innerPad: Buffer; outerBlock: Buffer } {
+function pads(secret: Buffer): { innerPad: Buffer; afterOuterPad: Int32Array } {
   // RFC 2104: a key longer than the block is hashed first, a shorter one is zero-padded.
   const key = secret.length > HMAC_HEADROOM ? hash("sha256", secret, "buffer") : secret;
   const innerPad = Buffer.alloc(HMAC_HEADROOM, 0x36);
-  const outerBlock = Buffer.alloc(HMAC_HEADROOM + 32, 0x5c);
-  outerBlock.fill(0, HMAC_HEADROOM);
+  const outerPad = Buffer.alloc(HMAC_HEADROOM, 0x5c);
   for (let i = 0; i < key.length; i++) {
     innerPad[i] = (innerPad[i] as number) ^ (key[i] as number);
-    outerBlock[i] = (outerBlock[i] as number) ^ (key[i] as number);
+    outerPad[i] = (outerPad[i] as number) ^ (key[i] as number);
   }
-  return { innerPad, outerBlock };
+  const afterOuterPad = stateAfterBlock(outerPad);
+  outerPad.fill(0);
+  return { innerPad, afterOuterPad };
 }
 
 function newEntry(random: RandomBytes, created: string, taken: ReadonlySet<string>): KeyEntry {

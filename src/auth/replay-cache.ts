@@ -27,12 +27,16 @@ export class ReplayCache {
       this.sweep(nowSeconds, false);
       this.sweptAt = nowSeconds;
     }
-    if (held === undefined && this.expiries.size >= this.capacity) {
-      this.sweep(nowSeconds, true);
-      if (this.expiries.size >= this.capacity) return "full";
+    if (held === undefined) {
+      if (this.expiries.size >= this.capacity) {
+        this.sweep(nowSeconds, true);
+        if (this.expiries.size >= this.capacity) return "full";
+      }
+    } else {
+      // An expired id the sweeps have not reached yet: re-inserting moves it to the back,
+      // keeping the map in rough expiry order.
+      this.expiries.delete(messageId);
     }
-    // Re-inserting moves the id to the back, keeping the map in rough expiry order.
-    this.expiries.delete(messageId);
     this.expiries.set(messageId, expiresAtSeconds);
     return "claimed";
   }
