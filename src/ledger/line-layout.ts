@@ -37,7 +37,8 @@ const HASH_MARK = new Mark(',"hash":"');
 const PREV_MARK = new Mark('","prevHash":"');
 const SEQ_MARK = new Mark(',"seq":');
 const TYPE_MARK = new Mark(',"type":"');
-const TYPES = ENTRY_TYPES.map((type) => ({ type, mark: new Mark(type) }));
+/** Entry types by their first four letters (every type has at least four). */
+const TYPES = new Map(ENTRY_TYPES.map((type) => [Buffer.from(type, "latin1").readUInt32BE(0), { type, mark: new Mark(type) }]));
 const HEX_LENGTH = 64;
 // Longer seq texts exist only past 10^15 entries; the text reader still takes them.
 const MAX_SEQ_DIGITS = 15;
@@ -97,19 +98,15 @@ function matches(b: Buffer, at: number, mark: Mark): boolean {
   if (at < 0 || at + mark.length > b.length) return false;
   const { words, tail } = mark;
   let i = at;
-  for (const word of words) {
-    if (view.getUint32(i) !== word) return false;
-    i += 4;
-  }
-  for (const byte of tail) if (b[i++] !== byte) return false;
+  for (let w = 0; w < words.length; w++, i += 4) if (view.getUint32(i) !== words[w]) return false;
+  for (let t = 0; t < tail.length; t++, i++) if (b[i] !== tail[t]) return false;
   return true;
 }
 
 function entryType(b: Buffer, at: number, end: number): EntryType | undefined {
-  for (const candidate of TYPES) {
-    if (candidate.mark.length === end - at && matches(b, at, candidate.mark)) return candidate.type;
-  }
-  return undefined;
+  if (end - at < 4) return undefined;
+  const candidate = TYPES.get(view.getUint32(at));
+  return candidate !== undefined && candidate.mark.length === end - at && matches(b, at, candidate.mark) ? candidate.type : undefined;
 }
 
 function isUpper(c: number): boolean {
