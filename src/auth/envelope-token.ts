@@ -80,19 +80,9 @@ export function parseEnvelopeToken(text: string, start: number, end: number, mac
     keyId: text.slice(keyStart, keyEnd),
     source,
     timestamp: digitsValue(text, tsStart, tsEnd),
-    messageId: detached(text.slice(tsEnd + 1, idEnd)),
+    messageId: text.slice(tsEnd + 1, idEnd),
     scope: text.slice(idEnd + 1, scopeEnd),
   };
-}
-
-/**
- * The same characters in a string of their own. V8 cuts a slice of 13 or more characters as a
- * view that keeps the whole source alive, and the replay cache holds message ids for the whole
- * freshness window: without this, each remembered id would pin its entire envelope in memory.
- * Concatenating and slicing again copies the short string, so only the copy is kept.
- */
-function detached(s: string): string {
-  return (" " + s).slice(1);
 }
 
 function digitsValue(text: string, from: number, to: number): number {

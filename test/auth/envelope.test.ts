@@ -98,6 +98,13 @@ describe("signing and verifying", () => {
     expect(r).toMatchObject({ ok: true, text: "a\ufffdb" });
   });
 
+  it("refuses a lone surrogate carrying the MAC of its U+FFFD twin", () => {
+    const twin = sign("pay \ufffd now");
+    expect(verifyEnvelope(katRing(), new ReplayCache(10), twin, ctx()).ok).toBe(true);
+    const smuggled = twin.replace("\ufffd", "\ud800");
+    expect(verifyEnvelope(katRing(), new ReplayCache(10), smuggled, ctx())).toMatchObject({ ok: false, check: "ill-formed-unicode" });
+  });
+
   it("rejects a message id or clock it cannot put on the wire", () => {
     expect(() => sign("x", { messageId: "has space" })).toThrow(/message id/);
     expect(() => sign("x", { now: -1 })).toThrow(/clock/);
