@@ -11,17 +11,39 @@ export function encodeScope(scope: ReadonlySet<ActionClass>): string {
   return parts.length === 0 ? EMPTY_SCOPE_TOKEN : parts.join(",");
 }
 
-// Every canonical spelling, by token: there are only 2^5 of them, and verification parses one per message.
-const CANONICAL = new Map<string, readonly ActionClass[]>();
-for (let mask = 0; mask < 1 << ACTION_CLASSES.length; mask++) {
-  const classes = ACTION_CLASSES.filter((_, i) => (mask & (1 << i)) !== 0);
-  CANONICAL.set(encodeScope(new Set(classes)), classes);
+/** A scope no one can change: the parsed scopes are shared between every envelope that carries them. */
+class FixedScope extends Set<ActionClass> {
+  constructor(classes: readonly ActionClass[]) {
+    super();
+    for (const c of classes) super.add(c);
+  }
+
+  override add(): this {
+    throw new TypeError("a parsed scope is read-only");
+  }
+
+  override delete(): boolean {
+    throw new TypeError("a parsed scope is read-only");
+  }
+
+  override clear(): void {
+    throw new TypeError("a parsed scope is read-only");
+  }
 }
 
-/** Parses the canonical spelling only; anything else (order, duplicates, spaces) is undefined. */
-export function decodeScope(token: string): Set<ActionClass> | undefined {
-  const classes = CANONICAL.get(token);
-  return classes === undefined ? undefined : new Set(classes);
+// Every canonical spelling, by token: there are only 2^5 of them, and verification parses one per message.
+const CANONICAL = new Map<string, ReadonlySet<ActionClass>>();
+for (let mask = 0; mask < 1 << ACTION_CLASSES.length; mask++) {
+  const classes = ACTION_CLASSES.filter((_, i) => (mask & (1 << i)) !== 0);
+  CANONICAL.set(encodeScope(new Set(classes)), new FixedScope(classes));
+}
+
+/**
+ * Parses the canonical spelling only; anything else (order, duplicates, spaces) is undefined. The
+ * set is shared and read-only (it throws on any change), so parsing allocates nothing.
+ */
+export function decodeScope(token: string): ReadonlySet<ActionClass> | undefined {
+  return CANONICAL.get(token);
 }
 
 export function intersectScopes(a: ReadonlySet<ActionClass>, b: ReadonlySet<ActionClass>): Set<ActionClass> {

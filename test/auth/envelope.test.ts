@@ -81,6 +81,16 @@ describe("signing and verifying", () => {
     expect(r.source).toBe("human");
   });
 
+  it("the verified scope is read-only: whoever holds it cannot widen it (parsed scopes are shared)", () => {
+    const r = verifyEnvelope(katRing(), new ReplayCache(10), sign("hi"), ctx());
+    if (!r.ok) throw new Error(r.reason);
+    const scope = r.scope as Set<string>;
+    expect(() => scope.add("exec")).toThrow(TypeError);
+    expect(() => scope.delete("read")).toThrow(TypeError);
+    expect(() => scope.clear()).toThrow(TypeError);
+    expect([...r.scope]).toEqual(["read"]);
+  });
+
   it("accepts surrounding whitespace from the transport", () => {
     const r = verifyEnvelope(katRing(), new ReplayCache(10), `\n  ${sign("hi")}\r\n`, ctx());
     expect(r).toMatchObject({ ok: true, text: "hi" });
