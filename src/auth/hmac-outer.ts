@@ -20,12 +20,8 @@ const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b0568
 // The message schedule; zeroed after an opad block, whose schedule is derived from the key.
 const W = new Int32Array(64);
 
-/** FIPS 180-4's compression function: folds the 64-byte block at `block[off..]` into `state`. */
-function compress(state: Int32Array, block: Uint8Array, off: number): void {
-  for (let i = 0; i < 16; i++) {
-    const p = off + 4 * i;
-    W[i] = ((block[p] as number) << 24) | ((block[p + 1] as number) << 16) | ((block[p + 2] as number) << 8) | (block[p + 3] as number);
-  }
+/** FIPS 180-4's compression function: folds the block whose 16 words are in W[0..15] into `state`. */
+function compress(state: Int32Array): void {
   for (let i = 16; i < 64; i++) {
     const x = W[i - 15] as number;
     const y = W[i - 2] as number;
@@ -66,32 +62,35 @@ function compress(state: Int32Array, block: Uint8Array, off: number): void {
 }
 
 /** The SHA-256 state after absorbing one 64-byte block (a key's opad block). */
-export function stateAfterBlock(block: Uint8Array): Int32Array {
+export function stateAfterBlock(block: Buffer): Int32Array {
   if (block.length !== 64) throw new Error("a SHA-256 block is 64 bytes");
   const state = Int32Array.from(IV);
-  compress(state, block, 0);
+  for (let i = 0; i < 16; i++) W[i] = block.readInt32BE(4 * i);
+  compress(state);
   W.fill(0);
   return state;
 }
 
-// The last block of a 96-byte message: 32 digest bytes, the 0x80 terminator, zeros, and the
-// length in bits (768) as u64 big-endian.
-const LAST = new Uint8Array(64);
 const STATE = new Int32Array(8);
 
 /**
  * SHA-256(opad block || inner) into `out`, given the state after the opad block. `inner` is the
- * 32-byte inner digest as a "binary" (latin1) string, a character per byte: a native hash returns that
- * several times faster than a Buffer, whose allocation costs more than hashing a short message.
+ * 32-byte inner digest as a "binary" (latin1) string, a character per byte: a native hash returns
+ * that several times faster than a Buffer, whose allocation costs more than hashing a short message.
+ * The block after the opad one is the digest, the 0x80 terminator, zeros, and the message length
+ * in bits (768) last.
  */
 export function finishOuter(afterOpad: Int32Array, inner: string, out: Buffer): Buffer {
   if (inner.length !== 32) throw new Error("the inner digest is 32 bytes");
-  for (let i = 0; i < 32; i++) LAST[i] = inner.charCodeAt(i);
-  LAST.fill(0, 32);
-  LAST[32] = 0x80;
-  LAST[62] = 0x03;
+  for (let i = 0; i < 8; i++) {
+    const p = 4 * i;
+    W[i] = (inner.charCodeAt(p) << 24) | (inner.charCodeAt(p + 1) << 16) | (inner.charCodeAt(p + 2) << 8) | inner.charCodeAt(p + 3);
+  }
+  W[8] = 0x80000000 | 0;
+  W.fill(0, 9, 15);
+  W[15] = 768;
   STATE.set(afterOpad);
-  compress(STATE, LAST, 0);
+  compress(STATE);
   for (let i = 0; i < 8; i++) out.writeInt32BE(STATE[i] as number, 4 * i);
   return out;
 }
