@@ -3,12 +3,12 @@
  * stale anyway, so memory is bounded by the window. When full, a new envelope is refused rather
  * than an old id forgotten: forgetting would reopen a replay window, refusing only delays a message.
  *
- * Ids are held as 63-bit fingerprints in an open-addressing table of typed arrays, not as strings
+ * Ids are held as 64-bit fingerprints in an open-addressing table of typed arrays, not as strings
  * in a Map: a lookup touches one or two slots instead of chasing pointers through a large Map and
  * its key strings, and no id string (nor the envelope it was cut from) is kept alive. Two ids with
- * the same fingerprint would make the second look replayed: a refusal, never an acceptance, and
- * with random ids about one chance in 10^9 per million ids held. Only envelopes whose MAC verified
- * reach the cache, so its ids are chosen by key holders, never by an attacker.
+ * the same fingerprint would make the second look replayed: a refusal, never an acceptance; with
+ * random ids and a million held, a new id meets one about once in 10^13 claims. Only envelopes
+ * whose MAC verified reach the cache, so its ids are chosen by key holders, never by an attacker.
  */
 const MIN_SLOTS = 1024;
 
