@@ -1,6 +1,5 @@
-import { spawn } from "node:child_process";
 import { type CallResult, signedRequestLine, startCall } from "../src/broker/broker-client.js";
-import { median, printTable, startDaemonProcess } from "./lib/broker-fixture.js";
+import { median, printTable, spawnTrueDirectly, startDaemonProcess } from "./lib/broker-fixture.js";
 
 /**
  * Round trip of /bin/true through the broker (sign, connect, authenticate, spawn, stream, done)
@@ -10,15 +9,6 @@ const ROUNDS = 7;
 const PER_ROUND = 100;
 const REFERENCE_MS = 2.8;
 
-const direct = (): Promise<void> =>
-  new Promise((resolve, reject) => {
-    const c = spawn("/bin/true", [], { stdio: ["pipe", "pipe", "pipe"] });
-    c.stdout.resume();
-    c.stderr.resume();
-    c.stdin.end();
-    c.on("error", reject);
-    c.on("close", () => resolve());
-  });
 
 async function main(): Promise<void> {
   const daemon = await startDaemonProcess({ true: { binary: "/bin/true" } });
@@ -34,13 +24,13 @@ async function main(): Promise<void> {
     return (performance.now() - t) / PER_ROUND;
   };
   for (let i = 0; i < 30; i++) {
-    await direct();
+    await spawnTrueDirectly();
     await broker();
   }
   const directMs: number[] = [];
   const brokerMs: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    directMs.push(await time(direct));
+    directMs.push(await time(spawnTrueDirectly));
     brokerMs.push(await time(broker));
   }
   await daemon.stop();

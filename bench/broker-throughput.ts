@@ -1,6 +1,5 @@
-import { spawn } from "node:child_process";
 import { signedRequestLine, startCall } from "../src/broker/broker-client.js";
-import { median, printTable, startDaemonProcess } from "./lib/broker-fixture.js";
+import { median, printTable, spawnTrueDirectly, startDaemonProcess } from "./lib/broker-fixture.js";
 
 /**
  * Requests per second of /bin/true through the broker with 1, 8 and 64 clients at once, against
@@ -10,15 +9,6 @@ import { median, printTable, startDaemonProcess } from "./lib/broker-fixture.js"
 const REQUESTS = 400;
 const ROUNDS = 3;
 
-const direct = (): Promise<void> =>
-  new Promise((resolve, reject) => {
-    const c = spawn("/bin/true", [], { stdio: ["pipe", "pipe", "pipe"] });
-    c.stdout.resume();
-    c.stderr.resume();
-    c.stdin.end();
-    c.on("error", reject);
-    c.on("close", () => resolve());
-  });
 
 async function rate(concurrency: number, one: () => Promise<void>): Promise<number> {
   let next = 0;
@@ -41,14 +31,14 @@ async function main(): Promise<void> {
     if (r.kind !== "done") throw new Error(`unexpected result ${JSON.stringify(r)}`);
   };
   await rate(8, broker);
-  await rate(8, direct);
+  await rate(8, spawnTrueDirectly);
   const rows: string[][] = [];
   let peakRss = 0;
   for (const c of [1, 8, 64]) {
     const b: number[] = [];
     const d: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      d.push(await rate(c, direct));
+      d.push(await rate(c, spawnTrueDirectly));
       b.push(await rate(c, broker));
       peakRss = Math.max(peakRss, daemon.rssKiB());
     }

@@ -8,27 +8,19 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FsyncPolicy, LEDGER_DEFAULTS, openLedger } from "../src/ledger/file-ledger.js";
+import { sampleDecisionRecord } from "./lib/sample-records.js";
 import { interleaved, printTable } from "./lib/timing.js";
 
 const entries = Number(process.argv[2] ?? 20_000);
 const dir = mkdtempSync(join(tmpdir(), "provenant-bench-append-"));
 let run = 0;
 
-const record = (i: number): Record<string, unknown> => ({
-  event: "decision",
-  session: `agent:main:telegram:${i % 13}`,
-  tool: ["web_fetch", "exec", "message_send"][i % 3],
-  verdict: i % 4 === 0 ? "confirm" : "allow",
-  taint: "external",
-  rule: "policy.taint",
-  provenance: [{ node: i, tool: "web_fetch", trust: "external" }],
-});
 
 function ledgerRun(policy: FsyncPolicy, count: number): () => void {
   return () => {
     const path = join(dir, `ledger-${run++}.jsonl`);
     const ledger = openLedger(path, { fsync: policy, rotateEntries: count + 10 });
-    for (let i = 1; i < count; i++) ledger.record("CLAIM", record(i));
+    for (let i = 1; i < count; i++) ledger.record("CLAIM", sampleDecisionRecord(i));
     ledger.close();
   };
 }

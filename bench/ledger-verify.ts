@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { canonicalJSON } from "../src/ledger/canonical-json.js";
 import { openLedger } from "../src/ledger/file-ledger.js";
 import { scanLog } from "../src/ledger/ledger-log.js";
+import { sampleDecisionRecord } from "./lib/sample-records.js";
 import { formatSeconds, interleaved, rate } from "./lib/timing.js";
 
 const entries = Number(process.argv[2] ?? 100_000);
@@ -22,16 +23,7 @@ const unicodePath = join(dir, "ledger-unicode.jsonl");
 function fill(file: string, note: string | undefined): void {
   const ledger = openLedger(file, { fsync: "never", rotateEntries: entries + 1 });
   for (let i = 1; i < entries; i++) {
-    ledger.record(i % 5 === 0 ? "VERIFY" : "CLAIM", {
-      event: "decision",
-      session: `agent:main:telegram:${i % 13}`,
-      tool: ["web_fetch", "exec", "message_send"][i % 3],
-      verdict: i % 4 === 0 ? "confirm" : "allow",
-      taint: "external",
-      rule: "policy.taint",
-      provenance: [{ node: i, tool: "web_fetch", trust: "external" }],
-      ...(note === undefined ? {} : { note }),
-    });
+    ledger.record(i % 5 === 0 ? "VERIFY" : "CLAIM", { ...sampleDecisionRecord(i), ...(note === undefined ? {} : { note }) });
   }
   ledger.close();
 }

@@ -78,6 +78,18 @@ export async function startDaemonProcess(tools: Record<string, unknown>, proxy: 
   };
 }
 
+/** The baseline the broker is measured against: `/bin/true` spawned straight from Node, pipes drained. */
+export function spawnTrueDirectly(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const c = spawn("/bin/true", [], { stdio: ["pipe", "pipe", "pipe"] });
+    c.stdout.resume();
+    c.stderr.resume();
+    c.stdin.end();
+    c.on("error", reject);
+    c.on("close", () => resolve());
+  });
+}
+
 export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = s.length >> 1;
