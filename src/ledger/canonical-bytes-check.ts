@@ -4,6 +4,9 @@
  * else, including canonical text with non-ASCII characters or escaped keys, gets false, which here
  * means "not vouched for": the caller then decodes the line and lets isCanonicalJSON decide. For
  * ASCII the bytes are the UTF-8 of the text, so hashing them is hashing canonicalJSON(data).
+ *
+ * Every read is kept below `limit`: a read past the end of a typed array makes V8 recompile the
+ * whole scan for a slower kind of access, and a chunk of a ledger usually ends inside a line.
  */
 
 const QUOTE = 0x22;
@@ -26,56 +29,77 @@ const NUMBER_TOKEN = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 const FAIL = -1;
 
-// Synchronous and never re-entered: the string scan reports whether it met an escape here rather
+// The scan is synchronous and never re-entered, so a word view of the bytes lives here rather than
+// being passed down every call. The string scan also reports here whether it met an escape, rather
 // than allocating a result per string.
+let viewed: Uint8Array | undefined;
+let words: DataView = new DataView(new ArrayBuffer(0));
 let sawEscape = false;
 
-export function isAsciiCanonicalObject(b: Buffer, start: number, end: number): boolean {
-  return b[start] === 0x7b && end <= b.length && object(b, start, 0) === end;
+export function isAsciiCanonicalObject(bytes: Uint8Array, start: number, end: number): boolean {
+  return end <= bytes.length && canonicalObjectEnd(bytes, start, end) === end;
 }
 
-function value(b: Buffer, i: number, depth: number): number {
-  switch (b[i]) {
+/**
+ * Where the object that starts at `start` ends, when it is ASCII canonical JSON that ends by
+ * `end` (default: the end of the bytes); else -1.
+ */
+export function canonicalObjectEnd(b: Uint8Array, start: number, end = b.length): number {
+  if (b !== viewed) {
+    viewed = b;
+    words = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  }
+  const limit = end <= b.length ? end : b.length;
+  return start >= 0 && start < limit && b[start] === 0x7b ? object(b, start, 0, limit) : FAIL;
+}
+
+/** The byte at `i`, or -1 at or past `limit`. */
+function at(b: Uint8Array, i: number, limit: number): number {
+  return i < limit ? (b[i] as number) : FAIL;
+}
+
+function value(b: Uint8Array, i: number, depth: number, limit: number): number {
+  switch (at(b, i, limit)) {
     case 0x7b:
-      return object(b, i, depth);
+      return object(b, i, depth, limit);
     case 0x5b:
-      return array(b, i, depth);
+      return array(b, i, depth, limit);
     case QUOTE:
-      return string(b, i);
+      return string(b, i, limit);
     case 0x74:
-      return word(b, i, 0x74, 0x72, 0x75, 0x65) ? i + 4 : FAIL;
+      return word(b, i, limit, 0x74, 0x72, 0x75, 0x65) ? i + 4 : FAIL;
     case 0x66:
-      return word(b, i + 1, 0x61, 0x6c, 0x73, 0x65) ? i + 5 : FAIL;
+      return word(b, i + 1, limit, 0x61, 0x6c, 0x73, 0x65) ? i + 5 : FAIL;
     case 0x6e:
-      return word(b, i, 0x6e, 0x75, 0x6c, 0x6c) ? i + 4 : FAIL;
+      return word(b, i, limit, 0x6e, 0x75, 0x6c, 0x6c) ? i + 4 : FAIL;
     default:
-      return number(b, i);
+      return number(b, i, limit);
   }
 }
 
-function word(b: Buffer, i: number, c0: number, c1: number, c2: number, c3: number): boolean {
-  return b[i] === c0 && b[i + 1] === c1 && b[i + 2] === c2 && b[i + 3] === c3;
+function word(b: Uint8Array, i: number, limit: number, c0: number, c1: number, c2: number, c3: number): boolean {
+  return i + 4 <= limit && b[i] === c0 && b[i + 1] === c1 && b[i + 2] === c2 && b[i + 3] === c3;
 }
 
-function object(b: Buffer, i: number, depth: number): number {
+function object(b: Uint8Array, i: number, depth: number, limit: number): number {
   if (depth >= MAX_DEPTH) return FAIL;
   i++;
-  if (b[i] === 0x7d) return i + 1;
+  if (at(b, i, limit) === 0x7d) return i + 1;
   let previous = -1;
   let previousEnd = -1;
   for (;;) {
-    if (b[i] !== QUOTE) return FAIL;
+    if (at(b, i, limit) !== QUOTE) return FAIL;
     const key = i;
-    i = string(b, i);
+    i = string(b, i, limit);
     // An escaped key sorts by its decoded characters; the text reader handles that rare case.
     if (i === FAIL || sawEscape) return FAIL;
     if (previous !== -1 && !keyBefore(b, previous, previousEnd, key, i)) return FAIL;
     previous = key;
     previousEnd = i;
-    if (b[i] !== 0x3a) return FAIL;
-    i = value(b, i + 1, depth + 1);
+    if (at(b, i, limit) !== 0x3a) return FAIL;
+    i = value(b, i + 1, depth + 1, limit);
     if (i === FAIL) return FAIL;
-    const c = b[i];
+    const c = at(b, i, limit);
     if (c === 0x7d) return i + 1;
     if (c !== 0x2c) return FAIL;
     i++;
@@ -83,7 +107,7 @@ function object(b: Buffer, i: number, depth: number): number {
 }
 
 /** Strict order of two quoted ASCII keys, in place; for ASCII, byte order is UTF-16 order. */
-function keyBefore(b: Buffer, a: number, aEnd: number, k: number, kEnd: number): boolean {
+function keyBefore(b: Uint8Array, a: number, aEnd: number, k: number, kEnd: number): boolean {
   const aLength = aEnd - a - 2;
   const kLength = kEnd - k - 2;
   const common = aLength < kLength ? aLength : kLength;
@@ -95,33 +119,49 @@ function keyBefore(b: Buffer, a: number, aEnd: number, k: number, kEnd: number):
   return aLength < kLength;
 }
 
-function array(b: Buffer, i: number, depth: number): number {
+function array(b: Uint8Array, i: number, depth: number, limit: number): number {
   if (depth >= MAX_DEPTH) return FAIL;
   i++;
-  if (b[i] === 0x5d) return i + 1;
+  if (at(b, i, limit) === 0x5d) return i + 1;
   for (;;) {
-    i = value(b, i, depth + 1);
+    i = value(b, i, depth + 1, limit);
     if (i === FAIL) return FAIL;
-    const c = b[i];
+    const c = at(b, i, limit);
     if (c === 0x5d) return i + 1;
     if (c !== 0x2c) return FAIL;
     i++;
   }
 }
 
-function string(b: Buffer, i: number): number {
+const LOW = 0x01010101;
+const HIGH = 0x80808080 | 0;
+
+/**
+ * The end of the string whose quote is at `i`. Runs of plain bytes are passed four at a time: a
+ * word is plain when no byte has the top bit set, none is below 0x20, and none is a quote or a
+ * backslash (the usual test for a zero byte, applied to the word and to the word XOR each of them).
+ */
+function string(b: Uint8Array, i: number, limit: number): number {
+  const view = words;
   let j = i + 1;
   sawEscape = false;
   for (;;) {
-    const c = b[j];
-    if (c === undefined) return FAIL;
+    while (j + 4 <= limit) {
+      const w = view.getInt32(j);
+      const q = w ^ 0x22222222;
+      const s = w ^ 0x5c5c5c5c;
+      if ((w | ((w - 0x20202020) & ~w) | ((q - LOW) & ~q) | ((s - LOW) & ~s)) & HIGH) break;
+      j += 4;
+    }
+    if (j >= limit) return FAIL;
+    const c = b[j] as number;
     if (PLAIN[c] === 1) {
       j++;
     } else if (c === QUOTE) {
       return j + 1;
     } else if (c === BACKSLASH) {
       sawEscape = true;
-      const n = escape(b, j);
+      const n = escape(b, j, limit);
       if (n === FAIL) return FAIL;
       j += n;
     } else {
@@ -132,45 +172,48 @@ function string(b: Buffer, i: number): number {
 }
 
 /** The length of the escape at `i` when it is the one JCS writes, else FAIL. */
-function escape(b: Buffer, i: number): number {
-  const kind = b[i + 1];
-  if (kind === undefined) return FAIL;
+function escape(b: Uint8Array, i: number, limit: number): number {
+  const kind = at(b, i + 1, limit);
+  if (kind === FAIL) return FAIL;
   if (SHORT_ESCAPE[kind] === 1) return 2;
-  if (kind !== 0x75 || b[i + 2] !== 0x30 || b[i + 3] !== 0x30) return FAIL;
-  const high = b[i + 4];
-  const low = hexDigit(b[i + 5]);
+  if (kind !== 0x75 || at(b, i + 2, limit) !== 0x30 || at(b, i + 3, limit) !== 0x30) return FAIL;
+  const high = at(b, i + 4, limit);
+  const low = hexDigit(at(b, i + 5, limit));
   if ((high !== 0x30 && high !== 0x31) || low === FAIL) return FAIL;
   return U_ESCAPED[(high - 0x30) * 16 + low] === 1 ? 6 : FAIL;
 }
 
 /** The value of a lowercase hex digit, else FAIL. */
-function hexDigit(c: number | undefined): number {
-  if (c === undefined) return FAIL;
+function hexDigit(c: number): number {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;
   if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
   return FAIL;
 }
 
-function number(b: Buffer, i: number): number {
-  const negative = b[i] === 0x2d;
+function number(b: Uint8Array, i: number, limit: number): number {
+  const negative = at(b, i, limit) === 0x2d;
   const digitsStart = negative ? i + 1 : i;
   let j = digitsStart;
-  for (let c = b[j]; c !== undefined && c >= 0x30 && c <= 0x39; c = b[j]) j++;
+  while (j < limit && isDigit(b[j] as number)) j++;
   const digits = j - digitsStart;
-  const next = b[j];
+  const next = at(b, j, limit);
   // An integer of up to 15 digits is exact in a double and printed without exponent: canonical
   // exactly when it has no leading zero and is not -0.
   if (digits > 0 && digits <= 15 && next !== 0x2e && next !== 0x65 && next !== 0x45) {
     return b[digitsStart] === 0x30 && (digits > 1 || negative) ? FAIL : j;
   }
-  for (let c = b[j]; c !== undefined && isNumberByte(c); c = b[j]) j++;
-  const token = b.toString("latin1", i, j);
+  while (j < limit && isNumberByte(b[j] as number)) j++;
+  const token = Buffer.from(b.buffer, b.byteOffset + i, j - i).toString("latin1");
   if (!NUMBER_TOKEN.test(token)) return FAIL;
   const n = Number(token);
   // ES6 Number-to-String is JCS's number form: a canonical token is its own round trip.
   return Number.isFinite(n) && String(n) === token ? j : FAIL;
 }
 
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
 function isNumberByte(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
+  return isDigit(c) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
 }

@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import { type EntryData, type EntryHeader, GENESIS_PREV_HASH, chainHashOfCanonical } from "./chain-entry.js";
-import type { LineLayout } from "./line-layout.js";
+import { type LineLayout, readLineAt } from "./line-layout.js";
 
 const PIPE = 0x7c;
 const HEX_LENGTH = 64;
@@ -21,14 +21,18 @@ export interface ChainFault {
 export class ChainVerifier {
   private expectedSeq = 0;
   private prevHash = GENESIS_PREV_HASH;
-  /** Where acceptLine assembles prevHash|seq|type|data from the line's bytes, to hash them in one call. */
+  /** Where acceptRun assembles prevHash|seq|type|data from the line's bytes, to hash them in one call. */
   private hashInput = Buffer.allocUnsafe(4096);
   private inputView = viewOf(this.hashInput);
-  /** A view of the bytes acceptLine last read lines from, for word-wide comparisons. */
+  /** A view of the bytes acceptRun last read lines from, for word-wide comparisons. */
   private lineBytes: Buffer | undefined;
   private lineView: DataView = new DataView(new ArrayBuffer(0));
-  /** Whether hashInput starts with prevHash in hex, as acceptLine leaves it after each entry. */
+  /** Views of the start of hashInput, by length. */
+  private inputViews: Buffer[] = [];
+  /** Whether hashInput starts with prevHash in hex, as acceptRun leaves it after each entry. */
   private inputHoldsPrevHash = false;
+  /** Where the last line acceptRun accepted starts, in the bytes it was given. */
+  lastLineStart = -1;
 
   /**
    * @param chain index of this chain in the chain of chains
@@ -88,49 +92,69 @@ export class ChainVerifier {
   }
 
   /**
-   * The fast path for a line already read by readLineLayout: accepts it, and returns true, only when
-   * it is the next entry after genesis and its prevHash and hash hold. It hashes the line's own bytes,
-   * which for such a line are UTF-8 of prevHash|seq|type|canonicalJSON(data). False leaves the state
-   * untouched and says nothing more: the caller then hands the entry to accept for the precise fault.
+   * The fast path: accepts lines one after another from `at`, each read in place by readLineAt, for
+   * as long as each is the next entry after genesis and its prevHash and hash hold. It hashes the
+   * line's own bytes, which for such a line are UTF-8 of prevHash|seq|type|canonicalJSON(data).
+   * Stops before a line that starts at or after `limit`, before the entry with seq `stopSeq`, and at
+   * the first line it does not vouch for, and returns where that line starts; it says nothing more
+   * about it, and leaves the state as after the last accepted line, so the caller can hand that
+   * line to accept for the precise verdict.
    */
-  acceptLine(b: Buffer, line: LineLayout): boolean {
-    const seq = this.expectedSeq;
-    if (line.seq !== seq || seq === 0 || line.type === "GENESIS") return false;
-    const dataLength = line.dataEnd - line.dataStart;
-    const length = HEX_LENGTH + 1 + (line.seqEnd - line.seqAt) + 1 + (line.typeEnd - line.typeAt) + 1 + dataLength;
-    if (this.hashInput.length < length) {
-      this.hashInput = Buffer.allocUnsafe(length * 2);
-      this.inputView = viewOf(this.hashInput);
-      this.inputHoldsPrevHash = false;
-    }
-    const input = this.hashInput;
-    if (!this.inputHoldsPrevHash) {
-      input.write(this.prevHash, 0, HEX_LENGTH, "latin1");
-      this.inputHoldsPrevHash = true;
-    }
+  acceptRun(b: Buffer, at: number, limit: number, line: LineLayout, onEntry?: (hash: string) => void, stopSeq = -1): number {
+    if (this.expectedSeq === 0) return at;
     if (this.lineBytes !== b) {
       this.lineBytes = b;
       this.lineView = viewOf(b);
     }
     const view = this.lineView;
-    if (!sameHex(view, line.prevHashAt, this.inputView)) return false;
-    let o = HEX_LENGTH;
-    input[o++] = PIPE;
-    for (let i = line.seqAt; i < line.seqEnd; i++) input[o++] = b[i] as number;
-    input[o++] = PIPE;
-    for (let i = line.typeAt; i < line.typeEnd; i++) input[o++] = b[i] as number;
-    input[o++] = PIPE;
-    b.copy(input, o, line.dataStart, line.dataEnd);
-    const computed = hash("sha256", input.subarray(0, length), "hex");
-    // The hex digest goes where the next entry's input starts, and is compared there with the stored hash.
-    input.write(computed, 0, HEX_LENGTH, "latin1");
-    if (!sameHex(view, line.hashAt, this.inputView)) {
-      this.inputHoldsPrevHash = false;
-      return false;
+    let pos = at;
+    while (pos < limit) {
+      const newline = readLineAt(b, pos, line);
+      const seq = this.expectedSeq;
+      if (newline < 0 || line.seq !== seq || seq === stopSeq || line.type === "GENESIS") break;
+      const input = this.inputFor(HEX_LENGTH + 1 + (line.seqEnd - line.seqAt) + 1 + (line.typeEnd - line.typeAt) + 1 + (line.dataEnd - line.dataStart));
+      if (!sameHex(view, line.prevHashAt, this.inputView)) break;
+      let o = HEX_LENGTH;
+      input[o++] = PIPE;
+      for (let i = line.seqAt; i < line.seqEnd; i++) input[o++] = b[i] as number;
+      input[o++] = PIPE;
+      for (let i = line.typeAt; i < line.typeEnd; i++) input[o++] = b[i] as number;
+      input[o++] = PIPE;
+      b.copy(this.hashInput, o, line.dataStart, line.dataEnd);
+      const computed = hash("sha256", input, "hex");
+      // The hex digest goes where the next entry's input starts, and is compared there with the stored hash.
+      this.hashInput.write(computed, 0, HEX_LENGTH, "latin1");
+      if (!sameHex(view, line.hashAt, this.inputView)) {
+        this.inputHoldsPrevHash = false;
+        break;
+      }
+      this.expectedSeq = seq + 1;
+      this.prevHash = computed;
+      this.lastLineStart = pos;
+      onEntry?.(computed);
+      pos = newline + 1;
     }
-    this.expectedSeq = seq + 1;
-    this.prevHash = computed;
-    return true;
+    return pos;
+  }
+
+  /**
+   * The first `length` bytes of hashInput, holding prevHash in hex. Views are kept by length: lines
+   * of a ledger come in few lengths, and a fresh view per entry costs as much as a tenth of a hash.
+   */
+  private inputFor(length: number): Buffer {
+    if (this.hashInput.length < length) {
+      this.hashInput = Buffer.allocUnsafe(length * 2);
+      this.inputView = viewOf(this.hashInput);
+      this.inputViews = [];
+      this.inputHoldsPrevHash = false;
+    }
+    if (!this.inputHoldsPrevHash) {
+      this.hashInput.write(this.prevHash, 0, HEX_LENGTH, "latin1");
+      this.inputHoldsPrevHash = true;
+    }
+    let input = this.inputViews[length];
+    if (input === undefined) this.inputViews[length] = input = this.hashInput.subarray(0, length);
+    return input;
   }
 
   private checkGenesis(data: EntryData): ChainFault | undefined {

@@ -1,4 +1,4 @@
-import { isAsciiCanonicalObject } from "./canonical-bytes-check.js";
+import { canonicalObjectEnd } from "./canonical-bytes-check.js";
 import { ENTRY_TYPES, type EntryType } from "./chain-entry.js";
 
 /**
@@ -35,8 +35,9 @@ class Mark {
 const DATA_PREFIX = new Mark('{"data":');
 const HASH_MARK = new Mark(',"hash":"');
 const PREV_MARK = new Mark('","prevHash":"');
-const SEQ_MARK = new Mark(',"seq":');
+const SEQ_MARK = new Mark('","seq":');
 const TYPE_MARK = new Mark(',"type":"');
+const LINE_END = new Mark('"}\n');
 /** Entry types by their first four letters (every type has at least four). */
 const TYPES = new Map(ENTRY_TYPES.map((type) => [Buffer.from(type, "latin1").readUInt32BE(0), { type, mark: new Mark(type) }]));
 const HEX_LENGTH = 64;
@@ -44,38 +45,38 @@ const HEX_LENGTH = 64;
 const MAX_SEQ_DIGITS = 15;
 
 /**
- * Reads bytes [start, end) as a line laid out exactly as encodeEntryLine writes it, in ASCII, with
- * data that is canonical JSON: `{"data":D,"hash":"H","prevHash":"P","seq":N,"type":"T"}`. The two
- * hash fields are only located (64 bytes each), not checked for form: the verifier compares both
- * with hex hashes it holds. False for any other line, which the text reader then decides on.
+ * Reads, from `start`, a line laid out exactly as encodeEntryLine writes it, in ASCII, with data that
+ * is canonical JSON, and its newline: `{"data":D,"hash":"H","prevHash":"P","seq":N,"type":"T"}\n`.
+ * One forward pass: the form check of D finds where D ends, and everything after it has a fixed
+ * shape. The two hash fields are only located (64 bytes each), not checked for form: the verifier
+ * compares both with hex hashes it holds. Returns where the newline sits, or -1 for any other line
+ * (or one the bytes end inside), which the text reader then decides on.
  */
-export function readLineLayout(b: Buffer, start: number, end: number, out: LineLayout): boolean {
+export function readLineAt(b: Buffer, start: number, out: LineLayout): number {
   if (b !== viewed) {
     viewed = b;
     view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
-  if (start < 0 || end > b.length || b[end - 1] !== 0x7d || b[end - 2] !== 0x22 || !matches(b, start, DATA_PREFIX)) return false;
-  let k = end - 3;
-  while (k > start && isUpper(b[k] as number)) k--;
-  const typeAt = k + 1;
-  const type = entryType(b, typeAt, end - 2);
-  const typeMarkAt = typeAt - TYPE_MARK.length;
-  if (type === undefined || !matches(b, typeMarkAt, TYPE_MARK)) return false;
-  let m = typeMarkAt - 1;
-  while (m > start && isDigit(b[m] as number)) m--;
-  const seqAt = m + 1;
-  const digits = typeMarkAt - seqAt;
-  if (digits < 1 || digits > MAX_SEQ_DIGITS || (digits > 1 && b[seqAt] === 0x30)) return false;
-  const seqMarkAt = seqAt - SEQ_MARK.length;
-  const prevHashAt = seqMarkAt - 1 - HEX_LENGTH;
-  const hashAt = prevHashAt - PREV_MARK.length - HEX_LENGTH;
-  const dataEnd = hashAt - HASH_MARK.length;
+  if (!matches(b, start, DATA_PREFIX)) return -1;
   const dataStart = start + DATA_PREFIX.length;
-  if (dataEnd <= dataStart || !matches(b, seqMarkAt, SEQ_MARK) || b[seqMarkAt - 1] !== 0x22) return false;
-  if (!matches(b, prevHashAt - PREV_MARK.length, PREV_MARK) || !matches(b, dataEnd, HASH_MARK)) return false;
-  if (!isAsciiCanonicalObject(b, dataStart, dataEnd)) return false;
+  const dataEnd = canonicalObjectEnd(b, dataStart);
+  if (dataEnd < 0 || !matches(b, dataEnd, HASH_MARK)) return -1;
+  const hashAt = dataEnd + HASH_MARK.length;
+  if (!matches(b, hashAt + HEX_LENGTH, PREV_MARK)) return -1;
+  const prevHashAt = hashAt + HEX_LENGTH + PREV_MARK.length;
+  if (!matches(b, prevHashAt + HEX_LENGTH, SEQ_MARK)) return -1;
+  const seqAt = prevHashAt + HEX_LENGTH + SEQ_MARK.length;
+  const length = b.length;
+  let k = seqAt;
   let seq = 0;
-  for (let i = seqAt; i < typeMarkAt; i++) seq = seq * 10 + (b[i] as number) - 0x30;
+  for (; k < length && isDigit(b[k] as number); k++) seq = seq * 10 + (b[k] as number) - 0x30;
+  const digits = k - seqAt;
+  if (digits < 1 || digits > MAX_SEQ_DIGITS || (digits > 1 && b[seqAt] === 0x30) || !matches(b, k, TYPE_MARK)) return -1;
+  const typeAt = k + TYPE_MARK.length;
+  let typeEnd = typeAt;
+  while (typeEnd < length && isUpper(b[typeEnd] as number)) typeEnd++;
+  const type = entryType(b, typeAt, typeEnd);
+  if (type === undefined || !matches(b, typeEnd, LINE_END)) return -1;
   out.seq = seq;
   out.type = type;
   out.dataStart = dataStart;
@@ -83,17 +84,17 @@ export function readLineLayout(b: Buffer, start: number, end: number, out: LineL
   out.hashAt = hashAt;
   out.prevHashAt = prevHashAt;
   out.seqAt = seqAt;
-  out.seqEnd = typeMarkAt;
+  out.seqEnd = k;
   out.typeAt = typeAt;
-  out.typeEnd = end - 2;
-  return true;
+  out.typeEnd = typeEnd;
+  return typeEnd + 2;
 }
 
 // The view of the buffer the last line was read from: lines arrive a chunk at a time.
 let viewed: Buffer | undefined;
 let view: DataView = new DataView(new ArrayBuffer(0));
 
-/** Whether `mark` sits at `at`; the caller keeps `at` within the line, so the words stay within the buffer. */
+/** Whether `mark` sits at `at`, entirely within the bytes. */
 function matches(b: Buffer, at: number, mark: Mark): boolean {
   if (at < 0 || at + mark.length > b.length) return false;
   const { words, tail } = mark;
@@ -104,15 +105,15 @@ function matches(b: Buffer, at: number, mark: Mark): boolean {
 }
 
 function entryType(b: Buffer, at: number, end: number): EntryType | undefined {
-  if (end - at < 4) return undefined;
+  if (end - at < 4 || end > b.length) return undefined;
   const candidate = TYPES.get(view.getUint32(at));
   return candidate !== undefined && candidate.mark.length === end - at && matches(b, at, candidate.mark) ? candidate.type : undefined;
 }
 
-function isUpper(c: number): boolean {
-  return c >= 0x41 && c <= 0x5a;
-}
-
 function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
+}
+
+function isUpper(c: number): boolean {
+  return c >= 0x41 && c <= 0x5a;
 }
