@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import type { AuditRecordType } from "../core/audit-sink.js";
 import {
   CheckpointError,
+  MAX_THREADS,
   type LogScan,
   type LogScanOptions,
   checkProofDocument,
@@ -101,11 +102,17 @@ export function registerLedgerCommands(program: Command, makeIo: () => LedgerCom
     .option("--pubkey <file>", "checkpoint public key (default: $PROVENANT_LEDGER_PUBKEY or the key beside the default signing key)")
     .option("--key-name <name>", "checkpoint key name (default: the ledger's origin)")
     .option("--no-progress", "no progress bar")
+    .option("--threads <n>", `threads to verify on, 1 to ${MAX_THREADS} (default: the cores available, up to 8)`)
     .action(
-      run("verify", (io, opts: Location & { fromCheckpoint?: string; pubkey?: string; keyName?: string; progress: boolean }) => {
+      run("verify", (io, opts: Location & { fromCheckpoint?: string; pubkey?: string; keyName?: string; progress: boolean; threads?: string }) => {
         const path = ledgerPath(io, opts);
+        const threads = opts.threads === undefined ? undefined : threadCount(opts.threads);
         const bar = opts.progress && io.errIsTTY ? progressBar(io) : undefined;
-        const scan = scanOrFail(path, { tree: opts.fromCheckpoint !== undefined, ...(bar === undefined ? {} : { onProgress: bar.update }) });
+        const scan = scanOrFail(path, {
+          tree: opts.fromCheckpoint !== undefined,
+          ...(threads === undefined ? {} : { threads }),
+          ...(bar === undefined ? {} : { onProgress: bar.update }),
+        });
         bar?.done();
         requireIntact(scan, path);
         const head = `${scan.size} entries in ${scan.chains.length} chain${scan.chains.length === 1 ? "" : "s"}, head ${scan.lastHash ?? "-"}`;
@@ -265,6 +272,12 @@ function signingKeyPath(io: LedgerCommandIo, flag: string | undefined): string {
 function publicKeyPath(io: LedgerCommandIo, flag: string | undefined): string {
   const path = flag ?? io.env.PROVENANT_LEDGER_PUBKEY ?? publicKeyPathFor(signingKeyPath(io, undefined));
   return resolve(io.cwd, path);
+}
+
+function threadCount(text: string): number {
+  const n = /^\d{1,2}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_THREADS)) throw new LedgerCommandError(`--threads must be a whole number from 1 to ${MAX_THREADS}, got "${text}"`, 2);
+  return n;
 }
 
 function scanOrFail(path: string, options: LogScanOptions): LogScan {

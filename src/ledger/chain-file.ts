@@ -1,8 +1,7 @@
-import { closeSync, openSync, readSync } from "node:fs";
 import type { ChainEntry, EntryData } from "./chain-entry.js";
 import { type ChainFault, ChainVerifier } from "./chain-verifier.js";
 import { type LineFields, parseEntryLine, readCanonicalLine } from "./entry-line.js";
-import { LineLayout } from "./line-layout.js";
+import { type ChainSegment, lineAtOffset, walkLines } from "./line-walk.js";
 
 export interface ChainFileFault extends ChainFault {
   readonly file: string;
@@ -41,13 +40,16 @@ export interface ChainFileScanOptions {
   /** The seq of an entry to hand back whole in `found`. */
   readonly entryAt?: number;
   readonly onBytes?: (done: number) => void;
+  /** Verified segments of this file, in file order, to take whole (ignored when onEntry is given). */
+  readonly segments?: readonly ChainSegment[];
 }
 
 /**
  * Verifies one chain file from its genesis, stopping at the first fault. Lines are first read in
  * place from the file's bytes (ChainVerifier.acceptRun); any line that path does not vouch for is
  * decoded and judged by the text reader and ChainVerifier.accept, which also word every fault, so the
- * fast path changes speed only, never a verdict or a message.
+ * fast path changes speed only, never a verdict or a message. Verified segments (from a parallel
+ * pre-pass) are taken whole where the chain, checked up to them, meets them exactly.
  */
 export function scanChainFile(
   file: string,
@@ -57,17 +59,11 @@ export function scanChainFile(
 ): ChainFileScan {
   const { onEntry, entryAt = -1 } = options;
   const verifier = new ChainVerifier(chain, continuesFrom);
-  const layout = new LineLayout();
   let fault: ChainFileFault | undefined;
   let genesis: EntryData | undefined;
   let found: ChainEntry | undefined;
-  // The last verified line, kept as a place in its (never reused) chunk until the end.
-  let lastBytes: Buffer | undefined;
-  let lastStart = 0;
-  let completeBytes = 0;
-  let tornBytes = 0;
 
-  /** Judges the line at [start, end) of `bytes` by the text path; false when it is the fault. */
+  /** Judges a line by the text path; false when it is the fault. */
   const slowLine = (bytes: Buffer, start: number, end: number): boolean => {
     const text = bytes.toString("utf8", start, end);
     const fields = readCanonicalLine(text) ?? slowRead(text);
@@ -82,69 +78,43 @@ export function scanChainFile(
       return false;
     }
     if (fields.header.seq === 0) genesis = JSON.parse(fields.canonicalData) as EntryData;
-    lastBytes = bytes;
-    lastStart = start;
     if (fields.header.seq === entryAt) found = entryOf(text);
     onEntry?.(fields.header.hash);
     return true;
   };
 
-  const fd = openSync(file, "r");
-  try {
-    let position = 0;
-    let want = CHUNK;
-    for (;;) {
-      const chunk = Buffer.allocUnsafeSlow(want);
-      const read = readSync(fd, chunk, 0, want, position);
-      if (read === 0) break;
-      const bytes = read === want ? chunk : chunk.subarray(0, read);
-      let at = 0;
-      for (;;) {
-        const before = verifier.count;
-        at = verifier.acceptRun(bytes, at, bytes.length, layout, onEntry, entryAt);
-        if (verifier.count !== before) {
-          lastBytes = bytes;
-          lastStart = verifier.lastLineStart;
-        }
-        const newline = bytes.indexOf(0x0a, at);
-        if (newline === -1) break;
-        if (!slowLine(bytes, at, newline)) {
-          completeBytes = position + at;
-          break;
-        }
-        at = newline + 1;
-      }
-      if (fault !== undefined) break;
-      position += at;
-      options.onBytes?.(position);
-      if (read < want) {
-        // The end of the file: what is left has no newline, an append a crash cut short.
-        tornBytes = read - at;
-        break;
-      }
-      // A line longer than a chunk: read more of it at once.
-      want = at === 0 ? want * 2 : CHUNK;
-    }
-    if (fault === undefined) completeBytes = position;
-  } finally {
-    closeSync(fd);
-  }
+  const walked = walkLines(file, {
+    verifier,
+    from: 0,
+    until: Number.POSITIVE_INFINITY,
+    slowLine,
+    onEntry,
+    stopSeq: entryAt,
+    // The entry asked for is read by the text path, so a segment holding it is not taken.
+    segments: onEntry === undefined ? options.segments?.filter((s) => entryAt < s.firstSeq || entryAt >= s.firstSeq + s.count) : undefined,
+    onBytes: options.onBytes,
+  });
+  const completeBytes = walked.position;
   const tornTail: TornTail | undefined =
-    fault === undefined && tornBytes > 0
-      ? { file, offset: completeBytes, bytes: tornBytes, afterSeq: verifier.count === 0 ? undefined : verifier.count - 1 }
+    fault === undefined && walked.tornBytes > 0
+      ? { file, offset: completeBytes, bytes: walked.tornBytes, afterSeq: verifier.count === 0 ? undefined : verifier.count - 1 }
       : undefined;
   if (fault === undefined && tornTail === undefined && verifier.count === 0) {
     fault = { ...verifier.unreadable("chain file holds no entries"), file, line: 1 };
   }
-  const last = lastBytes === undefined ? undefined : entryOf(lineText(lastBytes, lastStart));
+  const last = walked.lastLineStart === undefined ? undefined : lastEntry(file, walked.lastLineStart, verifier.lastHash);
   return { chain, file, entries: verifier.count, lastHash: verifier.lastHash, last, completeBytes, genesis, fault, tornTail, found };
 }
 
-const CHUNK = 1 << 20;
-
-/** The text of the line that starts at `start`, without its newline. */
-function lineText(bytes: Buffer, start: number): string {
-  return bytes.toString("utf8", start, bytes.indexOf(0x0a, start));
+/**
+ * The last accepted entry, read again from the file: the walk keeps no line's bytes. A line that is
+ * not the one the walk accepted there means the file was rewritten meanwhile.
+ */
+function lastEntry(file: string, offset: number, lastHash: string): ChainEntry {
+  const line = lineAtOffset(file, offset);
+  const parsed = parseEntryLine(line);
+  if (!parsed.ok || parsed.entry.hash !== lastHash) throw new Error(`${file} changed while it was being verified`);
+  return parsed.entry;
 }
 
 /** The entry on a line that verified: such a line is exactly encodeEntryLine(entry), so parsing it rebuilds the entry. */

@@ -11,6 +11,7 @@ export type { AppendedEntry, FsyncPolicy, Ledger, LedgerOptions } from "./file-l
 export { LedgerLockedError } from "./writer-lock.js";
 export { archiveDir, checkpointDir, defaultCheckpointKeyPath, defaultLedgerPath, publicKeyPathFor } from "./ledger-paths.js";
 export { scanLog } from "./ledger-log.js";
+export { MAX_THREADS, defaultSegmentThreads } from "./segment-pool.js";
 export type { LogFault, LogScan, LogScanOptions } from "./ledger-log.js";
 export { EMPTY_ROOT, entryLeafHash, leafHash, nodeHash } from "./merkle-hash.js";
 export { MerkleTree } from "./merkle-tree.js";

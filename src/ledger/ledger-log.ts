@@ -5,6 +5,7 @@ import { type ChainFileFault, type ChainFileScan, type TornTail, scanChainFile }
 import { ARCHIVE_NAME, archiveDir } from "./ledger-paths.js";
 import { entryLeafHash } from "./merkle-hash.js";
 import { MerkleTree } from "./merkle-tree.js";
+import { MAX_THREADS, RANGE_BYTES, defaultSegmentThreads, verifySegmentsInParallel } from "./segment-pool.js";
 
 export interface ChainFileRef {
   readonly chain: number;
@@ -57,12 +58,41 @@ export interface LogScanOptions {
   readonly tree?: boolean;
   readonly entryAt?: number;
   readonly onProgress?: (doneBytes: number, totalBytes: number) => void;
+  /**
+   * Threads for the parallel pre-pass (this one included); default: the cores available, up to 8.
+   * 1 verifies on this thread alone. The pre-pass runs for ledgers of two ranges or more, when no
+   * tree is asked for; it changes speed only, never a verdict or a message.
+   */
+  readonly threads?: number;
 }
 
 /** Verifies the chain of chains from the first genesis to the last entry. Read-only. */
 export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogScan {
   const files = chainFiles(ledgerPath);
-  const totalBytes = files.reduce((n, f) => n + statSync(f.file).size, 0);
+  const sizes = files.map((f) => statSync(f.file).size);
+  const totalBytes = sizes.reduce((n, size) => n + size, 0);
+  // Progress never runs backwards: the walk after the pre-pass goes over bytes it already counted.
+  let reported = 0;
+  const onProgress =
+    options.onProgress === undefined
+      ? undefined
+      : (done: number): void => {
+          if (done <= reported) return;
+          reported = Math.min(done, totalBytes);
+          options.onProgress?.(reported, totalBytes);
+        };
+  const threads = options.threads ?? defaultSegmentThreads();
+  if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
+    throw new RangeError(`threads must be a whole number from 1 to ${MAX_THREADS}, got ${String(threads)}`);
+  }
+  const segments =
+    threads > 1 && options.tree !== true && totalBytes >= 2 * RANGE_BYTES
+      ? verifySegmentsInParallel(
+          files.map((f, i) => ({ file: f.file, chain: f.chain, size: sizes[i] as number })),
+          threads,
+          onProgress,
+        )
+      : undefined;
   const tree = options.tree === true ? new MerkleTree() : undefined;
   const chains: ChainFileScan[] = [];
   let size = 0;
@@ -89,7 +119,8 @@ export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogSc
     const scan = scanChainFile(ref.file, ref.chain, continuesFrom, {
       onEntry: tree === undefined ? undefined : (hash) => tree.append(entryLeafHash(hash)),
       entryAt,
-      onBytes: options.onProgress === undefined ? undefined : (done) => options.onProgress?.(base + done, totalBytes),
+      onBytes: onProgress === undefined ? undefined : (done) => onProgress(base + done),
+      segments: segments?.get(ref.file),
     });
     size += scan.entries;
     if (scan.found !== undefined) found = { index: sizeBefore + scan.found.seq, chain: ref.chain, entry: scan.found };

@@ -18,31 +18,13 @@ export class LineLayout {
   typeEnd = 0;
 }
 
-/** Fixed text of a line, as big-endian 32-bit words and the bytes left over, to compare four bytes at a time. */
-class Mark {
-  readonly length: number;
-  readonly words: readonly number[];
-  readonly tail: readonly number[];
-  constructor(text: string) {
-    const b = Buffer.from(text, "latin1");
-    const whole = b.length - (b.length % 4);
-    this.length = b.length;
-    this.words = Array.from({ length: whole / 4 }, (_, i) => b.readUInt32BE(i * 4));
-    this.tail = [...b.subarray(whole)];
-  }
-}
-
-const DATA_PREFIX = new Mark('{"data":');
-const HASH_MARK = new Mark(',"hash":"');
-const PREV_MARK = new Mark('","prevHash":"');
-const SEQ_MARK = new Mark('","seq":');
-const TYPE_MARK = new Mark(',"type":"');
-const LINE_END = new Mark('"}\n');
-/** Entry types by their first four letters (every type has at least four). */
-const TYPES = new Map(ENTRY_TYPES.map((type) => [Buffer.from(type, "latin1").readUInt32BE(0), { type, mark: new Mark(type) }]));
+/** Entry types by their first four letters (every type has at least four), as a big-endian word. */
+const TYPES = new Map(ENTRY_TYPES.map((type) => [Buffer.from(type, "latin1").readUInt32BE(0), type]));
 const HEX_LENGTH = 64;
 // Longer seq texts exist only past 10^15 entries; the text reader still takes them.
 const MAX_SEQ_DIGITS = 15;
+// The fixed text between the data and the seq digits: ,"hash":"<64>","prevHash":"<64>","seq":
+const HASHES_LENGTH = 9 + HEX_LENGTH + 14 + HEX_LENGTH + 8;
 
 /**
  * Reads, from `start`, a line laid out exactly as encodeEntryLine writes it, in ASCII, with data that
@@ -57,26 +39,35 @@ export function readLineAt(b: Buffer, start: number, out: LineLayout): number {
     viewed = b;
     view = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
-  if (!matches(b, start, DATA_PREFIX)) return -1;
-  const dataStart = start + DATA_PREFIX.length;
-  const dataEnd = canonicalObjectEnd(b, dataStart);
-  if (dataEnd < 0 || !matches(b, dataEnd, HASH_MARK)) return -1;
-  const hashAt = dataEnd + HASH_MARK.length;
-  if (!matches(b, hashAt + HEX_LENGTH, PREV_MARK)) return -1;
-  const prevHashAt = hashAt + HEX_LENGTH + PREV_MARK.length;
-  if (!matches(b, prevHashAt + HEX_LENGTH, SEQ_MARK)) return -1;
-  const seqAt = prevHashAt + HEX_LENGTH + SEQ_MARK.length;
   const length = b.length;
+  // The fixed texts are compared as big-endian words, written here as numbers: {"data":
+  if (start < 0 || start + 8 > length || view.getUint32(start) !== 0x7b226461 || view.getUint32(start + 4) !== 0x7461223a) return -1;
+  const dataStart = start + 8;
+  const dataEnd = canonicalObjectEnd(b, dataStart);
+  if (dataEnd < 0 || dataEnd + HASHES_LENGTH > length) return -1;
+  const hashAt = dataEnd + 9;
+  const prevHashAt = hashAt + HEX_LENGTH + 14;
+  const seqAt = prevHashAt + HEX_LENGTH + 8;
+  // ,"hash":"  then  ","prevHash":"  then  ","seq":
+  if (view.getUint32(dataEnd) !== 0x2c226861 || view.getUint32(dataEnd + 4) !== 0x7368223a || b[dataEnd + 8] !== 0x22) return -1;
+  const prevMark = hashAt + HEX_LENGTH;
+  if (view.getUint32(prevMark) !== 0x222c2270 || view.getUint32(prevMark + 4) !== 0x72657648 || view.getUint32(prevMark + 8) !== 0x61736822) return -1;
+  if (view.getUint16(prevMark + 12) !== 0x3a22) return -1;
+  const seqMark = prevHashAt + HEX_LENGTH;
+  if (view.getUint32(seqMark) !== 0x222c2273 || view.getUint32(seqMark + 4) !== 0x6571223a) return -1;
   let k = seqAt;
   let seq = 0;
   for (; k < length && isDigit(b[k] as number); k++) seq = seq * 10 + (b[k] as number) - 0x30;
   const digits = k - seqAt;
-  if (digits < 1 || digits > MAX_SEQ_DIGITS || (digits > 1 && b[seqAt] === 0x30) || !matches(b, k, TYPE_MARK)) return -1;
-  const typeAt = k + TYPE_MARK.length;
+  if (digits < 1 || digits > MAX_SEQ_DIGITS || (digits > 1 && b[seqAt] === 0x30)) return -1;
+  // ,"type":"
+  if (k + 9 > length || view.getUint32(k) !== 0x2c227479 || view.getUint32(k + 4) !== 0x7065223a || b[k + 8] !== 0x22) return -1;
+  const typeAt = k + 9;
   let typeEnd = typeAt;
   while (typeEnd < length && isUpper(b[typeEnd] as number)) typeEnd++;
   const type = entryType(b, typeAt, typeEnd);
-  if (type === undefined || !matches(b, typeEnd, LINE_END)) return -1;
+  // "} and the newline
+  if (type === undefined || typeEnd + 3 > length || b[typeEnd] !== 0x22 || b[typeEnd + 1] !== 0x7d || b[typeEnd + 2] !== 0x0a) return -1;
   out.seq = seq;
   out.type = type;
   out.dataStart = dataStart;
@@ -94,20 +85,13 @@ export function readLineAt(b: Buffer, start: number, out: LineLayout): number {
 let viewed: Buffer | undefined;
 let view: DataView = new DataView(new ArrayBuffer(0));
 
-/** Whether `mark` sits at `at`, entirely within the bytes. */
-function matches(b: Buffer, at: number, mark: Mark): boolean {
-  if (at < 0 || at + mark.length > b.length) return false;
-  const { words, tail } = mark;
-  let i = at;
-  for (let w = 0; w < words.length; w++, i += 4) if (view.getUint32(i) !== words[w]) return false;
-  for (let t = 0; t < tail.length; t++, i++) if (b[i] !== tail[t]) return false;
-  return true;
-}
-
+/** The entry type spelled by bytes [at, end), which are capital letters. */
 function entryType(b: Buffer, at: number, end: number): EntryType | undefined {
-  if (end - at < 4 || end > b.length) return undefined;
-  const candidate = TYPES.get(view.getUint32(at));
-  return candidate !== undefined && candidate.mark.length === end - at && matches(b, at, candidate.mark) ? candidate.type : undefined;
+  if (end - at < 4) return undefined;
+  const type = TYPES.get(view.getUint32(at));
+  if (type === undefined || type.length !== end - at) return undefined;
+  for (let i = 4; i < type.length; i++) if (b[at + i] !== type.charCodeAt(i)) return undefined;
+  return type;
 }
 
 function isDigit(c: number): boolean {

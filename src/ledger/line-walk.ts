@@ -1,0 +1,155 @@
+import { closeSync, openSync, readSync } from "node:fs";
+import type { ChainVerifier } from "./chain-verifier.js";
+import { LineLayout } from "./line-layout.js";
+
+/**
+ * A run of consecutive lines of one chain file that verified on their own, trusting only the first
+ * line's seq and prevHash (see verifySegment). A walk that stands at `start` with exactly that seq
+ * and prevHash due may take the whole run as accepted: line by line it would accept the same lines
+ * with the same results, since every check it makes was made.
+ */
+export interface ChainSegment {
+  /** File offset of the first line, and of the byte after the last line's newline. */
+  readonly start: number;
+  readonly end: number;
+  readonly firstSeq: number;
+  readonly firstPrevHash: string;
+  readonly count: number;
+  readonly lastHash: string;
+  /** File offset of the last line. */
+  readonly lastLineStart: number;
+}
+
+export interface WalkOptions {
+  readonly verifier: ChainVerifier;
+  /** File offset of the first line. */
+  readonly from: number;
+  /** The last file offset at which a line is walked; lines starting after it are left alone. */
+  readonly until: number;
+  /** Judges a line the fast path did not accept (bytes [start, end), without its newline); false stops the walk there. */
+  readonly slowLine: (bytes: Buffer, start: number, end: number) => boolean;
+  readonly onEntry?: ((hash: string) => void) | undefined;
+  /** The seq of an entry the fast path leaves to slowLine, which hands it back whole. */
+  readonly stopSeq?: number;
+  /** Verified segments, in file order, to take whole where the walk meets them. */
+  readonly segments?: readonly ChainSegment[];
+  readonly onBytes?: ((done: number) => void) | undefined;
+}
+
+export interface WalkEnd {
+  /** File offset just after the last accepted line: where the walk stopped. */
+  readonly position: number;
+  /** Whether slowLine stopped the walk. */
+  readonly stopped: boolean;
+  /** At the end of the file, the bytes after the last newline: an append a crash cut short. */
+  readonly tornBytes: number;
+  /** File offset of the last accepted line, if any. */
+  readonly lastLineStart: number | undefined;
+}
+
+const CHUNK = 1 << 20;
+const TAIL = 64 * 1024;
+
+// One buffer per thread, reused by every walk: fresh megabytes per chunk cost page faults, and
+// those serialise threads that verify side by side. A walk is never re-entered, and hands out no
+// bytes that outlive it.
+let chunkBuffer = Buffer.allocUnsafeSlow(0);
+
+function chunkOf(size: number): Buffer {
+  if (chunkBuffer.length < size) chunkBuffer = Buffer.allocUnsafeSlow(Math.max(size, CHUNK + TAIL));
+  return chunkBuffer;
+}
+
+/**
+ * Walks the lines of a chain file from `from`, a chunk at a time: the fast path (acceptRun) takes
+ * every line it vouches for, slowLine decides on the rest, and a verified segment that starts where
+ * the walk stands is taken whole.
+ */
+export function walkLines(file: string, o: WalkOptions): WalkEnd {
+  const { verifier, until, stopSeq = -1, segments = [] } = o;
+  const layout = new LineLayout();
+  const fd = openSync(file, "r");
+  let position = o.from;
+  let want = CHUNK;
+  let next = 0;
+  let stopped = false;
+  let tornBytes = 0;
+  let lastOffset = -1;
+  try {
+    walk: for (;;) {
+      if (position > until) break;
+      while (next < segments.length && (segments[next] as ChainSegment).start < position) next++;
+      const here = segments[next];
+      if (here !== undefined && here.start === position) {
+        next++;
+        if (here.lastLineStart <= until && verifier.skip(here.firstSeq, here.firstPrevHash, here.count, here.lastHash)) {
+          lastOffset = here.lastLineStart;
+          position = here.end;
+          o.onBytes?.(position);
+          continue;
+        }
+      }
+      // Up to the last line to walk and a little past it, where that line most likely ends.
+      const size = Math.min(want, until - position + 1 + TAIL);
+      const chunk = chunkOf(size);
+      const read = readSync(fd, chunk, 0, size, position);
+      if (read === 0) break;
+      const bytes = read === chunk.length ? chunk : chunk.subarray(0, read);
+      const nextAt = next < segments.length ? (segments[next] as ChainSegment).start - position : Number.POSITIVE_INFINITY;
+      const limit = Math.min(bytes.length, nextAt, until - position + 1);
+      let at = 0;
+      for (;;) {
+        const before = verifier.count;
+        at = verifier.acceptRun(bytes, at, limit, layout, o.onEntry, stopSeq);
+        if (verifier.count !== before) lastOffset = position + verifier.lastLineStart;
+        // At the next segment, or past the last line to walk: the outer loop takes it from here.
+        if (at === nextAt || position + at > until) {
+          position += at;
+          continue walk;
+        }
+        const newline = bytes.indexOf(0x0a, at);
+        if (newline === -1) break;
+        if (!o.slowLine(bytes, at, newline)) {
+          stopped = true;
+          position += at;
+          break walk;
+        }
+        lastOffset = position + at;
+        at = newline + 1;
+        if (at >= limit) {
+          position += at;
+          continue walk;
+        }
+      }
+      position += at;
+      o.onBytes?.(position);
+      if (read < size) {
+        tornBytes = read - at;
+        break;
+      }
+      // A line longer than a chunk: read more of it at once.
+      want = at === 0 ? size * 2 : CHUNK;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { position, stopped, tornBytes, lastLineStart: lastOffset < 0 ? undefined : lastOffset };
+}
+
+/** The text of the line that starts at file offset `offset`, without its newline (or up to the end of the file). */
+export function lineAtOffset(file: string, offset: number): string {
+  const fd = openSync(file, "r");
+  try {
+    const parts: Buffer[] = [];
+    for (let position = offset; ; ) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const read = readSync(fd, chunk, 0, chunk.length, position);
+      const newline = chunk.subarray(0, read).indexOf(0x0a);
+      parts.push(chunk.subarray(0, newline === -1 ? read : newline));
+      if (newline !== -1 || read === 0) return Buffer.concat(parts).toString("utf8");
+      position += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,216 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { type ChainEntry, nextEntry } from "../../src/ledger/chain-entry.js";
+import { scanChainFile } from "../../src/ledger/chain-file.js";
+import { verifySegment } from "../../src/ledger/chain-segment.js";
+import { encodeEntryLine } from "../../src/ledger/entry-line.js";
+import { openLedger } from "../../src/ledger/file-ledger.js";
+import { scanLog } from "../../src/ledger/ledger-log.js";
+import type { ChainSegment } from "../../src/ledger/line-walk.js";
+import { RANGE_BYTES, collectSegments, finishedRanges, shareWork, startWorker, verifySegmentsInParallel } from "../../src/ledger/segment-pool.js";
+
+const dir = mkdtempSync(join(tmpdir(), "provenant-parallel-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A ledger of about 2.6 ranges, some records with non-ASCII text (the text path) among the rest. */
+function buildEntries(count: number): ChainEntry[] {
+  let entry = nextEntry(undefined, "GENESIS", { chain: 0 });
+  const entries = [entry];
+  for (let i = 1; i < count; i++) {
+    const data = { i, note: "n".repeat(100 + ((i * 37) % 400)), ...(i % 11 === 0 ? { text: "réponse reçue" } : {}) };
+    entries.push((entry = nextEntry(entry, i % 5 === 0 ? "VERIFY" : "CLAIM", data)));
+  }
+  return entries;
+}
+const entries = buildEntries(6_000);
+const lines = entries.map((e) => `${encodeEntryLine(e)}\n`);
+const text = lines.join("");
+const offsets: number[] = [];
+let size = 0;
+for (const line of lines) {
+  offsets.push(size);
+  size += Buffer.byteLength(line);
+}
+const file = join(dir, "ledger.jsonl");
+writeFileSync(file, text);
+
+/** What one thread finds, without segments: the reference every parallel scan must equal. */
+function sequential(path: string): ReturnType<typeof scanLog> {
+  return scanLog(path, { threads: 1 });
+}
+
+/** The ranges of verifySegmentsInParallel, verified one after another on this thread. */
+function segmentsInOrder(path: string, bytes: number): ChainSegment[] {
+  const found: ChainSegment[] = [];
+  for (let start = 0; start < bytes; start += RANGE_BYTES) {
+    const segment = verifySegment(path, 0, start, Math.min(start + RANGE_BYTES, bytes));
+    if (segment !== undefined) found.push(segment);
+  }
+  return found;
+}
+
+describe("verified segments", () => {
+  it("tile an intact chain file but for its genesis, each with the seq, hashes and offsets of its lines", () => {
+    expect(size).toBeGreaterThan(2 * RANGE_BYTES);
+    const segments = segmentsInOrder(file, size);
+    expect(segments.length).toBe(Math.ceil(size / RANGE_BYTES));
+    expect(segments[0]?.start).toBe(offsets[1]);
+    expect(segments[segments.length - 1]?.end).toBe(size);
+    for (const [k, s] of segments.entries()) {
+      if (k > 0) expect(s.start).toBe(segments[k - 1]?.end);
+      expect(s.start).toBe(offsets[s.firstSeq]);
+      expect(s.firstPrevHash).toBe(entries[s.firstSeq - 1]?.hash);
+      expect(s.lastHash).toBe(entries[s.firstSeq + s.count - 1]?.hash);
+      expect(s.lastLineStart).toBe(offsets[s.firstSeq + s.count - 1]);
+      expect(s.end).toBe(offsets[s.firstSeq + s.count] ?? size);
+    }
+  });
+
+  it("stop quietly before the first line that fails, keeping the lines before it", () => {
+    const bytes = Buffer.from(text);
+    const seq = 3_000;
+    bytes[offsets[seq] as number + 20] = 0x21;
+    const tampered = join(dir, "one-change.jsonl");
+    writeFileSync(tampered, bytes);
+    const segment = segmentsInOrder(tampered, size).find((s) => s.start <= (offsets[seq] as number) && (offsets[seq] as number) < s.end + 1);
+    expect(segment?.firstSeq).toBeLessThan(seq);
+    expect((segment?.firstSeq ?? 0) + (segment?.count ?? 0)).toBe(seq);
+    expect(segment?.end).toBe(offsets[seq]);
+  });
+
+  it("are taken only where the walk stands at their first line with their seq and prevHash due", () => {
+    const genuine = segmentsInOrder(file, size);
+    const reference = scanChainFile(file, 0, undefined);
+    const forged: ChainSegment[] = [
+      // One line late: its seq is not the one due where it starts.
+      { ...(genuine[0] as ChainSegment), firstSeq: (genuine[0] as ChainSegment).firstSeq + 1 },
+      // A prevHash the chain does not have.
+      { ...(genuine[1] as ChainSegment), firstPrevHash: "0".repeat(64) },
+      // Starting in the middle of a line.
+      { ...(genuine[2] as ChainSegment), start: (genuine[2] as ChainSegment).start + 3 },
+    ];
+    for (const segment of forged) {
+      const scan = scanChainFile(file, 0, undefined, { segments: [segment] });
+      expect(scan).toEqual(reference);
+    }
+    // A forged segment over a tampered region is not taken either: the walk finds the change.
+    const bytes = Buffer.from(text);
+    const seq = (genuine[1] as ChainSegment).firstSeq + 10;
+    bytes[offsets[seq] as number + 30] = 0x21;
+    const tampered = join(dir, "forged-over-change.jsonl");
+    writeFileSync(tampered, bytes);
+    const wrong = { ...(genuine[1] as ChainSegment), firstPrevHash: "f".repeat(64) };
+    expect(scanChainFile(tampered, 0, undefined, { segments: [wrong] }).fault).toEqual(scanChainFile(tampered, 0, undefined).fault);
+  });
+
+  it("give the walk the same result as line by line, the last entry included", () => {
+    const scan = scanChainFile(file, 0, undefined, { segments: segmentsInOrder(file, size) });
+    expect(scan).toEqual(scanChainFile(file, 0, undefined));
+    expect(scan.last).toEqual(entries[entries.length - 1]);
+    expect(scanChainFile(file, 0, undefined, { segments: segmentsInOrder(file, size), entryAt: 2_500 }).found).toEqual(entries[2_500]);
+  });
+});
+
+describe("the parallel pre-pass", () => {
+  it("runs in a real worker thread: a worker alone finishes every range, with the segments this thread finds", () => {
+    const work = shareWork([{ file, chain: 0, size }]);
+    startWorker(work);
+    const ranges = work.states.length;
+    const deadline = Date.now() + 60_000;
+    while (finishedRanges(work) < ranges && Date.now() < deadline) Atomics.wait(work.control, 1, finishedRanges(work), 1_000);
+    expect(finishedRanges(work)).toBe(ranges);
+    expect(collectSegments(work).get(file)).toEqual(segmentsInOrder(file, size));
+  });
+
+  it("on two threads, gives what one thread gives", () => {
+    const segments = verifySegmentsInParallel([{ file, chain: 0, size }], 2).get(file);
+    expect(segments).toEqual(segmentsInOrder(file, size));
+    expect(scanLog(file, { threads: 2 })).toEqual(sequential(file));
+  });
+
+  it("on a tampered, truncated, reordered or torn ledger, gives the same verdict, fault, line and reason as one thread", () => {
+    const tamper = fc.oneof(
+      fc.record({ kind: fc.constant("flip" as const), at: fc.nat(size - 1), bit: fc.nat(7) }),
+      fc.record({ kind: fc.constant("drop" as const), line: fc.integer({ min: 0, max: lines.length - 1 }) }),
+      fc.record({ kind: fc.constant("swap" as const), line: fc.integer({ min: 0, max: lines.length - 2 }) }),
+      fc.record({ kind: fc.constant("tear" as const), keep: fc.nat(size - 1) }),
+    );
+    let run = 0;
+    fc.assert(
+      fc.property(tamper, (t) => {
+        let bytes: Buffer;
+        if (t.kind === "flip") {
+          bytes = Buffer.from(text);
+          bytes[t.at] = (bytes[t.at] as number) ^ (1 << t.bit);
+        } else if (t.kind === "drop") {
+          bytes = Buffer.from(lines.filter((_, i) => i !== t.line).join(""));
+        } else if (t.kind === "swap") {
+          const swapped = [...lines];
+          [swapped[t.line], swapped[t.line + 1]] = [swapped[t.line + 1] as string, swapped[t.line] as string];
+          bytes = Buffer.from(swapped.join(""));
+        } else {
+          bytes = Buffer.from(text).subarray(0, t.keep);
+        }
+        const path = join(dir, `tampered-${run++}.jsonl`);
+        writeFileSync(path, bytes);
+        expect(scanLog(path, { threads: 2 })).toEqual(sequential(path));
+        rmSync(path);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it("walks a chain of chains, archives and active file alike", () => {
+    const ledgerPath = join(dir, "rotated", "ledger.jsonl");
+    const ledger = openLedger(ledgerPath, { fsync: "never", rotateEntries: 1_500 });
+    for (let i = 1; i < 6_000; i++) ledger.record("CLAIM", { i, note: "r".repeat(300 + (i % 200)) });
+    ledger.close();
+    const one = sequential(ledgerPath);
+    expect(one.chains.length).toBeGreaterThan(3);
+    expect(one.fault).toBeUndefined();
+    expect(scanLog(ledgerPath, { threads: 2 })).toEqual(one);
+  });
+
+  it("reports progress that only moves forward, up to the whole ledger", () => {
+    const seen: number[] = [];
+    scanLog(file, { threads: 2, onProgress: (done, total) => seen.push(done / total) });
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect(seen[seen.length - 1]).toBe(1);
+  });
+
+  it("refuses a thread count that is not a whole number from 1 to 64", () => {
+    for (const threads of [0, -1, 1.5, 65, Number.NaN]) expect(() => scanLog(file, { threads })).toThrow(/threads must be a whole number from 1 to 64/);
+  });
+});
+
+describe("provenant ledger verify --threads, as a real process on the built CLI", () => {
+  const cli = join(process.cwd(), "dist", "cli", "main.js");
+  const run = (...args: string[]): { status: number | null; stdout: string; stderr: string } => spawnSync(process.execPath, [cli, "ledger", "verify", ...args], { encoding: "utf8" });
+
+  it("verifies on the worker threads of the built package, and agrees with one thread", () => {
+    expect(statSync(cli).isFile()).toBe(true);
+    const two = run("--ledger", file, "--threads", "2");
+    const one = run("--ledger", file, "--threads", "1");
+    expect(two).toMatchObject({ status: 0, stdout: `ok: ${entries.length} entries in 1 chain, head ${entries[entries.length - 1]?.hash}\n` });
+    expect(two.stdout).toBe(one.stdout);
+    const bytes = readFileSync(file);
+    bytes[offsets[4_000] as number + 40] = 0x21;
+    const tampered = join(dir, "cli-tampered.jsonl");
+    writeFileSync(tampered, bytes);
+    const failed = run("--ledger", tampered, "--threads", "2");
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toBe(run("--ledger", tampered, "--threads", "1").stderr);
+    expect(failed.stderr).toMatch(/CORRUPT at chain 0 seq 4000 .* line 4001\): /);
+  });
+
+  it("refuses a bad --threads with status 2", () => {
+    const bad = run("--ledger", file, "--threads", "0");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--threads must be a whole number from 1 to 64, got "0"/);
+  });
+});
