@@ -1,7 +1,7 @@
 import type { ChainEntry, EntryData } from "./chain-entry.js";
 import { type ChainFault, ChainVerifier } from "./chain-verifier.js";
 import { type LineFields, parseEntryLine, readCanonicalLine } from "./entry-line.js";
-import { type ChainSegment, lineAtOffset, walkLines } from "./line-walk.js";
+import { type SegmentSource, lineAtOffset, walkLines } from "./line-walk.js";
 
 export interface ChainFileFault extends ChainFault {
   readonly file: string;
@@ -40,8 +40,8 @@ export interface ChainFileScanOptions {
   /** The seq of an entry to hand back whole in `found`. */
   readonly entryAt?: number;
   readonly onBytes?: (done: number) => void;
-  /** Verified segments of this file, in file order, to take whole (ignored when onEntry is given). */
-  readonly segments?: readonly ChainSegment[];
+  /** Verified segments of this file, to take whole (ignored when onEntry is given). */
+  readonly segments?: SegmentSource | undefined;
 }
 
 /**
@@ -90,8 +90,7 @@ export function scanChainFile(
     slowLine,
     onEntry,
     stopSeq: entryAt,
-    // The entry asked for is read by the text path, so a segment holding it is not taken.
-    segments: onEntry === undefined ? options.segments?.filter((s) => entryAt < s.firstSeq || entryAt >= s.firstSeq + s.count) : undefined,
+    segments: onEntry === undefined ? withoutEntry(options.segments, entryAt) : undefined,
     onBytes: options.onBytes,
   });
   const completeBytes = walked.position;
@@ -104,6 +103,18 @@ export function scanChainFile(
   }
   const last = walked.lastLineStart === undefined ? undefined : lastEntry(file, walked.lastLineStart, verifier.lastHash);
   return { chain, file, entries: verifier.count, lastHash: verifier.lastHash, last, completeBytes, genesis, fault, tornTail, found };
+}
+
+/** The segments of `source` but one that holds the entry asked for, which the text path reads. */
+function withoutEntry(source: SegmentSource | undefined, entryAt: number): SegmentSource | undefined {
+  if (source === undefined || entryAt < 0) return source;
+  return {
+    nextStop: (position) => source.nextStop(position),
+    at: (position) => {
+      const s = source.at(position);
+      return s === undefined || (entryAt >= s.firstSeq && entryAt < s.firstSeq + s.count) ? undefined : s;
+    },
+  };
 }
 
 /**

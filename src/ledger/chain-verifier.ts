@@ -4,7 +4,11 @@ import { type LineLayout, readLineAt } from "./line-layout.js";
 
 const PIPE = 0x7c;
 const HEX_LENGTH = 64;
-const HEX_DIGITS = Buffer.from("0123456789abcdef", "latin1");
+/** Each byte value's two hex digits, as a big-endian 16-bit word. */
+const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, x) => {
+  const digits = "0123456789abcdef";
+  return (digits.charCodeAt(x >> 4) << 8) | digits.charCodeAt(x & 15);
+});
 
 /** Where a chain first stops being trustworthy, and why. */
 export interface ChainFault {
@@ -154,15 +158,21 @@ export class ChainVerifier {
       input[o++] = PIPE;
       // A view and TypedArray.set copy twice as fast as Buffer.copy for lines this short.
       input.set(new Uint8Array(source, sourceOffset + dataStart, dataEnd - dataStart), o);
-      // The digest, in hex, goes where the next entry's input starts, and is compared there with the
-      // stored hash. Asked for as raw bytes and spelled out here, it costs less than Node's hex.
+      // The digest, in hex, is compared with the stored hash two digits at a time and goes where the
+      // next entry's input starts. Asked for as raw bytes and spelled out here, it costs less than
+      // Node's hex.
       const digest = hash("sha256", input, "binary");
+      const hashAt = line.hashAt;
+      let same = true;
       for (let k = 0; k < 32; k++) {
-        const x = digest.charCodeAt(k);
-        input[2 * k] = HEX_DIGITS[x >> 4] as number;
-        input[2 * k + 1] = HEX_DIGITS[x & 15] as number;
+        const pair = HEX_PAIRS[digest.charCodeAt(k)] as number;
+        if (view.getUint16(hashAt + 2 * k) !== pair) {
+          same = false;
+          break;
+        }
+        inputView.setUint16(2 * k, pair);
       }
-      if (!sameHex(view, line.hashAt, inputView)) {
+      if (!same) {
         this.inputHoldsPrevHash = false;
         break;
       }

@@ -5,7 +5,7 @@ import { type ChainFileFault, type ChainFileScan, type TornTail, scanChainFile }
 import { ARCHIVE_NAME, archiveDir } from "./ledger-paths.js";
 import { entryLeafHash } from "./merkle-hash.js";
 import { MerkleTree } from "./merkle-tree.js";
-import { MAX_THREADS, RANGE_BYTES, defaultSegmentThreads, verifySegmentsInParallel } from "./segment-pool.js";
+import { MAX_THREADS, RANGE_BYTES, SegmentPool, defaultSegmentThreads } from "./segment-pool.js";
 
 export interface ChainFileRef {
   readonly chain: number;
@@ -59,9 +59,9 @@ export interface LogScanOptions {
   readonly entryAt?: number;
   readonly onProgress?: (doneBytes: number, totalBytes: number) => void;
   /**
-   * Threads for the parallel pre-pass (this one included); default: the cores available, up to 8.
-   * 1 verifies on this thread alone. The pre-pass runs for ledgers of two ranges or more, when no
-   * tree is asked for; it changes speed only, never a verdict or a message.
+   * Threads to verify on, this one included (see SegmentPool); default: the cores available, up to
+   * 8. 1 verifies on this thread alone. Worker threads are used for ledgers of 8 MiB or more when no
+   * tree is asked for, and change speed only, never a verdict or a message.
    */
   readonly threads?: number;
 }
@@ -71,28 +71,36 @@ export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogSc
   const files = chainFiles(ledgerPath);
   const sizes = files.map((f) => statSync(f.file).size);
   const totalBytes = sizes.reduce((n, size) => n + size, 0);
-  // Progress never runs backwards: the walk after the pre-pass goes over bytes it already counted.
-  let reported = 0;
-  const onProgress =
-    options.onProgress === undefined
-      ? undefined
-      : (done: number): void => {
-          if (done <= reported) return;
-          reported = Math.min(done, totalBytes);
-          options.onProgress?.(reported, totalBytes);
-        };
+  const report = options.onProgress;
+  const onProgress = report === undefined ? undefined : (done: number): void => report(done, totalBytes);
   const threads = options.threads ?? defaultSegmentThreads();
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
     throw new RangeError(`threads must be a whole number from 1 to ${MAX_THREADS}, got ${String(threads)}`);
   }
-  const segments =
-    threads > 1 && options.tree !== true && totalBytes >= 2 * RANGE_BYTES
-      ? verifySegmentsInParallel(
+  // Below a few ranges the walk is done before a worker is up; a tree needs every entry's hash in order.
+  const pool =
+    threads > 1 && options.tree !== true && totalBytes >= MIN_PARALLEL_RANGES * RANGE_BYTES
+      ? SegmentPool.start(
           files.map((f, i) => ({ file: f.file, chain: f.chain, size: sizes[i] as number })),
-          threads,
-          onProgress,
+          threads - 1,
         )
       : undefined;
+  try {
+    return walkLog(files, options, onProgress, pool);
+  } finally {
+    pool?.finish();
+  }
+}
+
+/** At least this many ranges before worker threads are started. */
+const MIN_PARALLEL_RANGES = 8;
+
+function walkLog(
+  files: readonly ChainFileRef[],
+  options: LogScanOptions,
+  onProgress: ((done: number) => void) | undefined,
+  pool: SegmentPool | undefined,
+): LogScan {
   const tree = options.tree === true ? new MerkleTree() : undefined;
   const chains: ChainFileScan[] = [];
   let size = 0;
@@ -120,7 +128,7 @@ export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogSc
       onEntry: tree === undefined ? undefined : (hash) => tree.append(entryLeafHash(hash)),
       entryAt,
       onBytes: onProgress === undefined ? undefined : (done) => onProgress(base + done),
-      segments: segments?.get(ref.file),
+      segments: pool?.sourceFor(position),
     });
     size += scan.entries;
     if (scan.found !== undefined) found = { index: sizeBefore + scan.found.seq, chain: ref.chain, entry: scan.found };

@@ -20,6 +20,24 @@ export interface ChainSegment {
   readonly lastLineStart: number;
 }
 
+/** Where a walk may find verified segments, asked as it goes, for a source that fills while it walks. */
+export interface SegmentSource {
+  /** The first offset at or after `position` where a segment may start: the fast path stops there to ask. */
+  nextStop(position: number): number;
+  /** A segment that starts at `position`, if one is there. */
+  at(position: number): ChainSegment | undefined;
+}
+
+/** A source of segments known in advance. */
+export function segmentList(segments: readonly ChainSegment[]): SegmentSource {
+  const starts = segments.map((s) => s.start).sort((a, b) => a - b);
+  const byStart = new Map(segments.map((s) => [s.start, s]));
+  return {
+    nextStop: (position) => starts.find((start) => start >= position) ?? Number.POSITIVE_INFINITY,
+    at: (position) => byStart.get(position),
+  };
+}
+
 export interface WalkOptions {
   readonly verifier: ChainVerifier;
   /** File offset of the first line. */
@@ -31,8 +49,8 @@ export interface WalkOptions {
   readonly onEntry?: ((hash: string) => void) | undefined;
   /** The seq of an entry the fast path leaves to slowLine, which hands it back whole. */
   readonly stopSeq?: number;
-  /** Verified segments, in file order, to take whole where the walk meets them. */
-  readonly segments?: readonly ChainSegment[];
+  /** Verified segments, to take whole where the walk meets them. */
+  readonly segments?: SegmentSource | undefined;
   readonly onBytes?: ((done: number) => void) | undefined;
 }
 
@@ -63,49 +81,61 @@ function chunkOf(size: number): Buffer {
 /**
  * Walks the lines of a chain file from `from`, a chunk at a time: the fast path (acceptRun) takes
  * every line it vouches for, slowLine decides on the rest, and a verified segment that starts where
- * the walk stands is taken whole.
+ * the walk stands is taken whole. The fast path pauses wherever a segment may start, to ask.
  */
 export function walkLines(file: string, o: WalkOptions): WalkEnd {
-  const { verifier, until, stopSeq = -1, segments = [] } = o;
+  const { verifier, until, stopSeq = -1, segments } = o;
   const layout = new LineLayout();
   const fd = openSync(file, "r");
   let position = o.from;
   let want = CHUNK;
-  let next = 0;
   let stopped = false;
   let tornBytes = 0;
   let lastOffset = -1;
+
+  /** Takes the segment that starts at `at`, if there is one and it fits; true when taken. */
+  const takeSegment = (at: number): boolean => {
+    const here = segments?.at(at);
+    if (here === undefined || here.start !== at || here.lastLineStart > until) return false;
+    if (!verifier.skip(here.firstSeq, here.firstPrevHash, here.count, here.lastHash)) return false;
+    lastOffset = here.lastLineStart;
+    position = here.end;
+    o.onBytes?.(position);
+    return true;
+  };
+  /** Where in a chunk read at `position` the fast path next pauses, the chunk's end at the latest. */
+  const pauseAfter = (at: number, length: number): number => {
+    const stop = segments === undefined ? Number.POSITIVE_INFINITY : segments.nextStop(position + at + 1) - position;
+    return Math.min(length, stop, until - position + 1);
+  };
+
   try {
     walk: for (;;) {
       if (position > until) break;
-      while (next < segments.length && (segments[next] as ChainSegment).start < position) next++;
-      const here = segments[next];
-      if (here !== undefined && here.start === position) {
-        next++;
-        if (here.lastLineStart <= until && verifier.skip(here.firstSeq, here.firstPrevHash, here.count, here.lastHash)) {
-          lastOffset = here.lastLineStart;
-          position = here.end;
-          o.onBytes?.(position);
-          continue;
-        }
-      }
+      if (takeSegment(position)) continue;
       // Up to the last line to walk and a little past it, where that line most likely ends.
       const size = Math.min(want, until - position + 1 + TAIL);
       const chunk = chunkOf(size);
       const read = readSync(fd, chunk, 0, size, position);
       if (read === 0) break;
       const bytes = read === chunk.length ? chunk : chunk.subarray(0, read);
-      const nextAt = next < segments.length ? (segments[next] as ChainSegment).start - position : Number.POSITIVE_INFINITY;
-      const limit = Math.min(bytes.length, nextAt, until - position + 1);
       let at = 0;
+      let pause = pauseAfter(0, bytes.length);
       for (;;) {
         const before = verifier.count;
-        at = verifier.acceptRun(bytes, at, limit, layout, o.onEntry, stopSeq);
+        at = verifier.acceptRun(bytes, at, pause, layout, o.onEntry, stopSeq);
         if (verifier.count !== before) lastOffset = position + verifier.lastLineStart;
-        // At the next segment, or past the last line to walk: the outer loop takes it from here.
-        if (at === nextAt || position + at > until) {
-          position += at;
-          continue walk;
+        if (at >= pause) {
+          // Past the last line to walk, or at the end of the chunk: the outer loop goes on from here.
+          if (position + at > until || at >= bytes.length) {
+            position += at;
+            o.onBytes?.(position);
+            continue walk;
+          }
+          // Where a segment may start: take it, or go on to the next such place.
+          if (takeSegment(position + at)) continue walk;
+          pause = pauseAfter(at, bytes.length);
+          continue;
         }
         const newline = bytes.indexOf(0x0a, at);
         if (newline === -1) break;
@@ -116,10 +146,6 @@ export function walkLines(file: string, o: WalkOptions): WalkEnd {
         }
         lastOffset = position + at;
         at = newline + 1;
-        if (at >= limit) {
-          position += at;
-          continue walk;
-        }
       }
       position += at;
       o.onBytes?.(position);

@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { verifySegment } from "./chain-segment.js";
-import type { ChainSegment } from "./line-walk.js";
+import type { ChainSegment, SegmentSource } from "./line-walk.js";
 
 /** A chain file to share out, and its index in the chain of chains. */
 export interface SegmentFile {
@@ -13,9 +13,9 @@ export interface SegmentFile {
 /** What the threads share: the files, the ranges, and where each range's result goes. */
 export interface SegmentWork {
   readonly files: readonly SegmentFile[];
-  /** Per range: index into files, start, end. */
+  /** Per range, in file order: index into files, start, end. */
   readonly ranges: Float64Array;
-  /** [next range to claim, ranges finished]. */
+  /** [ranges claimed from the back, the range the walk is in]. */
   readonly control: Int32Array;
   /** Per range: 0 until finished, then RANGE_DONE or RANGE_NONE. */
   readonly states: Int32Array;
@@ -25,8 +25,8 @@ export interface SegmentWork {
   readonly hashes: Uint8Array;
 }
 
-const NEXT = 0;
-const FINISHED = 1;
+const TAKEN = 0;
+const WALK_AT = 1;
 const RANGE_DONE = 1;
 const RANGE_NONE = 2;
 const FIELDS = 5;
@@ -34,8 +34,6 @@ const HEX = 64;
 
 /** Bytes per range: large enough that a range costs far more than claiming it. */
 export const RANGE_BYTES = 1 << 20;
-/** How long the caller waits without any range finishing before it verifies the rest itself. */
-const STALL_MS = 5_000;
 
 export const MAX_THREADS = 64;
 
@@ -45,29 +43,58 @@ export function defaultSegmentThreads(): number {
 }
 
 /**
- * The parallel pre-pass of verification: cuts the files into ranges and verifies each range's
- * lines as a segment (verifySegment), on this thread and `threads - 1` worker threads at once, each
- * claiming the next range as it finishes one. This thread starts at once and the workers join as
- * they come up, so a small ledger costs a worker's start-up and nothing more. Blocks until every
- * claimed range is finished, and returns the segments of each file in file order. Nothing here is
- * a verdict: a segment only lets the full walk skip lines it would have accepted.
+ * Verification on more than one thread. The ledger is cut into ranges; worker threads verify them
+ * as segments (verifySegment), taking the last range first and working back, while the walk on
+ * this thread goes on from the front as it would alone and takes whole each segment it finds
+ * finished where it stands. The walk never waits for a worker: a range not finished when the walk
+ * gets there is walked line by line, and workers stop once the walk has passed the ranges left. So
+ * a worker slow to start costs nothing but its start-up, and nothing here is a verdict: a segment
+ * only lets the walk skip lines it would have accepted.
  */
-export function verifySegmentsInParallel(
-  files: readonly SegmentFile[],
-  threads: number,
-  onProgress?: (doneBytes: number) => void,
-): Map<string, ChainSegment[]> {
-  const work = shareWork(files);
-  const rangeCount = work.states.length;
-  const workers = Math.max(0, Math.min(threads - 1, rangeCount - 1));
-  for (let i = 0; i < workers; i++) startWorker(work);
-  claimRanges(work, onProgress === undefined ? undefined : (finished) => onProgress(finished * RANGE_BYTES));
-  const claimed = Math.min(Atomics.load(work.control, NEXT), rangeCount);
-  for (let finished = Atomics.load(work.control, FINISHED); finished < claimed; finished = Atomics.load(work.control, FINISHED)) {
-    // A worker that died mid-range never finishes it: after a long quiet spell, go on without it.
-    if (Atomics.wait(work.control, FINISHED, finished, STALL_MS) === "timed-out") break;
+export class SegmentPool {
+  private readonly firstRange: number[] = [];
+
+  private constructor(readonly work: SegmentWork) {
+    let k = 0;
+    for (const f of work.files) {
+      this.firstRange.push(k);
+      k += Math.ceil(f.size / RANGE_BYTES);
+    }
   }
-  return collectSegments(work);
+
+  /** Shares out `files` and starts `workers` worker threads on them. */
+  static start(files: readonly SegmentFile[], workers: number): SegmentPool {
+    const pool = new SegmentPool(shareWork(files));
+    for (let i = 0; i < workers; i++) startWorker(pool.work);
+    return pool;
+  }
+
+  /** The segments the workers have finished in the file at `fileIndex`, as the walk asks for them. */
+  sourceFor(fileIndex: number): SegmentSource {
+    const { work } = this;
+    const first = this.firstRange[fileIndex] ?? 0;
+    const count = Math.ceil((work.files[fileIndex]?.size ?? 0) / RANGE_BYTES);
+    return {
+      // A range's segment starts at the first line after a newline in the range: at its start + 1 at the earliest.
+      nextStop: (position) => {
+        const r = Math.max(0, Math.ceil((position - 1) / RANGE_BYTES));
+        Atomics.store(work.control, WALK_AT, first + Math.min(r, count) - 1);
+        return r < count ? r * RANGE_BYTES + 1 : Number.POSITIVE_INFINITY;
+      },
+      at: (position) => {
+        const r = Math.floor((position - 1) / RANGE_BYTES);
+        if (position < 1 || r >= count) return undefined;
+        const k = first + r;
+        if (Atomics.load(work.states, k) !== RANGE_DONE || work.numbers[k * FIELDS] !== position) return undefined;
+        return segmentAt(work, k);
+      },
+    };
+  }
+
+  /** The walk is over: workers stop after the range each is on. */
+  finish(): void {
+    Atomics.store(this.work.control, WALK_AT, this.work.states.length);
+  }
 }
 
 /** Cuts the files into ranges, in memory every thread can see. */
@@ -78,23 +105,24 @@ export function shareWork(files: readonly SegmentFile[]): SegmentWork {
   });
   const count = ranges.length / 3;
   const shared = (bytes: number): SharedArrayBuffer => new SharedArrayBuffer(Math.max(bytes, 8));
+  const control = new Int32Array(shared(8));
+  control[WALK_AT] = -1;
   return {
     files,
     ranges: Float64Array.from(ranges),
-    control: new Int32Array(shared(8)),
+    control,
     states: new Int32Array(shared(count * 4)),
     numbers: new Float64Array(shared(count * FIELDS * 8)),
     hashes: new Uint8Array(shared(count * 2 * HEX)),
   };
 }
 
-/**
- * Claims and verifies ranges until none is left; what every thread of the pre-pass runs.
- * `onFinished` hears how many ranges all threads have finished, after each range this one does.
- */
-export function claimRanges(work: SegmentWork, onFinished?: (finished: number) => void): void {
+/** What a worker thread runs: claims ranges from the back and verifies them until it meets the walk. */
+export function claimRanges(work: SegmentWork): void {
   const count = work.states.length;
-  for (let k = Atomics.add(work.control, NEXT, 1); k < count; k = Atomics.add(work.control, NEXT, 1)) {
+  for (;;) {
+    const k = count - 1 - Atomics.add(work.control, TAKEN, 1);
+    if (k < 0 || k <= Atomics.load(work.control, WALK_AT)) return;
     let state = RANGE_NONE;
     try {
       const f = work.files[work.ranges[k * 3] as number] as SegmentFile;
@@ -105,39 +133,43 @@ export function claimRanges(work: SegmentWork, onFinished?: (finished: number) =
         state = RANGE_DONE;
       }
     } catch {
-      // An unreadable range is simply left to the full walk, which reports what is wrong with it.
+      // An unreadable range is simply left to the walk, which reports what is wrong with it.
     }
+    // Published last: the walk reads a range's fields only once its state says they are there.
     Atomics.store(work.states, k, state);
-    const finished = Atomics.add(work.control, FINISHED, 1) + 1;
-    Atomics.notify(work.control, FINISHED);
-    onFinished?.(finished);
   }
 }
 
-/** How many ranges are finished, by any thread. */
+/** How many ranges are finished. */
 export function finishedRanges(work: SegmentWork): number {
-  return Atomics.load(work.control, FINISHED);
+  let n = 0;
+  for (let k = 0; k < work.states.length; k++) if (Atomics.load(work.states, k) !== 0) n++;
+  return n;
 }
 
 /** The segments of each file, in file order, from the ranges finished so far. */
 export function collectSegments(work: SegmentWork): Map<string, ChainSegment[]> {
   const byFile = new Map<string, ChainSegment[]>(work.files.map((f) => [f.file, []]));
-  const text = Buffer.from(work.hashes.buffer);
   for (let k = 0; k < work.states.length; k++) {
     if (Atomics.load(work.states, k) !== RANGE_DONE) continue;
-    const n = work.numbers.subarray(k * FIELDS, (k + 1) * FIELDS);
-    const file = (work.files[work.ranges[k * 3] as number] as SegmentFile).file;
-    byFile.get(file)?.push({
-      start: n[0] as number,
-      end: n[1] as number,
-      firstSeq: n[2] as number,
-      count: n[3] as number,
-      lastLineStart: n[4] as number,
-      firstPrevHash: text.toString("latin1", k * 2 * HEX, k * 2 * HEX + HEX),
-      lastHash: text.toString("latin1", k * 2 * HEX + HEX, (k + 1) * 2 * HEX),
-    });
+    byFile.get((work.files[work.ranges[k * 3] as number] as SegmentFile).file)?.push(segmentAt(work, k));
   }
   return byFile;
+}
+
+function segmentAt(work: SegmentWork, k: number): ChainSegment {
+  const n = work.numbers;
+  const at = k * FIELDS;
+  const hex = Buffer.from(work.hashes.buffer, work.hashes.byteOffset + k * 2 * HEX, 2 * HEX);
+  return {
+    start: n[at] as number,
+    end: n[at + 1] as number,
+    firstSeq: n[at + 2] as number,
+    count: n[at + 3] as number,
+    lastLineStart: n[at + 4] as number,
+    firstPrevHash: hex.toString("latin1", 0, HEX),
+    lastHash: hex.toString("latin1", HEX, 2 * HEX),
+  };
 }
 
 const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./segment-worker.ts" : "./segment-worker.js", import.meta.url);
@@ -151,7 +183,7 @@ export function startWorker(work: SegmentWork): Worker {
         workerData: work,
       })
     : new Worker(WORKER_URL, { workerData: work });
-  // A worker that cannot start claims nothing; the ranges it would have taken are done here.
+  // A worker that cannot start claims nothing; the walk verifies what it would have taken.
   worker.on("error", () => undefined);
   worker.unref();
   return worker;

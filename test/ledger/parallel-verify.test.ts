@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -9,9 +9,9 @@ import { scanChainFile } from "../../src/ledger/chain-file.js";
 import { verifySegment } from "../../src/ledger/chain-segment.js";
 import { encodeEntryLine } from "../../src/ledger/entry-line.js";
 import { openLedger } from "../../src/ledger/file-ledger.js";
-import { scanLog } from "../../src/ledger/ledger-log.js";
-import type { ChainSegment } from "../../src/ledger/line-walk.js";
-import { RANGE_BYTES, collectSegments, finishedRanges, shareWork, startWorker, verifySegmentsInParallel } from "../../src/ledger/segment-pool.js";
+import { chainFiles, scanLog } from "../../src/ledger/ledger-log.js";
+import { type ChainSegment, type SegmentSource, segmentList } from "../../src/ledger/line-walk.js";
+import { RANGE_BYTES, SegmentPool, claimRanges, collectSegments, finishedRanges, shareWork, startWorker } from "../../src/ledger/segment-pool.js";
 
 const dir = mkdtempSync(join(tmpdir(), "provenant-parallel-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -94,7 +94,7 @@ describe("verified segments", () => {
       { ...(genuine[2] as ChainSegment), start: (genuine[2] as ChainSegment).start + 3 },
     ];
     for (const segment of forged) {
-      const scan = scanChainFile(file, 0, undefined, { segments: [segment] });
+      const scan = scanChainFile(file, 0, undefined, { segments: segmentList([segment]) });
       expect(scan).toEqual(reference);
     }
     // A forged segment over a tampered region is not taken either: the walk finds the change.
@@ -104,35 +104,62 @@ describe("verified segments", () => {
     const tampered = join(dir, "forged-over-change.jsonl");
     writeFileSync(tampered, bytes);
     const wrong = { ...(genuine[1] as ChainSegment), firstPrevHash: "f".repeat(64) };
-    expect(scanChainFile(tampered, 0, undefined, { segments: [wrong] }).fault).toEqual(scanChainFile(tampered, 0, undefined).fault);
+    expect(scanChainFile(tampered, 0, undefined, { segments: segmentList([wrong]) }).fault).toEqual(scanChainFile(tampered, 0, undefined).fault);
   });
 
   it("give the walk the same result as line by line, the last entry included", () => {
-    const scan = scanChainFile(file, 0, undefined, { segments: segmentsInOrder(file, size) });
+    const scan = scanChainFile(file, 0, undefined, { segments: segmentList(segmentsInOrder(file, size)) });
     expect(scan).toEqual(scanChainFile(file, 0, undefined));
     expect(scan.last).toEqual(entries[entries.length - 1]);
-    expect(scanChainFile(file, 0, undefined, { segments: segmentsInOrder(file, size), entryAt: 2_500 }).found).toEqual(entries[2_500]);
+    expect(scanChainFile(file, 0, undefined, { segments: segmentList(segmentsInOrder(file, size)), entryAt: 2_500 }).found).toEqual(entries[2_500]);
   });
 });
 
 describe("the parallel pre-pass", () => {
-  it("runs in a real worker thread: a worker alone finishes every range, with the segments this thread finds", () => {
+  it("runs in a real worker thread: a worker alone finishes every range, last first, with the segments this thread finds", () => {
     const work = shareWork([{ file, chain: 0, size }]);
     startWorker(work);
     const ranges = work.states.length;
     const deadline = Date.now() + 60_000;
-    while (finishedRanges(work) < ranges && Date.now() < deadline) Atomics.wait(work.control, 1, finishedRanges(work), 1_000);
+    while (finishedRanges(work) < ranges && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
     expect(finishedRanges(work)).toBe(ranges);
     expect(collectSegments(work).get(file)).toEqual(segmentsInOrder(file, size));
   });
 
+  it("lets the walk take whole every segment the workers finished, with what the walk alone finds", () => {
+    const pool = SegmentPool.start([{ file, chain: 0, size }], 0);
+    // This thread stands in for the workers, which finish every range before the walk starts.
+    claimRanges(pool.work);
+    const source = pool.sourceFor(0);
+    const taken: ChainSegment[] = [];
+    const counting: SegmentSource = {
+      nextStop: (p) => source.nextStop(p),
+      at: (p) => {
+        const s = source.at(p);
+        if (s !== undefined) taken.push(s);
+        return s;
+      },
+    };
+    expect(scanChainFile(file, 0, undefined, { segments: counting })).toEqual(scanChainFile(file, 0, undefined));
+    expect(taken).toEqual(segmentsInOrder(file, size));
+  });
+
+  it("stops workers at the walk: none claims a range the walk is in or has passed", () => {
+    const pool = SegmentPool.start([{ file, chain: 0, size }], 0);
+    pool.finish();
+    claimRanges(pool.work);
+    expect(finishedRanges(pool.work)).toBe(0);
+    const walking = SegmentPool.start([{ file, chain: 0, size }], 0);
+    walking.sourceFor(0).nextStop(RANGE_BYTES + 5);
+    claimRanges(walking.work);
+    expect(finishedRanges(walking.work)).toBe(walking.work.states.length - 2);
+  });
+
   it("on two threads, gives what one thread gives", () => {
-    const segments = verifySegmentsInParallel([{ file, chain: 0, size }], 2).get(file);
-    expect(segments).toEqual(segmentsInOrder(file, size));
     expect(scanLog(file, { threads: 2 })).toEqual(sequential(file));
   });
 
-  it("on a tampered, truncated, reordered or torn ledger, gives the same verdict, fault, line and reason as one thread", () => {
+  it("on a tampered, truncated, reordered or torn ledger, with workers done with any share of it, gives the same verdict, fault, line and reason as the walk alone", () => {
     const tamper = fc.oneof(
       fc.record({ kind: fc.constant("flip" as const), at: fc.nat(size - 1), bit: fc.nat(7) }),
       fc.record({ kind: fc.constant("drop" as const), line: fc.integer({ min: 0, max: lines.length - 1 }) }),
@@ -141,7 +168,7 @@ describe("the parallel pre-pass", () => {
     );
     let run = 0;
     fc.assert(
-      fc.property(tamper, (t) => {
+      fc.property(tamper, fc.nat(size), (t, walkAt) => {
         let bytes: Buffer;
         if (t.kind === "flip") {
           bytes = Buffer.from(text);
@@ -157,20 +184,41 @@ describe("the parallel pre-pass", () => {
         }
         const path = join(dir, `tampered-${run++}.jsonl`);
         writeFileSync(path, bytes);
-        expect(scanLog(path, { threads: 2 })).toEqual(sequential(path));
+        // Workers took the ranges from the back until they met the walk at `walkAt`.
+        const pool = SegmentPool.start([{ file: path, chain: 0, size: bytes.length }], 0);
+        pool.sourceFor(0).nextStop(walkAt);
+        claimRanges(pool.work);
+        expect(scanChainFile(path, 0, undefined, { segments: pool.sourceFor(0) })).toEqual(scanChainFile(path, 0, undefined));
         rmSync(path);
       }),
-      { numRuns: 30 },
+      { numRuns: 40 },
     );
   });
 
-  it("walks a chain of chains, archives and active file alike", () => {
+  it("maps each file of a chain of chains to its own ranges", () => {
     const ledgerPath = join(dir, "rotated", "ledger.jsonl");
-    const ledger = openLedger(ledgerPath, { fsync: "never", rotateEntries: 1_500 });
-    for (let i = 1; i < 6_000; i++) ledger.record("CLAIM", { i, note: "r".repeat(300 + (i % 200)) });
+    const ledger = openLedger(ledgerPath, { fsync: "never", rotateEntries: 2_500 });
+    for (let i = 1; i < 9_000; i++) ledger.record("CLAIM", { i, note: "r".repeat(300 + (i % 400)) });
     ledger.close();
+    const files = chainFiles(ledgerPath).map((f) => ({ file: f.file, chain: f.chain, size: statSync(f.file).size }));
+    expect(files.length).toBeGreaterThan(3);
+    const pool = SegmentPool.start(files, 0);
+    claimRanges(pool.work);
+    for (const [i, f] of files.entries()) {
+      const source = pool.sourceFor(i);
+      let taken = 0;
+      const counting: SegmentSource = {
+        nextStop: (p) => source.nextStop(p),
+        at: (p) => {
+          const s = source.at(p);
+          if (s !== undefined) taken++;
+          return s;
+        },
+      };
+      expect(scanChainFile(f.file, f.chain, "unchecked", { segments: counting })).toEqual(scanChainFile(f.file, f.chain, "unchecked"));
+      expect(taken).toBe(Math.ceil(f.size / RANGE_BYTES));
+    }
     const one = sequential(ledgerPath);
-    expect(one.chains.length).toBeGreaterThan(3);
     expect(one.fault).toBeUndefined();
     expect(scanLog(ledgerPath, { threads: 2 })).toEqual(one);
   });
@@ -192,20 +240,24 @@ describe("provenant ledger verify --threads, as a real process on the built CLI"
   const cli = join(process.cwd(), "dist", "cli", "main.js");
   const run = (...args: string[]): { status: number | null; stdout: string; stderr: string } => spawnSync(process.execPath, [cli, "ledger", "verify", ...args], { encoding: "utf8" });
 
-  it("verifies on the worker threads of the built package, and agrees with one thread", () => {
+  it("agrees with one thread, intact and tampered, on a ledger large enough for worker threads", () => {
     expect(statSync(cli).isFile()).toBe(true);
-    const two = run("--ledger", file, "--threads", "2");
-    const one = run("--ledger", file, "--threads", "1");
-    expect(two).toMatchObject({ status: 0, stdout: `ok: ${entries.length} entries in 1 chain, head ${entries[entries.length - 1]?.hash}\n` });
-    expect(two.stdout).toBe(one.stdout);
-    const bytes = readFileSync(file);
-    bytes[offsets[4_000] as number + 40] = 0x21;
+    const big = buildEntries(24_000);
+    const bigLines = big.map((e) => `${encodeEntryLine(e)}\n`);
+    const bigFile = join(dir, "cli-big.jsonl");
+    writeFileSync(bigFile, bigLines.join(""));
+    expect(statSync(bigFile).size).toBeGreaterThan(8 * RANGE_BYTES);
+    const two = run("--ledger", bigFile, "--threads", "2");
+    expect(two).toMatchObject({ status: 0, stdout: `ok: ${big.length} entries in 1 chain, head ${big[big.length - 1]?.hash}\n` });
+    expect(two.stdout).toBe(run("--ledger", bigFile, "--threads", "1").stdout);
+    const seq = 20_000;
+    bigLines[seq] = (bigLines[seq] as string).replace('"note":"n', '"note":"N');
     const tampered = join(dir, "cli-tampered.jsonl");
-    writeFileSync(tampered, bytes);
+    writeFileSync(tampered, bigLines.join(""));
     const failed = run("--ledger", tampered, "--threads", "2");
     expect(failed.status).toBe(1);
     expect(failed.stderr).toBe(run("--ledger", tampered, "--threads", "1").stderr);
-    expect(failed.stderr).toMatch(/CORRUPT at chain 0 seq 4000 .* line 4001\): /);
+    expect(failed.stderr).toMatch(new RegExp(`CORRUPT at chain 0 seq ${seq} .* line ${seq + 1}\\): hash mismatch`));
   });
 
   it("refuses a bad --threads with status 2", () => {
