@@ -30,11 +30,9 @@ const NUMBER_TOKEN = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const FAIL = -1;
 
 // The scan is synchronous and never re-entered, so a word view of the bytes lives here rather than
-// being passed down every call. The string scan also reports here whether it met an escape, rather
-// than allocating a result per string.
+// being passed down every call.
 let viewed: Uint8Array | undefined;
 let words: DataView = new DataView(new ArrayBuffer(0));
-let sawEscape = false;
 
 export function isAsciiCanonicalObject(bytes: Uint8Array, start: number, end: number): boolean {
   return end <= bytes.length && canonicalObjectEnd(bytes, start, end) === end;
@@ -86,37 +84,42 @@ function object(b: Uint8Array, i: number, depth: number, limit: number): number 
   i++;
   if (at(b, i, limit) === 0x7d) return i + 1;
   let previous = -1;
-  let previousEnd = -1;
+  let previousLength = 0;
   for (;;) {
     if (at(b, i, limit) !== QUOTE) return FAIL;
-    const key = i;
-    i = string(b, i, limit);
-    // An escaped key sorts by its decoded characters; the text reader handles that rare case.
-    if (i === FAIL || sawEscape) return FAIL;
-    if (previous !== -1 && !keyBefore(b, previous, previousEnd, key, i)) return FAIL;
+    // The key is scanned here and ordered against the one before it as it goes; for ASCII, byte
+    // order is UTF-16 order. An escaped key sorts by its decoded characters: left to the text reader.
+    const key = i + 1;
+    let j = key;
+    // 1: after the previous key; 0: equal to it so far; -1: before it.
+    let order = previous === -1 ? 1 : 0;
+    for (;;) {
+      if (j >= limit) return FAIL;
+      const c = b[j] as number;
+      if (c === QUOTE) break;
+      if (PLAIN[c] !== 1) return FAIL;
+      if (order === 0) {
+        const n = j - key;
+        if (n >= previousLength) order = 1;
+        else if (b[previous + n] !== c) order = (b[previous + n] as number) < c ? 1 : -1;
+      }
+      j++;
+    }
+    // Equal so far and no longer: the same key again, or a prefix of the previous one.
+    if (order !== 1) return FAIL;
     previous = key;
-    previousEnd = i;
+    previousLength = j - key;
+    i = j + 1;
     if (at(b, i, limit) !== 0x3a) return FAIL;
-    i = value(b, i + 1, depth + 1, limit);
+    i++;
+    // Most values are strings: straight to the string scan.
+    i = at(b, i, limit) === QUOTE ? string(b, i, limit) : value(b, i, depth + 1, limit);
     if (i === FAIL) return FAIL;
     const c = at(b, i, limit);
     if (c === 0x7d) return i + 1;
     if (c !== 0x2c) return FAIL;
     i++;
   }
-}
-
-/** Strict order of two quoted ASCII keys, in place; for ASCII, byte order is UTF-16 order. */
-function keyBefore(b: Uint8Array, a: number, aEnd: number, k: number, kEnd: number): boolean {
-  const aLength = aEnd - a - 2;
-  const kLength = kEnd - k - 2;
-  const common = aLength < kLength ? aLength : kLength;
-  for (let n = 1; n <= common; n++) {
-    const x = b[a + n] as number;
-    const y = b[k + n] as number;
-    if (x !== y) return x < y;
-  }
-  return aLength < kLength;
 }
 
 function array(b: Uint8Array, i: number, depth: number, limit: number): number {
@@ -144,7 +147,6 @@ const HIGH = 0x80808080 | 0;
 function string(b: Uint8Array, i: number, limit: number): number {
   const view = words;
   let j = i + 1;
-  sawEscape = false;
   for (;;) {
     while (j + 4 <= limit) {
       const w = view.getInt32(j);
@@ -160,7 +162,6 @@ function string(b: Uint8Array, i: number, limit: number): number {
     } else if (c === QUOTE) {
       return j + 1;
     } else if (c === BACKSLASH) {
-      sawEscape = true;
       const n = escape(b, j, limit);
       if (n === FAIL) return FAIL;
       j += n;

@@ -182,7 +182,8 @@ export function startWorker(work: SegmentWork): Worker {
         eval: true,
         workerData: work,
       })
-    : new Worker(WORKER_URL, { workerData: work });
+    : // The compiled worker needs none of the parent's flags; a loader among them would only slow its start.
+      new Worker(WORKER_URL, { workerData: work, execArgv: [] });
   // A worker that cannot start claims nothing; the walk verifies what it would have taken.
   worker.on("error", () => undefined);
   worker.unref();
