@@ -44,7 +44,10 @@ export interface WalkOptions {
   readonly from: number;
   /** The last file offset at which a line is walked; lines starting after it are left alone. */
   readonly until: number;
-  /** Judges a line the fast path did not accept (bytes [start, end), without its newline); false stops the walk there. */
+  /**
+   * Judges a line the fast path did not accept (bytes [start, end), without its newline; the bytes
+   * are reused once the call returns); false stops the walk there.
+   */
   readonly slowLine: (bytes: Buffer, start: number, end: number) => boolean;
   readonly onEntry?: ((hash: string) => void) | undefined;
   /** The seq of an entry the fast path leaves to slowLine, which hands it back whole. */
@@ -68,9 +71,9 @@ export interface WalkEnd {
 const CHUNK = 1 << 20;
 const TAIL = 64 * 1024;
 
-// One buffer per thread, reused by every walk: fresh megabytes per chunk cost page faults, and
-// those serialise threads that verify side by side. A walk is never re-entered, and hands out no
-// bytes that outlive it.
+// One buffer per thread, reused by every walk: a fresh megabyte per chunk costs page faults and
+// collector work, measurably so with two threads verifying side by side. A walk is never re-entered
+// (nothing it calls walks), and the bytes it hands to slowLine are valid only during that call.
 let chunkBuffer = Buffer.allocUnsafeSlow(0);
 
 function chunkOf(size: number): Buffer {

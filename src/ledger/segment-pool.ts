@@ -176,7 +176,8 @@ const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./segment-worker.t
 
 /** Starts a worker thread that claims ranges of `work` until none is left, then ends. */
 export function startWorker(work: SegmentWork): Worker {
-  // Run from the TypeScript sources (tests, benches), the worker first registers the loader that runs them.
+  // Run from the TypeScript sources (tests), the worker first registers the loader that runs them,
+  // a dev dependency found from the working directory: the project's root.
   const worker = WORKER_URL.pathname.endsWith(".ts")
     ? new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, {
         eval: true,
