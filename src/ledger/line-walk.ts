@@ -91,7 +91,8 @@ export function walkLines(file: string, o: WalkOptions): WalkEnd {
   const layout = new LineLayout();
   const fd = openSync(file, "r");
   let position = o.from;
-  let want = CHUNK;
+  // When a line did not fit in the last read from here: how much to read this time.
+  let grow = 0;
   let stopped = false;
   let tornBytes = 0;
   let lastOffset = -1;
@@ -116,8 +117,8 @@ export function walkLines(file: string, o: WalkOptions): WalkEnd {
     walk: for (;;) {
       if (position > until) break;
       if (takeSegment(position)) continue;
-      // Up to the last line to walk and a little past it, where that line most likely ends.
-      const size = Math.min(want, until - position + 1 + TAIL);
+      // A chunk, but not much past the last line to walk: a little, where that line most likely ends.
+      const size = grow > 0 ? grow : Math.min(CHUNK, until - position + 1 + TAIL);
       const chunk = chunkOf(size);
       const read = readSync(fd, chunk, 0, size, position);
       if (read === 0) break;
@@ -156,8 +157,8 @@ export function walkLines(file: string, o: WalkOptions): WalkEnd {
         tornBytes = read - at;
         break;
       }
-      // A line longer than a chunk: read more of it at once.
-      want = at === 0 ? size * 2 : CHUNK;
+      // A line longer than what was read: read twice as much of it next time.
+      grow = at === 0 ? size * 2 : 0;
     }
   } finally {
     closeSync(fd);

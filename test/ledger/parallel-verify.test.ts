@@ -82,6 +82,37 @@ describe("verified segments", () => {
     expect(segment?.end).toBe(offsets[seq]);
   });
 
+  it("on any cutting into ranges of any length, and any damage, end and let the walk reach the verdict it reaches alone", () => {
+    let entry = nextEntry(undefined, "GENESIS", { chain: 0 });
+    const small = [entry];
+    for (let i = 1; i < 40; i++) small.push((entry = nextEntry(entry, "CLAIM", { i, note: "s".repeat((i * 53) % 700), ...(i % 6 === 0 ? { t: "é" } : {}) })));
+    const smallLines = small.map((e) => `${encodeEntryLine(e)}\n`);
+    const damage = fc.array(fc.tuple(fc.nat(), fc.constantFrom("\n", "x", '"', "{", "é", "")), { maxLength: 3 });
+    let run = 0;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 3_000 }), { minLength: 1, maxLength: 40 }), damage, (cuts, changes) => {
+        let content = smallLines.join("");
+        for (const [at, ch] of changes) {
+          const i = at % content.length;
+          content = content.slice(0, i) + ch + content.slice(i + 1);
+        }
+        const path = join(dir, `cut-${run++}.jsonl`);
+        writeFileSync(path, content);
+        const bytes = statSync(path).size;
+        const found: ChainSegment[] = [];
+        for (let start = 0, k = 0; start < bytes; k++) {
+          const end = Math.min(bytes, start + (cuts[k % cuts.length] as number));
+          const segment = verifySegment(path, 0, start, end);
+          if (segment !== undefined) found.push(segment);
+          start = end;
+        }
+        expect(scanChainFile(path, 0, undefined, { segments: segmentList(found) })).toEqual(scanChainFile(path, 0, undefined));
+        rmSync(path);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("are taken only where the walk stands at their first line with their seq and prevHash due", () => {
     const genuine = segmentsInOrder(file, size);
     const reference = scanChainFile(file, 0, undefined);
@@ -193,6 +224,22 @@ describe("the parallel pre-pass", () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it("leaves to the walk a range that opens inside a line longer than a range, and agrees with it", () => {
+    let entry = nextEntry(undefined, "GENESIS", { chain: 0 });
+    const long = [entry];
+    for (let i = 1; i < 3_000; i++) long.push((entry = nextEntry(entry, "CLAIM", i === 1_500 ? { blob: "x".repeat(3 * RANGE_BYTES) } : { i, note: "m".repeat(400) })));
+    const path = join(dir, "long-line.jsonl");
+    writeFileSync(path, long.map((e) => `${encodeEntryLine(e)}\n`).join(""));
+    const bytes = statSync(path).size;
+    const pool = SegmentPool.start([{ file: path, chain: 0, size: bytes }], 0);
+    claimRanges(pool.work);
+    const scan = scanChainFile(path, 0, undefined, { segments: pool.sourceFor(0) });
+    expect(scan).toEqual(scanChainFile(path, 0, undefined));
+    expect(scan.entries).toBe(long.length);
+    // Ranges that open inside the long line find their first line after it, or none at all.
+    expect(collectSegments(pool.work).get(path)?.length).toBeLessThan(pool.work.states.length);
   });
 
   it("maps each file of a chain of chains to its own ranges", () => {
