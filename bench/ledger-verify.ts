@@ -11,12 +11,17 @@
  * Run: npm run bench -- ledger-verify   (after npm run build: npx tsx bench/ledger-verify.ts [entries ...])
  */
 import { hash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { canonicalJSON, defaultSegmentThreads, openLedger, scanLog } from "../dist/ledger/index.js";
+import { fileURLToPath } from "node:url";
 import { sampleDecisionRecord } from "./lib/sample-records.js";
 import { type BenchCase, formatSeconds, interleaved, rate } from "./lib/timing.js";
+
+// The built package, typed as its sources: a computed path, so type checks do not need a build.
+const built = new URL("../dist/ledger/index.js", import.meta.url);
+if (!existsSync(fileURLToPath(built))) throw new Error("bench/ledger-verify.ts runs the built package: npm run build first");
+const { canonicalJSON, defaultSegmentThreads, openLedger, scanLog } = (await import(built.href)) as typeof import("../src/ledger/index.js");
 
 const sizes = process.argv.length > 2 ? process.argv.slice(2).map(Number) : [100_000, 1_000_000];
 const threads = defaultSegmentThreads();

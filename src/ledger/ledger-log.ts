@@ -60,8 +60,8 @@ export interface LogScanOptions {
   readonly onProgress?: (doneBytes: number, totalBytes: number) => void;
   /**
    * Threads to verify on, this one included (see SegmentPool); default: the cores available, up to
-   * 8. 1 verifies on this thread alone. Worker threads are used for ledgers of 8 MiB or more when no
-   * tree is asked for, and change speed only, never a verdict or a message.
+   * 8. 1 verifies on this thread alone. Worker threads are used for ledgers of MIN_PARALLEL_BYTES or
+   * more when no tree is asked for, and change speed only, never a verdict or a message.
    */
   readonly threads?: number;
 }
@@ -79,7 +79,7 @@ export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogSc
   }
   // Below a few ranges the walk is done before a worker is up; a tree needs every entry's hash in order.
   const pool =
-    threads > 1 && options.tree !== true && totalBytes >= MIN_PARALLEL_RANGES * RANGE_BYTES
+    threads > 1 && options.tree !== true && totalBytes >= MIN_PARALLEL_BYTES
       ? SegmentPool.start(
           files.map((f, i) => ({ file: f.file, chain: f.chain, size: sizes[i] as number })),
           threads - 1,
@@ -92,8 +92,12 @@ export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogSc
   }
 }
 
-/** At least this many ranges before worker threads are started. */
-const MIN_PARALLEL_RANGES = 8;
+/**
+ * Worker threads start for ledgers this large (about 75,000 entries) or more. A worker takes some
+ * 40 ms to start and runs cold code at first; below this the walk alone is as fast (measured with
+ * bench/ledger-verify.ts: break-even near 40 MiB on 2 cores, 1.3x at 84 MiB, 1.7x at 400 MiB).
+ */
+export const MIN_PARALLEL_BYTES = 32 * RANGE_BYTES;
 
 function walkLog(
   files: readonly ChainFileRef[],

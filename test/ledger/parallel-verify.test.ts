@@ -9,7 +9,7 @@ import { scanChainFile } from "../../src/ledger/chain-file.js";
 import { verifySegment } from "../../src/ledger/chain-segment.js";
 import { encodeEntryLine } from "../../src/ledger/entry-line.js";
 import { openLedger } from "../../src/ledger/file-ledger.js";
-import { chainFiles, scanLog } from "../../src/ledger/ledger-log.js";
+import { MIN_PARALLEL_BYTES, chainFiles, scanLog } from "../../src/ledger/ledger-log.js";
 import { type ChainSegment, type SegmentSource, segmentList } from "../../src/ledger/line-walk.js";
 import { RANGE_BYTES, SegmentPool, claimRanges, collectSegments, finishedRanges, shareWork, startWorker } from "../../src/ledger/segment-pool.js";
 
@@ -289,15 +289,15 @@ describe("provenant ledger verify --threads, as a real process on the built CLI"
 
   it("agrees with one thread, intact and tampered, on a ledger large enough for worker threads", () => {
     expect(statSync(cli).isFile()).toBe(true);
-    const big = buildEntries(24_000);
+    const big = buildEntries(70_000);
     const bigLines = big.map((e) => `${encodeEntryLine(e)}\n`);
     const bigFile = join(dir, "cli-big.jsonl");
     writeFileSync(bigFile, bigLines.join(""));
-    expect(statSync(bigFile).size).toBeGreaterThan(8 * RANGE_BYTES);
+    expect(statSync(bigFile).size).toBeGreaterThan(MIN_PARALLEL_BYTES);
     const two = run("--ledger", bigFile, "--threads", "2");
     expect(two).toMatchObject({ status: 0, stdout: `ok: ${big.length} entries in 1 chain, head ${big[big.length - 1]?.hash}\n` });
     expect(two.stdout).toBe(run("--ledger", bigFile, "--threads", "1").stdout);
-    const seq = 20_000;
+    const seq = 65_000;
     bigLines[seq] = (bigLines[seq] as string).replace('"note":"n', '"note":"N');
     const tampered = join(dir, "cli-tampered.jsonl");
     writeFileSync(tampered, bigLines.join(""));
