@@ -48,8 +48,8 @@ export interface ChainFileScanOptions {
  * Verifies one chain file from its genesis, stopping at the first fault. Lines are first read in
  * place from the file's bytes (ChainVerifier.acceptRun); any line that path does not vouch for is
  * decoded and judged by the text reader and ChainVerifier.accept, which also word every fault, so the
- * fast path changes speed only, never a verdict or a message. Verified segments (from a parallel
- * pre-pass) are taken whole where the chain, checked up to them, meets them exactly.
+ * fast path changes speed only, never a verdict or a message. Verified segments (from worker
+ * threads, see SegmentPool) are taken whole where the chain, checked up to them, meets them exactly.
  */
 export function scanChainFile(
   file: string,

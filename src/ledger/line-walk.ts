@@ -58,10 +58,8 @@ export interface WalkOptions {
 }
 
 export interface WalkEnd {
-  /** File offset just after the last accepted line: where the walk stopped. */
+  /** File offset just after the last accepted line: where the walk stopped (at a line slowLine refused, or the end). */
   readonly position: number;
-  /** Whether slowLine stopped the walk. */
-  readonly stopped: boolean;
   /** At the end of the file, the bytes after the last newline: an append a crash cut short. */
   readonly tornBytes: number;
   /** File offset of the last accepted line, if any. */
@@ -93,7 +91,6 @@ export function walkLines(file: string, o: WalkOptions): WalkEnd {
   let position = o.from;
   // When a line did not fit in the last read from here: how much to read this time.
   let grow = 0;
-  let stopped = false;
   let tornBytes = 0;
   let lastOffset = -1;
 
@@ -116,7 +113,10 @@ export function walkLines(file: string, o: WalkOptions): WalkEnd {
   try {
     walk: for (;;) {
       if (position > until) break;
-      if (takeSegment(position)) continue;
+      if (takeSegment(position)) {
+        grow = 0;
+        continue;
+      }
       // A chunk, but not much past the last line to walk: a little, where that line most likely ends.
       const size = grow > 0 ? grow : Math.min(CHUNK, until - position + 1 + TAIL);
       const chunk = chunkOf(size);
@@ -133,18 +133,21 @@ export function walkLines(file: string, o: WalkOptions): WalkEnd {
           // Past the last line to walk, or at the end of the chunk: the outer loop goes on from here.
           if (position + at > until || at >= bytes.length) {
             position += at;
+            grow = 0;
             o.onBytes?.(position);
             continue walk;
           }
           // Where a segment may start: take it, or go on to the next such place.
-          if (takeSegment(position + at)) continue walk;
+          if (takeSegment(position + at)) {
+            grow = 0;
+            continue walk;
+          }
           pause = pauseAfter(at, bytes.length);
           continue;
         }
         const newline = bytes.indexOf(0x0a, at);
         if (newline === -1) break;
         if (!o.slowLine(bytes, at, newline)) {
-          stopped = true;
           position += at;
           break walk;
         }
@@ -163,7 +166,7 @@ export function walkLines(file: string, o: WalkOptions): WalkEnd {
   } finally {
     closeSync(fd);
   }
-  return { position, stopped, tornBytes, lastLineStart: lastOffset < 0 ? undefined : lastOffset };
+  return { position, tornBytes, lastLineStart: lastOffset < 0 ? undefined : lastOffset };
 }
 
 /** The text of the line that starts at file offset `offset`, without its newline (or up to the end of the file). */

@@ -65,7 +65,14 @@ export class SegmentPool {
   /** Shares out `files` and starts `workers` worker threads on them. */
   static start(files: readonly SegmentFile[], workers: number): SegmentPool {
     const pool = new SegmentPool(shareWork(files));
-    for (let i = 0; i < workers; i++) startWorker(pool.work);
+    for (let i = 0; i < workers; i++) {
+      try {
+        startWorker(pool.work);
+      } catch {
+        // No thread to be had (a resource limit): the walk does the work, as on one thread.
+        break;
+      }
+    }
     return pool;
   }
 
@@ -174,7 +181,7 @@ function segmentAt(work: SegmentWork, k: number): ChainSegment {
 
 const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./segment-worker.ts" : "./segment-worker.js", import.meta.url);
 
-/** Starts a worker thread that claims ranges of `work` until none is left, then ends. */
+/** Starts a worker thread that verifies ranges of `work` from the back until it meets the walk, then ends. */
 export function startWorker(work: SegmentWork): Worker {
   // Run from the TypeScript sources (tests), the worker first registers the loader that runs them,
   // a dev dependency found from the working directory: the project's root.

@@ -146,7 +146,7 @@ describe("verified segments", () => {
   });
 });
 
-describe("the parallel pre-pass", () => {
+describe("verification on worker threads", () => {
   it("runs in a real worker thread: a worker alone finishes every range, last first, with the segments this thread finds", () => {
     const work = shareWork([{ file, chain: 0, size }]);
     startWorker(work);
