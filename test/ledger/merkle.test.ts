@@ -1,8 +1,9 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EMPTY_ROOT, leafHash, nodeHash, splitPoint } from "../../src/ledger/merkle-hash.js";
+import { EMPTY_ROOT, entryLeafHash, leafHash, nodeHash, splitPoint } from "../../src/ledger/merkle-hash.js";
 import { MerkleTree } from "../../src/ledger/merkle-tree.js";
 import { consistencyFailure, inclusionFailure } from "../../src/ledger/merkle-verify.js";
 
@@ -152,5 +153,29 @@ describe("consistency proofs", () => {
     expect(consistencyFailure(5, 5, tree.root(5), tree.root(5), [])).toBeUndefined();
     expect(consistencyFailure(5, 5, tree.root(5), tree.root(6), [])).toBe("roots differ for the same tree size");
     expect(consistencyFailure(6, 5, tree.root(6), tree.root(5), [])).toMatch(/older size 6/);
+  });
+});
+
+describe("leaf and node hashing laid out in place", () => {
+  const sha256 = (b: Uint8Array): Buffer => createHash("sha256").update(b).digest();
+
+  it("hashes 0x00 || the entry hash for any string, well-formed or not, as the definition does", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string(), fc.stringMatching(/^[0-9a-fA-FxZ]{60,68}$/)), (entryHash) => {
+        expect(entryLeafHash(entryHash)).toEqual(sha256(Buffer.from(`00${entryHash}`, "hex")));
+        // One call's layout leaves nothing behind for the next.
+        expect(entryLeafHash("ab".repeat(32))).toEqual(sha256(Buffer.concat([Buffer.from([0]), Buffer.from("ab".repeat(32), "hex")])));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("hashes 0x01 || left || right for children of any length", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), fc.uint8Array({ maxLength: 40 }), (left, right) => {
+        expect(nodeHash(left, right)).toEqual(sha256(Buffer.concat([Buffer.from([1]), left, right])));
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
