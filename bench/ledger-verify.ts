@@ -3,9 +3,9 @@
  * its data is canonical JSON, hash, link checks, as `provenant ledger verify` does) against raw SHA-256
  * over the same bytes, same run: on every core (the default) and on one thread, at each ledger size
  * asked for. Worker threads cost a fixed start-up (tens of ms), so the larger size shows the rate
- * and the smaller one what that start-up leaves of it. At the first size, a ledger whose records
- * carry non-ASCII text shows the cost of the text path such lines take, and a Merkle-tree row the
- * cost of `verify --from-checkpoint`.
+ * and the smaller one what that start-up leaves of it. Merkle-tree rows show the cost of
+ * `verify --from-checkpoint` and `checkpoint`; at the first size, a ledger whose records carry
+ * non-ASCII text shows the cost of the text path such lines take.
  * Verification runs from the built package (dist/), as the CLI does: its worker threads load the
  * compiled files, where from the sources each would first load a TypeScript loader.
  * Run: npm run bench -- ledger-verify   (after npm run build: npx tsx bench/ledger-verify.ts [entries ...])
@@ -70,11 +70,16 @@ try {
       { name: `ledger verify (read, check canonical form, hash, link), ${threads} threads`, units: entries, run: () => (sink ^= verifies(path, entries, {})) },
       { name: "ledger verify, one thread", units: entries, run: () => (sink ^= verifies(path, entries, { threads: 1 })) },
     ];
+    cases.push(
+      { name: `ledger verify + Merkle tree (verify --from-checkpoint, checkpoint), ${threads} threads`, units: entries, run: () => (sink ^= verifies(path, entries, { tree: true })) },
+      { name: "ledger verify + Merkle tree, one thread", units: entries, run: () => (sink ^= verifies(path, entries, { tree: true, threads: 1 })) },
+    );
     if (detail) {
-      cases.push(
-        { name: "ledger verify + Merkle tree (verify --from-checkpoint; one thread)", units: entries, run: () => (sink ^= verifies(path, entries, { tree: true })) },
-        { name: `ledger verify, records with non-ASCII text (text path; longer lines), ${threads} threads`, units: entries, run: () => (sink ^= verifies(unicodePath, entries, {})) },
-      );
+      cases.push({
+        name: `ledger verify, records with non-ASCII text (text path; longer lines), ${threads} threads`,
+        units: entries,
+        run: () => (sink ^= verifies(unicodePath, entries, {})),
+      });
     }
     const rows = interleaved(cases, entries > 200_000 ? 5 : 11);
 

@@ -2,6 +2,7 @@ import type { ChainEntry, EntryData } from "./chain-entry.js";
 import { type ChainFault, ChainVerifier } from "./chain-verifier.js";
 import { type LineFields, parseEntryLine, readCanonicalLine } from "./entry-line.js";
 import { type SegmentSource, lineAtOffset, walkLines } from "./line-walk.js";
+import { HASH_SIZE } from "./merkle-hash.js";
 
 export interface ChainFileFault extends ChainFault {
   readonly file: string;
@@ -40,8 +41,12 @@ export interface ChainFileScanOptions {
   /** The seq of an entry to hand back whole in `found`. */
   readonly entryAt?: number;
   readonly onBytes?: (done: number) => void;
-  /** Verified segments of this file, to take whole (ignored when onEntry is given). */
+  /**
+   * Verified segments of this file, to take whole. With onEntry given, only segments that carry
+   * their leaf hashes are taken, which go to onLeaves in place of onEntry's calls.
+   */
   readonly segments?: SegmentSource | undefined;
+  readonly onLeaves?: (leaves: Uint8Array) => void;
 }
 
 /**
@@ -90,7 +95,8 @@ export function scanChainFile(
     slowLine,
     onEntry,
     stopSeq: entryAt,
-    segments: onEntry === undefined ? withoutEntry(options.segments, entryAt) : undefined,
+    segments: usableSegments(options, entryAt),
+    onSegment: options.onLeaves === undefined ? undefined : (segment) => options.onLeaves?.(segment.leaves as Uint8Array),
     onBytes: options.onBytes,
   });
   const completeBytes = walked.position;
@@ -105,14 +111,22 @@ export function scanChainFile(
   return { chain, file, entries: verifier.count, lastHash: verifier.lastHash, last, completeBytes, genesis, fault, tornTail, found };
 }
 
-/** The segments of `source` but one that holds the entry asked for, which the text path reads. */
-function withoutEntry(source: SegmentSource | undefined, entryAt: number): SegmentSource | undefined {
-  if (source === undefined || entryAt < 0) return source;
+/**
+ * The segments the walk may take: none that holds the entry asked for, which the text path reads,
+ * and, when each entry's hash is wanted, only those that bring their leaf hashes along.
+ */
+function usableSegments(options: ChainFileScanOptions, entryAt: number): SegmentSource | undefined {
+  const source = options.segments;
+  if (source === undefined) return undefined;
+  const needLeaves = options.onEntry !== undefined;
+  if (needLeaves && options.onLeaves === undefined) return undefined;
+  if (!needLeaves && entryAt < 0) return source;
   return {
     nextStop: (position) => source.nextStop(position),
     at: (position) => {
       const s = source.at(position);
-      return s === undefined || (entryAt >= s.firstSeq && entryAt < s.firstSeq + s.count) ? undefined : s;
+      if (s === undefined || (needLeaves && s.leaves?.length !== s.count * HASH_SIZE)) return undefined;
+      return entryAt >= s.firstSeq && entryAt < s.firstSeq + s.count ? undefined : s;
     },
   };
 }

@@ -61,7 +61,7 @@ export interface LogScanOptions {
   /**
    * Threads to verify on, this one included (see SegmentPool); default: the cores available, up to
    * 8. 1 verifies on this thread alone. Worker threads are used for ledgers of MIN_PARALLEL_BYTES or
-   * more when no tree is asked for, and change speed only, never a verdict or a message.
+   * more (with a tree, they also hash the leaves), and change speed only, never a verdict or a message.
    */
   readonly threads?: number;
 }
@@ -77,12 +77,12 @@ export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogSc
   if (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS) {
     throw new RangeError(`threads must be a whole number from 1 to ${MAX_THREADS}, got ${String(threads)}`);
   }
-  // Below a few ranges the walk is done before a worker is up; a tree needs every entry's hash in order.
   const pool =
-    threads > 1 && options.tree !== true && totalBytes >= MIN_PARALLEL_BYTES
+    threads > 1 && totalBytes >= MIN_PARALLEL_BYTES
       ? SegmentPool.start(
           files.map((f, i) => ({ file: f.file, chain: f.chain, size: sizes[i] as number })),
           threads - 1,
+          options.tree === true,
         )
       : undefined;
   try {
@@ -130,6 +130,7 @@ function walkLog(
     const entryAt = options.entryAt === undefined ? undefined : options.entryAt - sizeBefore;
     const scan = scanChainFile(ref.file, ref.chain, continuesFrom, {
       onEntry: tree === undefined ? undefined : (hash) => tree.append(entryLeafHash(hash)),
+      onLeaves: tree === undefined ? undefined : (leaves) => tree.appendLeaves(leaves),
       entryAt,
       onBytes: onProgress === undefined ? undefined : (done) => onProgress(base + done),
       segments: pool?.sourceFor(position),

@@ -18,6 +18,8 @@ export interface ChainSegment {
   readonly lastHash: string;
   /** File offset of the last line. */
   readonly lastLineStart: number;
+  /** When asked for: the RFC 6962 leaf hash of each entry, 32 bytes each, in order. */
+  readonly leaves?: Uint8Array | undefined;
 }
 
 /** Where a walk may find verified segments, asked as it goes, for a source that fills while it walks. */
@@ -54,6 +56,8 @@ export interface WalkOptions {
   readonly stopSeq?: number;
   /** Verified segments, to take whole where the walk meets them. */
   readonly segments?: SegmentSource | undefined;
+  /** Hears each segment the walk takes, where onEntry would have heard each of its entries. */
+  readonly onSegment?: ((segment: ChainSegment) => void) | undefined;
   readonly onBytes?: ((done: number) => void) | undefined;
 }
 
@@ -99,6 +103,7 @@ export function walkLines(file: string, o: WalkOptions): WalkEnd {
     const here = segments?.at(at);
     if (here === undefined || here.start !== at || here.lastLineStart > until) return false;
     if (!verifier.skip(here.firstSeq, here.firstPrevHash, here.count, here.lastHash)) return false;
+    o.onSegment?.(here);
     lastOffset = here.lastLineStart;
     position = here.end;
     o.onBytes?.(position);

@@ -27,6 +27,12 @@ export class MerkleTree {
     this.leaves++;
   }
 
+  /** Appends leaf hashes laid end to end, 32 bytes each. */
+  appendLeaves(leaves: Uint8Array): void {
+    if (leaves.length % HASH_SIZE !== 0) throw new RangeError(`leaf hashes take ${HASH_SIZE} bytes each; got ${leaves.length} bytes`);
+    for (let at = 0; at < leaves.length; at += HASH_SIZE) this.append(leaves.subarray(at, at + HASH_SIZE));
+  }
+
   leafHash(index: number): Buffer {
     this.checkIndex(index, this.leaves);
     return this.stored(0, index);

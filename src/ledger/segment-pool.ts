@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from "node:worker_threads";
 import { verifySegment } from "./chain-segment.js";
 import type { ChainSegment, SegmentSource } from "./line-walk.js";
 
@@ -23,6 +23,8 @@ export interface SegmentWork {
   readonly numbers: Float64Array;
   /** Per range: firstPrevHash and lastHash, 64 hex bytes each. */
   readonly hashes: Uint8Array;
+  /** Whether segments carry their entries' leaf hashes (sent by message, ahead of the range's state). */
+  readonly withLeaves: boolean;
 }
 
 const TAKEN = 0;
@@ -53,6 +55,9 @@ export function defaultSegmentThreads(): number {
  */
 export class SegmentPool {
   private readonly firstRange: number[] = [];
+  /** This side of each worker's channel for leaf hashes, and the leaves received, by range. */
+  private readonly ports: MessagePort[] = [];
+  private readonly leaves = new Map<number, Uint8Array>();
 
   private constructor(readonly work: SegmentWork) {
     let k = 0;
@@ -62,18 +67,30 @@ export class SegmentPool {
     }
   }
 
-  /** Shares out `files` and starts `workers` worker threads on them. */
-  static start(files: readonly SegmentFile[], workers: number): SegmentPool {
-    const pool = new SegmentPool(shareWork(files));
+  /**
+   * Shares out `files` and starts `workers` worker threads on them; `withLeaves` when the walk builds
+   * a Merkle tree, so that each segment brings its entries' leaf hashes.
+   */
+  static start(files: readonly SegmentFile[], workers: number, withLeaves = false): SegmentPool {
+    const pool = new SegmentPool(shareWork(files, withLeaves));
     for (let i = 0; i < workers; i++) {
+      const port = withLeaves ? pool.connect() : undefined;
       try {
-        startWorker(pool.work);
+        startWorker(pool.work, port);
       } catch {
         // No thread to be had (a resource limit): the walk does the work, as on one thread.
+        port?.close();
         break;
       }
     }
     return pool;
+  }
+
+  /** A port for whoever verifies ranges (claimRanges) to send leaf hashes on; this pool reads the other end. */
+  connect(): MessagePort {
+    const channel = new MessageChannel();
+    this.ports.push(channel.port1);
+    return channel.port2;
   }
 
   /** The segments the workers have finished in the file at `fileIndex`, as the walk asks for them. */
@@ -93,7 +110,9 @@ export class SegmentPool {
         if (position < 1 || r >= count) return undefined;
         const k = first + r;
         if (Atomics.load(work.states, k) !== RANGE_DONE || work.numbers[k * FIELDS] !== position) return undefined;
-        return segmentAt(work, k);
+        if (!work.withLeaves) return segmentAt(work, k);
+        const leaves = this.leavesOf(k);
+        return leaves === undefined ? undefined : { ...segmentAt(work, k), leaves };
       },
     };
   }
@@ -101,11 +120,39 @@ export class SegmentPool {
   /** The walk is over: workers stop after the range each is on. */
   finish(): void {
     Atomics.store(this.work.control, WALK_AT, this.work.states.length);
+    for (const port of this.ports) port.close();
+  }
+
+  /** The leaf hashes of range k, from what the workers have sent so far. */
+  private leavesOf(k: number): Uint8Array | undefined {
+    if (!this.leaves.has(k)) {
+      for (const port of this.ports) {
+        for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) {
+          const { range, leaves } = m.message as LeavesMessage;
+          this.leaves.set(range, leaves);
+        }
+      }
+    }
+    const leaves = this.leaves.get(k);
+    this.leaves.delete(k);
+    return leaves;
   }
 }
 
+/** What a worker sends the walk for each range it verified, when leaves are asked for. */
+interface LeavesMessage {
+  readonly range: number;
+  readonly leaves: Uint8Array;
+}
+
+/** What a worker thread is started with. */
+export interface WorkerInput {
+  readonly work: SegmentWork;
+  readonly port: MessagePort | undefined;
+}
+
 /** Cuts the files into ranges, in memory every thread can see. */
-export function shareWork(files: readonly SegmentFile[]): SegmentWork {
+export function shareWork(files: readonly SegmentFile[], withLeaves = false): SegmentWork {
   const ranges: number[] = [];
   files.forEach((f, index) => {
     for (let start = 0; start < f.size; start += RANGE_BYTES) ranges.push(index, start, Math.min(start + RANGE_BYTES, f.size));
@@ -121,11 +168,15 @@ export function shareWork(files: readonly SegmentFile[]): SegmentWork {
     states: new Int32Array(shared(count * 4)),
     numbers: new Float64Array(shared(count * FIELDS * 8)),
     hashes: new Uint8Array(shared(count * 2 * HEX)),
+    withLeaves,
   };
 }
 
-/** What a worker thread runs: claims ranges from the back and verifies them until it meets the walk. */
-export function claimRanges(work: SegmentWork): void {
+/**
+ * What a worker thread runs: claims ranges from the back and verifies them until it meets the walk.
+ * With leaves asked for, each range's leaf hashes go to `port` before its state says it is done.
+ */
+export function claimRanges(work: SegmentWork, port?: MessagePort): void {
   const count = work.states.length;
   for (;;) {
     const k = count - 1 - Atomics.add(work.control, TAKEN, 1);
@@ -133,8 +184,12 @@ export function claimRanges(work: SegmentWork): void {
     let state = RANGE_NONE;
     try {
       const f = work.files[work.ranges[k * 3] as number] as SegmentFile;
-      const segment = verifySegment(f.file, f.chain, work.ranges[k * 3 + 1] as number, work.ranges[k * 3 + 2] as number);
-      if (segment !== undefined) {
+      const segment = verifySegment(f.file, f.chain, work.ranges[k * 3 + 1] as number, work.ranges[k * 3 + 2] as number, work.withLeaves);
+      if (segment !== undefined && (!work.withLeaves || (port !== undefined && segment.leaves !== undefined))) {
+        if (port !== undefined && segment.leaves !== undefined) {
+          const message: LeavesMessage = { range: k, leaves: segment.leaves };
+          port.postMessage(message, [segment.leaves.buffer as ArrayBuffer]);
+        }
         work.numbers.set([segment.start, segment.end, segment.firstSeq, segment.count, segment.lastLineStart], k * FIELDS);
         work.hashes.set(Buffer.from(segment.firstPrevHash + segment.lastHash, "latin1"), k * 2 * HEX);
         state = RANGE_DONE;
@@ -181,17 +236,23 @@ function segmentAt(work: SegmentWork, k: number): ChainSegment {
 
 const WORKER_URL = new URL(import.meta.url.endsWith(".ts") ? "./segment-worker.ts" : "./segment-worker.js", import.meta.url);
 
-/** Starts a worker thread that verifies ranges of `work` from the back until it meets the walk, then ends. */
-export function startWorker(work: SegmentWork): Worker {
+/**
+ * Starts a worker thread that verifies ranges of `work` from the back until it meets the walk, then
+ * ends; leaf hashes, when asked for, go through `port`.
+ */
+export function startWorker(work: SegmentWork, port?: MessagePort): Worker {
+  const workerData: WorkerInput = { work, port };
+  const transferList = port === undefined ? [] : [port];
   // Run from the TypeScript sources (tests), the worker first registers the loader that runs them,
   // a dev dependency found from the working directory: the project's root.
   const worker = WORKER_URL.pathname.endsWith(".ts")
     ? new Worker(`import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`, {
         eval: true,
-        workerData: work,
+        workerData,
+        transferList,
       })
     : // The compiled worker needs none of the parent's flags; a loader among them would only slow its start.
-      new Worker(WORKER_URL, { workerData: work, execArgv: [] });
+      new Worker(WORKER_URL, { workerData, transferList, execArgv: [] });
   // A worker that cannot start claims nothing; the walk verifies what it would have taken.
   worker.on("error", () => undefined);
   worker.unref();

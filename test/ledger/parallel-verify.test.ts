@@ -9,6 +9,8 @@ import { scanChainFile } from "../../src/ledger/chain-file.js";
 import { verifySegment } from "../../src/ledger/chain-segment.js";
 import { encodeEntryLine } from "../../src/ledger/entry-line.js";
 import { openLedger } from "../../src/ledger/file-ledger.js";
+import { entryLeafHash } from "../../src/ledger/merkle-hash.js";
+import { MerkleTree } from "../../src/ledger/merkle-tree.js";
 import { MIN_PARALLEL_BYTES, chainFiles, scanLog } from "../../src/ledger/ledger-log.js";
 import { type ChainSegment, type SegmentSource, segmentList } from "../../src/ledger/line-walk.js";
 import { RANGE_BYTES, SegmentPool, claimRanges, collectSegments, finishedRanges, shareWork, startWorker } from "../../src/ledger/segment-pool.js";
@@ -242,6 +244,63 @@ describe("verification on worker threads", () => {
     expect(collectSegments(pool.work).get(path)?.length).toBeLessThan(pool.work.states.length);
   });
 
+  it("builds the same Merkle tree from segments' leaf hashes as from every entry, intact or tampered", () => {
+    /** The walk with a tree, and the root and size it ends with. */
+    const treeWalk = (path: string, segments?: SegmentSource): { scan: ReturnType<typeof scanChainFile>; root: Buffer; size: number } => {
+      const tree = new MerkleTree();
+      const scan = scanChainFile(path, 0, undefined, {
+        onEntry: (hash) => tree.append(entryLeafHash(hash)),
+        onLeaves: (leaves) => tree.appendLeaves(leaves),
+        segments,
+      });
+      return { scan, root: tree.root(), size: tree.size };
+    };
+    let run = 0;
+    fc.assert(
+      fc.property(fc.option(fc.tuple(fc.nat(size - 1), fc.nat(7)), { nil: undefined }), fc.nat(size), (flip, walkAt) => {
+        const bytes = Buffer.from(text);
+        if (flip !== undefined) bytes[flip[0]] = (bytes[flip[0]] as number) ^ (1 << flip[1]);
+        const path = join(dir, `tree-${run++}.jsonl`);
+        writeFileSync(path, bytes);
+        const pool = SegmentPool.start([{ file: path, chain: 0, size: bytes.length }], 0, true);
+        pool.sourceFor(0).nextStop(walkAt);
+        claimRanges(pool.work, pool.connect());
+        const taken: ChainSegment[] = [];
+        const source = pool.sourceFor(0);
+        const counting: SegmentSource = {
+          nextStop: (p) => source.nextStop(p),
+          at: (p) => {
+            const s = source.at(p);
+            if (s !== undefined) taken.push(s);
+            return s;
+          },
+        };
+        const withSegments = treeWalk(path, counting);
+        expect(withSegments).toEqual(treeWalk(path));
+        if (flip === undefined && walkAt < RANGE_BYTES) expect(taken.length).toBeGreaterThan(0);
+        for (const s of taken) expect(s.leaves?.length).toBe(s.count * 32);
+        pool.finish();
+        rmSync(path);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("takes no segment without leaf hashes when the walk builds a tree", () => {
+    const pool = SegmentPool.start([{ file, chain: 0, size }], 0);
+    claimRanges(pool.work);
+    const tree = new MerkleTree();
+    let leavesHeard = 0;
+    const scan = scanChainFile(file, 0, undefined, {
+      onEntry: (hash) => tree.append(entryLeafHash(hash)),
+      onLeaves: () => leavesHeard++,
+      segments: pool.sourceFor(0),
+    });
+    expect(leavesHeard).toBe(0);
+    expect(scan.entries).toBe(entries.length);
+    expect(tree.size).toBe(entries.length);
+  });
+
   it("maps each file of a chain of chains to its own ranges", () => {
     const ledgerPath = join(dir, "rotated", "ledger.jsonl");
     const ledger = openLedger(ledgerPath, { fsync: "never", rotateEntries: 2_500 });
@@ -297,6 +356,11 @@ describe("provenant ledger verify --threads, as a real process on the built CLI"
     const two = run("--ledger", bigFile, "--threads", "2");
     expect(two).toMatchObject({ status: 0, stdout: `ok: ${big.length} entries in 1 chain, head ${big[big.length - 1]?.hash}\n` });
     expect(two.stdout).toBe(run("--ledger", bigFile, "--threads", "1").stdout);
+    // With a Merkle tree too, on worker threads from the sources, in this process.
+    const oneTree = scanLog(bigFile, { threads: 1, tree: true });
+    const twoTree = scanLog(bigFile, { threads: 2, tree: true });
+    expect(twoTree.tree?.size).toBe(big.length);
+    expect(twoTree.tree?.root()).toEqual(oneTree.tree?.root());
     const seq = 65_000;
     bigLines[seq] = (bigLines[seq] as string).replace('"note":"n', '"note":"N');
     const tampered = join(dir, "cli-tampered.jsonl");
