@@ -55,6 +55,22 @@ function segmentsInOrder(path: string, bytes: number): ChainSegment[] {
   return found;
 }
 
+/** `source`, noting each segment it hands the walk. */
+function recording(source: SegmentSource): { source: SegmentSource; taken: ChainSegment[] } {
+  const taken: ChainSegment[] = [];
+  return {
+    taken,
+    source: {
+      nextStop: (p) => source.nextStop(p),
+      at: (p) => {
+        const s = source.at(p);
+        if (s !== undefined) taken.push(s);
+        return s;
+      },
+    },
+  };
+}
+
 describe("verified segments", () => {
   it("tile an intact chain file but for its genesis, each with the seq, hashes and offsets of its lines", () => {
     expect(size).toBeGreaterThan(2 * RANGE_BYTES);
@@ -163,16 +179,7 @@ describe("verification on worker threads", () => {
     const pool = SegmentPool.start([{ file, chain: 0, size }], 0);
     // This thread stands in for the workers, which finish every range before the walk starts.
     claimRanges(pool.work);
-    const source = pool.sourceFor(0);
-    const taken: ChainSegment[] = [];
-    const counting: SegmentSource = {
-      nextStop: (p) => source.nextStop(p),
-      at: (p) => {
-        const s = source.at(p);
-        if (s !== undefined) taken.push(s);
-        return s;
-      },
-    };
+    const { source: counting, taken } = recording(pool.sourceFor(0));
     expect(scanChainFile(file, 0, undefined, { segments: counting })).toEqual(scanChainFile(file, 0, undefined));
     expect(taken).toEqual(segmentsInOrder(file, size));
   });
@@ -265,16 +272,7 @@ describe("verification on worker threads", () => {
         const pool = SegmentPool.start([{ file: path, chain: 0, size: bytes.length }], 0, true);
         pool.sourceFor(0).nextStop(walkAt);
         claimRanges(pool.work, pool.connect());
-        const taken: ChainSegment[] = [];
-        const source = pool.sourceFor(0);
-        const counting: SegmentSource = {
-          nextStop: (p) => source.nextStop(p),
-          at: (p) => {
-            const s = source.at(p);
-            if (s !== undefined) taken.push(s);
-            return s;
-          },
-        };
+        const { source: counting, taken } = recording(pool.sourceFor(0));
         const withSegments = treeWalk(path, counting);
         expect(withSegments).toEqual(treeWalk(path));
         if (flip === undefined && walkAt < RANGE_BYTES) expect(taken.length).toBeGreaterThan(0);
@@ -311,18 +309,9 @@ describe("verification on worker threads", () => {
     const pool = SegmentPool.start(files, 0);
     claimRanges(pool.work);
     for (const [i, f] of files.entries()) {
-      const source = pool.sourceFor(i);
-      let taken = 0;
-      const counting: SegmentSource = {
-        nextStop: (p) => source.nextStop(p),
-        at: (p) => {
-          const s = source.at(p);
-          if (s !== undefined) taken++;
-          return s;
-        },
-      };
+      const { source: counting, taken } = recording(pool.sourceFor(i));
       expect(scanChainFile(f.file, f.chain, "unchecked", { segments: counting })).toEqual(scanChainFile(f.file, f.chain, "unchecked"));
-      expect(taken).toBe(Math.ceil(f.size / RANGE_BYTES));
+      expect(taken.length).toBe(Math.ceil(f.size / RANGE_BYTES));
     }
     const one = sequential(ledgerPath);
     expect(one.fault).toBeUndefined();
