@@ -17,7 +17,12 @@ try {
   process.exit(1);
 }
 const passed = report.numPassedTests ?? 0;
-const failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+// A test file that failed with no failing test of its own failed to load or run at all: one failure
+// more. A file that failed because a test in it did is already counted by that test.
+const brokenFiles = (report.testResults ?? []).filter(
+  (suite) => suite.status === "failed" && !(suite.assertionResults ?? []).some((test) => test.status === "failed"),
+).length;
+const failed = (report.numFailedTests ?? 0) + brokenFiles;
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
 const line = `${passed} passed, ${failed} failed` + (skipped > 0 ? `, ${skipped} skipped` : "");
 if (skipped > 0) {

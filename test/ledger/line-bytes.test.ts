@@ -149,6 +149,17 @@ describe("verification through the in-place path agrees with the text path", () 
   ) as fc.Arbitrary<EntryData>;
   const tamper = fc.option(fc.tuple(fc.nat(), fc.nat(), ops, fc.constantFrom(...' "\\{}1aZ\u00e9\ud83d\ude02')), { nil: undefined });
 
+  it("hands back the last and found entries as the file holds them (-0 is written, and read back, as 0)", () => {
+    const genesis = nextEntry(undefined, "GENESIS", { chain: 0 });
+    const last = nextEntry(genesis, "CLAIM", { "": [-0], n: -0 });
+    const file = join(dir, "minus-zero.jsonl");
+    writeFileSync(file, `${encodeEntryLine(genesis)}\n${encodeEntryLine(last)}\n`);
+    const scan = scanChainFile(file, 0, undefined, { entryAt: 1 });
+    expect(scan.fault).toBeUndefined();
+    expect(scan.last).toEqual({ ...last, data: { "": [0], n: 0 } });
+    expect(scan.found).toEqual(scan.last);
+  });
+
   it("on the same verdict, fault seq, reason, line, last entry and found entry, for intact and tampered chains", () => {
     fc.assert(
       fc.property(fc.array(record, { minLength: 1, maxLength: 12 }), tamper, fc.nat(12), (records, change, entryAt) => {
@@ -171,8 +182,10 @@ describe("verification through the in-place path agrees with the text path", () 
           lastHash: want.lastHash,
           fault: want.fault === undefined ? undefined : { ...want.fault, file: undefined },
         });
-        expect(got.last).toEqual(want.entries === 0 ? undefined : entries[want.entries - 1]);
-        expect(got.found).toEqual(entryAt < want.entries ? entries[entryAt] : undefined);
+        // Entries as the file holds them: canonical JSON writes -0 as 0, so read them back from their lines.
+        const stored = entries.map((e) => JSON.parse(encodeEntryLine(e)) as ChainEntry);
+        expect(got.last).toEqual(want.entries === 0 ? undefined : stored[want.entries - 1]);
+        expect(got.found).toEqual(entryAt < want.entries ? stored[entryAt] : undefined);
       }),
       { numRuns: 1_500 },
     );
