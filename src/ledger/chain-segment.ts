@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import { ChainVerifier } from "./chain-verifier.js";
 import { readCanonicalLine } from "./entry-line.js";
-import { type ChainSegment, walkLines } from "./line-walk.js";
+import { type ChainSegment, lineAtOffset, walkLines } from "./line-walk.js";
 import { HASH_SIZE, entryLeafHash } from "./merkle-hash.js";
 
 /**
@@ -71,28 +71,26 @@ class LeafList {
 
 const PEEK = 64 * 1024;
 
-/** The first line that follows a newline in [rangeStart, rangeEnd): its offset and text (a prefix, for a very long line). */
+/**
+ * The first line that follows a newline in [rangeStart, rangeEnd): its offset and text (a prefix,
+ * for a line longer than PEEK, which then gets no segment).
+ */
 function firstOwnedLine(file: string, rangeStart: number, rangeEnd: number): { offset: number; text: string } | undefined {
   const fd = openSync(file, "r");
+  let offset: number | undefined;
   try {
-    let position = rangeStart;
-    for (;;) {
+    const chunk = Buffer.allocUnsafe(PEEK);
+    for (let position = rangeStart; offset === undefined; ) {
       if (position >= rangeEnd) return undefined;
-      const chunk = Buffer.allocUnsafe(PEEK);
       const read = readSync(fd, chunk, 0, PEEK, position);
       const newline = chunk.subarray(0, read).indexOf(0x0a);
-      if (newline === -1) {
-        if (read < PEEK) return undefined;
-        position += read;
-        continue;
-      }
-      if (position + newline >= rangeEnd) return undefined;
-      const offset = position + newline + 1;
-      const lineRead = readSync(fd, chunk, 0, PEEK, offset);
-      const end = chunk.subarray(0, lineRead).indexOf(0x0a);
-      return { offset, text: chunk.toString("utf8", 0, end === -1 ? lineRead : end) };
+      if (newline === -1 && read < PEEK) return undefined;
+      if (newline === -1) position += read;
+      else if (position + newline >= rangeEnd) return undefined;
+      else offset = position + newline + 1;
     }
   } finally {
     closeSync(fd);
   }
+  return { offset, text: lineAtOffset(file, offset, PEEK) };
 }

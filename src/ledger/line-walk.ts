@@ -174,8 +174,11 @@ export function walkLines(file: string, o: WalkOptions): WalkEnd {
   return { position, tornBytes, lastLineStart: lastOffset < 0 ? undefined : lastOffset };
 }
 
-/** The text of the line that starts at file offset `offset`, without its newline (or up to the end of the file). */
-export function lineAtOffset(file: string, offset: number): string {
+/**
+ * The text of the line that starts at file offset `offset`, without its newline (or up to the end of
+ * the file), or its first `limit` bytes or so when it is longer.
+ */
+export function lineAtOffset(file: string, offset: number, limit = Number.POSITIVE_INFINITY): string {
   const fd = openSync(file, "r");
   try {
     const parts: Buffer[] = [];
@@ -184,8 +187,8 @@ export function lineAtOffset(file: string, offset: number): string {
       const read = readSync(fd, chunk, 0, chunk.length, position);
       const newline = chunk.subarray(0, read).indexOf(0x0a);
       parts.push(chunk.subarray(0, newline === -1 ? read : newline));
-      if (newline !== -1 || read === 0) return Buffer.concat(parts).toString("utf8");
       position += read;
+      if (newline !== -1 || read === 0 || position - offset >= limit) return Buffer.concat(parts).toString("utf8");
     }
   } finally {
     closeSync(fd);

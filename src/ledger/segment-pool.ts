@@ -54,16 +54,19 @@ export function defaultSegmentThreads(): number {
  * only lets the walk skip lines it would have accepted.
  */
 export class SegmentPool {
+  /** Per file: its first range, and how many it has. */
   private readonly firstRange: number[] = [];
+  private readonly rangeCount: number[] = [];
   /** This side of each worker's channel for leaf hashes, and the leaves received, by range. */
   private readonly ports: MessagePort[] = [];
   private readonly leaves = new Map<number, Uint8Array>();
 
   private constructor(readonly work: SegmentWork) {
-    let k = 0;
-    for (const f of work.files) {
-      this.firstRange.push(k);
-      k += Math.ceil(f.size / RANGE_BYTES);
+    // Read off the ranges shareWork cut, which come in file order.
+    for (let k = 0; k < work.states.length; k++) {
+      const file = work.ranges[k * 3] as number;
+      this.firstRange[file] ??= k;
+      this.rangeCount[file] = (this.rangeCount[file] ?? 0) + 1;
     }
   }
 
@@ -97,7 +100,7 @@ export class SegmentPool {
   sourceFor(fileIndex: number): SegmentSource {
     const { work } = this;
     const first = this.firstRange[fileIndex] ?? 0;
-    const count = Math.ceil((work.files[fileIndex]?.size ?? 0) / RANGE_BYTES);
+    const count = this.rangeCount[fileIndex] ?? 0;
     return {
       // A range's segment starts at the first line after a newline in the range: at its start + 1 at the earliest.
       nextStop: (position) => {
@@ -152,7 +155,7 @@ export interface WorkerInput {
 }
 
 /** Cuts the files into ranges, in memory every thread can see. */
-export function shareWork(files: readonly SegmentFile[], withLeaves = false): SegmentWork {
+function shareWork(files: readonly SegmentFile[], withLeaves = false): SegmentWork {
   const ranges: number[] = [];
   files.forEach((f, index) => {
     for (let start = 0; start < f.size; start += RANGE_BYTES) ranges.push(index, start, Math.min(start + RANGE_BYTES, f.size));
@@ -200,23 +203,6 @@ export function claimRanges(work: SegmentWork, port?: MessagePort): void {
     // Published last: the walk reads a range's fields only once its state says they are there.
     Atomics.store(work.states, k, state);
   }
-}
-
-/** How many ranges are finished. */
-export function finishedRanges(work: SegmentWork): number {
-  let n = 0;
-  for (let k = 0; k < work.states.length; k++) if (Atomics.load(work.states, k) !== 0) n++;
-  return n;
-}
-
-/** The segments of each file, in file order, from the ranges finished so far. */
-export function collectSegments(work: SegmentWork): Map<string, ChainSegment[]> {
-  const byFile = new Map<string, ChainSegment[]>(work.files.map((f) => [f.file, []]));
-  for (let k = 0; k < work.states.length; k++) {
-    if (Atomics.load(work.states, k) !== RANGE_DONE) continue;
-    byFile.get((work.files[work.ranges[k * 3] as number] as SegmentFile).file)?.push(segmentAt(work, k));
-  }
-  return byFile;
 }
 
 function segmentAt(work: SegmentWork, k: number): ChainSegment {
