@@ -9,6 +9,8 @@
  * whole scan for a slower kind of access, and a chunk of a ledger usually ends inside a line.
  */
 
+import { wordView } from "./word-view.js";
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MAX_DEPTH = 512;
@@ -29,9 +31,8 @@ const NUMBER_TOKEN = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 const FAIL = -1;
 
-// The scan is synchronous and never re-entered, so a word view of the bytes lives here rather than
-// being passed down every call.
-let viewed: Uint8Array | undefined;
+// The scan is synchronous and never re-entered, so the word view of the bytes it is on lives here
+// rather than being passed down every call.
 let words: DataView = new DataView(new ArrayBuffer(0));
 
 export function isAsciiCanonicalObject(bytes: Uint8Array, start: number, end: number): boolean {
@@ -43,10 +44,7 @@ export function isAsciiCanonicalObject(bytes: Uint8Array, start: number, end: nu
  * `end` (default: the end of the bytes); else -1.
  */
 export function canonicalObjectEnd(b: Uint8Array, start: number, end = b.length): number {
-  if (b !== viewed) {
-    viewed = b;
-    words = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  }
+  words = wordView(b);
   const limit = end <= b.length ? end : b.length;
   return start >= 0 && start < limit && b[start] === 0x7b ? object(b, start, 0, limit) : FAIL;
 }

@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import { type EntryData, type EntryHeader, GENESIS_PREV_HASH, chainHashOfCanonical } from "./chain-entry.js";
 import { type LineLayout, readLineAt } from "./line-layout.js";
+import { wordView } from "./word-view.js";
 
 const PIPE = 0x7c;
 const HEX_LENGTH = 64;
@@ -29,9 +30,6 @@ export class ChainVerifier {
   /** Where acceptRun assembles prevHash|seq|type|data from the line's bytes, to hash them in one call. */
   private hashInput = Buffer.allocUnsafe(4096);
   private inputView = viewOf(this.hashInput);
-  /** A view of the bytes acceptRun last read lines from, for word-wide comparisons. */
-  private lineBytes: Buffer | undefined;
-  private lineView: DataView = new DataView(new ArrayBuffer(0));
   /** Views of the start of hashInput, by length. */
   private inputViews: Buffer[] = [];
   /** Whether hashInput starts with prevHash in hex, as acceptRun leaves it after each entry. */
@@ -133,11 +131,7 @@ export class ChainVerifier {
    */
   acceptRun(b: Buffer, at: number, limit: number, line: LineLayout, onEntry?: (hash: string) => void, stopSeq = -1): number {
     if (this.expectedSeq === 0) return at;
-    if (this.lineBytes !== b) {
-      this.lineBytes = b;
-      this.lineView = viewOf(b);
-    }
-    const view = this.lineView;
+    const view = wordView(b);
     const source = b.buffer;
     const sourceOffset = b.byteOffset;
     let seq = this.expectedSeq;
@@ -177,7 +171,7 @@ export class ChainVerifier {
         break;
       }
       this.lastLineStart = pos;
-      lastHashAt = line.hashAt;
+      lastHashAt = hashAt;
       seq++;
       if (onEntry !== undefined) onEntry(input.toString("latin1", 0, HEX_LENGTH));
       pos = newline + 1;

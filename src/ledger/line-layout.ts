@@ -1,5 +1,6 @@
 import { canonicalObjectEnd } from "./canonical-bytes-check.js";
 import { ENTRY_TYPES, type EntryType } from "./chain-entry.js";
+import { wordView } from "./word-view.js";
 
 /**
  * Where the fields of an entry line sit in the bytes that hold it. One instance is reused for every
@@ -35,10 +36,7 @@ const HASHES_LENGTH = 9 + HEX_LENGTH + 14 + HEX_LENGTH + 8;
  * (or one the bytes end inside), which the text reader then decides on.
  */
 export function readLineAt(b: Buffer, start: number, out: LineLayout): number {
-  if (b !== viewed) {
-    viewed = b;
-    view = new DataView(b.buffer, b.byteOffset, b.byteLength);
-  }
+  const view = wordView(b);
   const length = b.length;
   // The fixed texts are compared as big-endian words, written here as numbers: {"data":
   if (start < 0 || start + 8 > length || view.getUint32(start) !== 0x7b226461 || view.getUint32(start + 4) !== 0x7461223a) return -1;
@@ -65,7 +63,7 @@ export function readLineAt(b: Buffer, start: number, out: LineLayout): number {
   const typeAt = k + 9;
   let typeEnd = typeAt;
   while (typeEnd < length && isUpper(b[typeEnd] as number)) typeEnd++;
-  const type = entryType(b, typeAt, typeEnd);
+  const type = entryType(b, view, typeAt, typeEnd);
   // "} and the newline
   if (type === undefined || typeEnd + 3 > length || b[typeEnd] !== 0x22 || b[typeEnd + 1] !== 0x7d || b[typeEnd + 2] !== 0x0a) return -1;
   out.seq = seq;
@@ -81,12 +79,8 @@ export function readLineAt(b: Buffer, start: number, out: LineLayout): number {
   return typeEnd + 2;
 }
 
-// The view of the buffer the last line was read from: lines arrive a chunk at a time.
-let viewed: Buffer | undefined;
-let view: DataView = new DataView(new ArrayBuffer(0));
-
 /** The entry type spelled by bytes [at, end), which are capital letters. */
-function entryType(b: Buffer, at: number, end: number): EntryType | undefined {
+function entryType(b: Buffer, view: DataView, at: number, end: number): EntryType | undefined {
   if (end - at < 4) return undefined;
   const type = TYPES.get(view.getUint32(at));
   if (type === undefined || type.length !== end - at) return undefined;
