@@ -95,7 +95,8 @@ export function scanLog(ledgerPath: string, options: LogScanOptions = {}): LogSc
 /**
  * Worker threads start for ledgers this large (about 75,000 entries) or more. A worker takes some
  * 40 ms to start and runs cold code at first; below this the walk alone is as fast (measured with
- * bench/ledger-verify.ts: break-even near 40 MiB on 2 cores, 1.3x at 84 MiB, 1.7x at 400 MiB).
+ * bench/ledger-verify.ts: break-even near 40 MiB on 2 cores, 1.3x at 80 MiB, 1.6x at 161 MiB,
+ * 1.5x to 1.7x at 403 MiB).
  */
 export const MIN_PARALLEL_BYTES = 32 * RANGE_BYTES;
 
