@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -29,7 +29,11 @@ describe("provenant bench agentdojo", () => {
   });
 
   it("exits 1 when an attacker side effect would run unasked (here: the plain policy over-trusts a channel list)", () => {
-    const r = provenant("bench", "agentdojo", RECORDED_RUNS, "--format", "trace", "--corpus", CORPUS, "--no-argument-provenance", "--no-at-trusted");
+    const policy = JSON.parse(readFileSync(join(CORPUS, "tool-policy.json"), "utf8")) as { suites: Record<string, Record<string, { output: string }>> };
+    policy.suites["slack"]!["get_channels"]!.output = "trusted";
+    const overTrusting = join(dir, "over-trusting-policy.json");
+    writeFileSync(overTrusting, JSON.stringify(policy));
+    const r = provenant("bench", "agentdojo", RECORDED_RUNS, "--format", "trace", "--corpus", CORPUS, "--policy", overTrusting, "--no-argument-provenance", "--no-at-trusted");
     expect(r.status).toBe(1);
     expect(r.stdout).toContain("1 (1 at trusted taint)");
   });

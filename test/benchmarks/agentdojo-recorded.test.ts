@@ -59,11 +59,11 @@ describe("recorded AgentDojo runs", async () => {
     );
     expect(result.skipped).toBe(2);
     expect(result.run.total.benign.tasks).toBe(3);
-    expect(result.run.total.benign.completedUnasked).toBe(2);
-    expect(result.baseline.total.benign.completedUnasked).toBe(1);
+    expect(result.run.total.benign.completedUnasked).toBe(1);
+    expect(result.baseline.total.benign.completedUnasked).toBe(0);
     expect(result.run.total.attacks.pairs).toBe(2);
     expect(result.run.total.attacks.executedUnasked).toBe(0);
-    expect(result.baseline.total.attacks.executedUnasked).toBe(1);
+    expect(result.baseline.total.attacks.executedUnasked).toBe(0);
     expect(result.table).toContain("recorded runs");
   });
 
