@@ -1,0 +1,42 @@
+// The security core under mutation testing: per module, the files mutated and the tests that must
+// kill the mutants (the unit tests of those files; slow end-to-end tiers that add no kill are left
+// out). docs/testing.md records each module's score.
+export const MUTATION_MODULES = {
+  core: {
+    mutate: ["src/core/**/*.ts", "!src/core/logger.ts", "!src/core/audit-sink.ts"],
+    tests: ["test/core/**/*.test.ts"],
+  },
+  "resolve-path": {
+    mutate: ["src/state/resolve-path.ts"],
+    tests: ["test/state/resolve-path.test.ts"],
+  },
+  "state-files": {
+    mutate: ["src/state/watermark-file.ts", "src/state/workspace-memory-files.ts"],
+    tests: ["test/state/parsers.test.ts", "test/state/watermark-store.test.ts", "test/state/blocked-write-store.test.ts"],
+  },
+  guard: {
+    mutate: ["src/guard.ts", "src/guard-config.ts"],
+    tests: ["test/guard/**/*.test.ts"],
+  },
+  auth: {
+    mutate: [
+      "src/auth/envelope.ts",
+      "src/auth/envelope-mac.ts",
+      "src/auth/envelope-token.ts",
+      "src/auth/envelope-markers.ts",
+      "src/auth/hmac-outer.ts",
+      "src/auth/inbound-authenticator.ts",
+      "src/auth/replay-cache.ts",
+      "src/auth/tool-result-mac.ts",
+      "src/auth/well-formed.ts",
+      "src/auth/session-key.ts",
+      "src/auth/requester.ts",
+      "src/auth/message-source.ts",
+    ],
+    tests: ["test/auth/**/*.test.ts"],
+  },
+  broker: {
+    mutate: ["src/broker/request-mac.ts", "src/broker/caller-verification.ts", "src/broker/arg-rules.ts", "src/broker/replay-cache.ts"],
+    tests: ["test/broker/known-answers.test.ts", "test/broker/config.test.ts", "test/broker/daemon-checks.test.ts", "test/broker/arg-rules*.test.ts"],
+  },
+};
