@@ -2,9 +2,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { join, posix, relative, resolve } from "node:path";
 import { memoryFileMatcher } from "../../src/core/memory-files.js";
-import { PathResolutionError, protectedMemoryTarget } from "../../src/state/resolve-path.js";
+import { PathResolutionError, protectedMemoryTarget, resolveToolPath } from "../../src/state/resolve-path.js";
 
 let root: string;
 let ws: string;
@@ -240,6 +240,8 @@ describe("protectedMemoryTarget", () => {
           return;
         }
         if (hit !== null) {
+          // A canonical path: no ".", "..", doubled or trailing slash left in it.
+          expect(hit.resolvedPath).toBe(posix.normalize(hit.resolvedPath).replace(/(.)\/$/, "$1"));
           expect(hit.resolvedPath.startsWith(ws + "/")).toBe(true);
           expect(hit.relativePath.startsWith("..")).toBe(false);
         }
@@ -265,5 +267,127 @@ describe("protectedMemoryTarget", () => {
     expect(kernelLanding(`${ws}/x/../docs/mem/new.md`)).toBe(join(root, "docs", "mem", "new.md"));
     expect(kernelLanding(resolve(ws, "x/../docs/mem/new.md"))).toBe(join(ws, "memory", "new.md"));
     expect(kernelLanding(`${ws}/nope/../SOUL.md`)).toBeNull();
+  });
+});
+
+describe("where a path lands, at the edges", () => {
+  it("gives the landing as a canonical path, however the path or a symlink's target is spelled", () => {
+    mkdirSync(join(ws, "memory", "sub"));
+    symlinkSync("../memory//x.md", join(ws, "docs", "doubled"));
+    for (const raw of ["memory//day.md", "./memory/./day.md", "memory/sub/../day.md", "memory/sub/./../day.md/"]) {
+      expect(resolveToolPath(ws, raw), raw).toBe(join(ws, "memory", "day.md"));
+    }
+    expect(target("memory/sub/../day.md")).toEqual({ resolvedPath: join(ws, "memory", "day.md"), relativePath: "memory/day.md" });
+    expect(resolveToolPath(ws, "docs/doubled")).toBe(join(ws, "memory", "x.md"));
+    expect(target("docs/doubled")).toEqual({ resolvedPath: join(ws, "memory", "x.md"), relativePath: "memory/x.md" });
+  });
+
+  it("reads the root and a symlink to it as /", () => {
+    symlinkSync("/", join(ws, "to-root"));
+    expect(resolveToolPath(ws, "/")).toBe("/");
+    expect(resolveToolPath(ws, "to-root")).toBe("/");
+    expect(resolveToolPath(ws, "to-root/tmp/../x")).toBe("/x");
+  });
+
+  it("expands ~ and ~/ to the home directory, and only those", () => {
+    expect(resolveToolPath(ws, "~")).toBe(realpathSync.native(homedir()));
+    expect(resolveToolPath(ws, "~/x/y")).toBe(join(realpathSync.native(homedir()), "x", "y"));
+    expect(resolveToolPath(ws, "~x")).toBe(join(ws, "~x"));
+    expect(resolveToolPath(ws, "a/~/b")).toBe(join(ws, "a", "~", "b"));
+  });
+
+  it("keeps a path through a regular file as written instead of failing (ENOTDIR)", () => {
+    expect(target("notes.txt/x.md")).toBeNull();
+    expect(resolveToolPath(ws, "notes.txt/x.md")).toBe(join(ws, "notes.txt", "x.md"));
+    expect(target("notes.txt/../MEMORY.md")?.relativePath).toBe("MEMORY.md");
+  });
+
+  it("fails precisely on a name the kernel refuses (ENAMETOOLONG), naming the path", () => {
+    const long = "n".repeat(300);
+    const error = (() => {
+      try {
+        target(`docs/${long}/x.md`);
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })();
+    expect(error).toBeInstanceOf(PathResolutionError);
+    expect(error).toMatchObject({ name: "PathResolutionError", code: "ENAMETOOLONG", rawPath: `docs/${long}/x.md` });
+    expect((error as Error).message).toBe(`cannot resolve ${JSON.stringify(`docs/${long}/x.md`)}: lstat ${JSON.stringify(join(ws, "docs", long))} failed (ENAMETOOLONG)`);
+  });
+
+  it("refuses a workspace that is a file, naming it", () => {
+    const file = join(ws, "notes.txt");
+    expect(() => protectedMemoryTarget(file, "SOUL.md")).toThrow(new PathResolutionError(file, "ENOTDIR", "the workspace is not a directory"));
+    expect(() => protectedMemoryTarget(file, "SOUL.md")).toThrow(`cannot resolve ${JSON.stringify(file)}: the workspace is not a directory`);
+  });
+
+  it("follows at most 40 symlinks in one path, as Linux does", () => {
+    const chain = (n: number, prefix: string) => {
+      // prefix0 -> prefix1 -> ... -> prefix{n-1} -> SOUL.md: n links followed.
+      for (let i = 0; i < n; i++) symlinkSync(i === n - 1 ? "SOUL.md" : `${prefix}${i + 1}`, join(ws, `${prefix}${i}`));
+    };
+    chain(40, "ok");
+    chain(41, "long");
+    expect(target("ok0")).toEqual({ resolvedPath: join(ws, "SOUL.md"), relativePath: "SOUL.md" });
+    expect(() => target("long0")).toThrow(/too many levels of symbolic links/);
+  });
+
+  it("rule: a name that starts with '..' is a file of the workspace, not a way out", () => {
+    // With a pattern that covers dotfiles, "..plan.md" is protected; only a leading ".." component leaves.
+    expect(target("..plan.md", ["*.md"])).toEqual({ resolvedPath: join(ws, "..plan.md"), relativePath: "..plan.md" });
+    expect(target("docs/../..plan.md", ["*.md"])?.relativePath).toBe("..plan.md");
+    expect(target("../..plan.md", ["*.md"])).toBeNull();
+  });
+
+  it("rule: a relative path that climbs out is read from the directory the tool was given, also when that is a symlink", () => {
+    // The tool works in links/alias (-> workspace); links/other -> workspace as well. Lexically
+    // ../other/SOUL.md from links/alias is links/other/SOUL.md, which is the workspace's SOUL.md; the
+    // kernel would read it from the workspace's real parent, where there is no "other".
+    mkdirSync(join(root, "links"));
+    symlinkSync(ws, join(root, "links", "alias"));
+    symlinkSync(ws, join(root, "links", "other"));
+    expect(protectedMemoryTarget(join(root, "links", "alias"), "../other/SOUL.md")).toEqual({ resolvedPath: join(ws, "SOUL.md"), relativePath: "SOUL.md" });
+  });
+
+  it("finds an alias of the lexical landing when the kernel's landing has none", () => {
+    // memory/plan.md -> ../docs/plan.txt. The kernel reads x/../docs/plan.txt outside the
+    // workspace; path.resolve reads docs/plan.txt, which the protected symlink leads to.
+    writeFileSync(join(ws, "docs", "plan.txt"), "plan\n");
+    symlinkSync("../docs/plan.txt", join(ws, "memory", "plan.md"));
+    symlinkSync(outside, join(ws, "x"));
+    expect(target("x/../docs/plan.txt")).toEqual({ resolvedPath: join(ws, "docs", "plan.txt"), relativePath: "memory/plan.md" });
+  });
+
+  it("scans for aliases 16 directories deep and no deeper (bounded work)", () => {
+    const dirs = (n: number, tag: string) => join(ws, "memory", ...Array.from({ length: n }, (_, i) => `${tag}${i + 1}`));
+    mkdirSync(dirs(16, "a"), { recursive: true });
+    mkdirSync(dirs(17, "b"), { recursive: true });
+    writeFileSync(join(outside, "at-16.txt"), "x\n");
+    writeFileSync(join(outside, "at-17.txt"), "x\n");
+    symlinkSync(join(outside, "at-16.txt"), join(dirs(16, "a"), "x.md"));
+    symlinkSync(join(outside, "at-17.txt"), join(dirs(17, "b"), "x.md"));
+    expect(target(join(outside, "at-16.txt"))?.relativePath).toBe(relative(ws, join(dirs(16, "a"), "x.md")));
+    expect(target(join(outside, "at-17.txt"))).toBeNull();
+  });
+
+  it("takes a target as protected once the alias scan passes 50,000 entries, and not before", () => {
+    // Scanned: the workspace root's 4 entries (non-recursive), then memory/ recursively.
+    const fill = (from: number, to: number) => {
+      for (let i = from; i < to; i++) writeFileSync(join(ws, "memory", `f${i}.txt`), "");
+    };
+    fill(0, 50_000 - 4 - 1);
+    expect(target("notes.txt")).toBeNull();
+    fill(50_000 - 4 - 1, 50_000 - 4);
+    expect(target("notes.txt")).toEqual({ resolvedPath: join(ws, "notes.txt"), relativePath: "notes.txt" });
+  }, 120_000);
+
+  it("returns null for hostile non-string and NUL-bearing input, without touching the file system", () => {
+    for (const raw of [42, null, undefined, { toString: () => "SOUL.md" }, ["SOUL.md"]]) {
+      expect(protectedMemoryTarget(ws, raw as unknown as string), String(raw)).toBeNull();
+    }
+    expect(target("SOUL.md\0")).toBeNull();
+    expect(target("\0")).toBeNull();
   });
 });
