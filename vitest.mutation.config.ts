@@ -1,8 +1,10 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import base from "./vitest.config.js";
 
-// The tests of the module under mutation (scripts/mutation.mjs sets them, comma-separated): a
-// mutant is run against its own module's tests only.
-const include = (process.env.MUTATION_TESTS ?? "test/**/*.test.ts").split(",");
+// The tests of the module under mutation (scripts/mutation.mjs sets them, comma-separated globs,
+// "!" to leave one out): a mutant is run against its own module's tests only.
+const globs = (process.env.MUTATION_TESTS ?? "test/**/*.test.ts").split(",");
+const include = globs.filter((g) => !g.startsWith("!"));
+const exclude = [...configDefaults.exclude, ...globs.filter((g) => g.startsWith("!")).map((g) => g.slice(1))];
 
-export default defineConfig({ ...base, test: { ...base.test, include } });
+export default defineConfig({ ...base, test: { ...base.test, include, exclude } });

@@ -18,22 +18,24 @@ export const MUTATION_MODULES = {
     mutate: ["src/guard.ts", "src/guard-config.ts"],
     tests: ["test/guard/**/*.test.ts"],
   },
+  // Message authentication: the envelope's MAC and token checks, replay, tool-result MACs.
   auth: {
     mutate: [
       "src/auth/envelope.ts",
       "src/auth/envelope-mac.ts",
       "src/auth/envelope-token.ts",
-      "src/auth/envelope-markers.ts",
       "src/auth/hmac-outer.ts",
-      "src/auth/inbound-authenticator.ts",
       "src/auth/replay-cache.ts",
       "src/auth/tool-result-mac.ts",
       "src/auth/well-formed.ts",
-      "src/auth/session-key.ts",
-      "src/auth/requester.ts",
-      "src/auth/message-source.ts",
     ],
-    tests: ["test/auth/**/*.test.ts"],
+    // cli.test.ts drives the built CLI (dist/), which a mutation sandbox does not rebuild.
+    tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts"],
+  },
+  // Who a turn comes from: inbound classification, session keys, inter-agent requesters.
+  "auth-session": {
+    mutate: ["src/auth/inbound-authenticator.ts", "src/auth/session-key.ts", "src/auth/requester.ts", "src/auth/message-source.ts", "src/auth/envelope-markers.ts"],
+    tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts"],
   },
   broker: {
     mutate: ["src/broker/request-mac.ts", "src/broker/caller-verification.ts", "src/broker/arg-rules.ts", "src/broker/replay-cache.ts"],

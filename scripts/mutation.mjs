@@ -1,52 +1,101 @@
 #!/usr/bin/env node
 // Mutation testing of the security core with StrykerJS, one module at a time.
 //
-//   npm run mutation                      every module, one after the other
-//   npm run mutation -- state auth        only those modules
-//   npm run mutation -- --since main      only the modules whose files changed since that git ref
+//   npm run mutation                          every module, one after the other
+//   npm run mutation -- resolve-path auth     only those modules
+//   npm run mutation -- --changed HEAD~1      only the lines changed since that git ref (what CI runs)
+//   npm run mutation -- --changed main --break 90
+//                                             ... and exit 1 if a module scores below 90 % there
+//   npm run mutation -- --changed main --plan what would be mutated, without running
+//   npm run mutation -- --changed HEAD~1 --gate
+//                                             exit 1 if a module whose recorded full run reached the
+//                                             goal (its `gate` in mutation-modules.mjs) scores below
+//                                             it on the changed lines (what CI runs)
 //
-// Each module mutates its own files and runs only its own tests (the rest of the suite
-// would cost minutes per mutant on two cores and adds nothing: a mutant in resolve-path.ts is
-// killed by test/state or not at all). Runs are incremental: a module's previous results in
+// Each module mutates its own files and runs only its own tests (the rest of the suite would cost
+// minutes per mutant on two cores and adds nothing: a mutant in resolve-path.ts is killed by
+// test/state or not at all). A full run is incremental: a module's previous results in
 // reports/mutation/<module>.incremental.json are reused for code and tests that did not change.
-// The HTML and JSON reports go to reports/mutation/<module>/.
+// Reports: reports/mutation/<module>/index.html and mutation.json.
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { Stryker } from "@stryker-mutator/core";
+import picomatch from "picomatch";
 import { MUTATION_MODULES } from "./mutation-modules.mjs";
 
 const args = process.argv.slice(2);
-let since = null;
+let changedSince = null;
+let breakAt = null;
+let planOnly = false;
+let gate = false;
 const named = [];
 for (let i = 0; i < args.length; i++) {
-  if (args[i] === "--since") since = args[++i] ?? null;
+  if (args[i] === "--changed") changedSince = args[++i] ?? null;
+  else if (args[i] === "--break") breakAt = Number(args[++i]);
+  else if (args[i] === "--plan") planOnly = true;
+  else if (args[i] === "--gate") gate = true;
   else named.push(args[i]);
 }
-
-const unknown = named.filter((name) => !(name in MUTATION_MODULES));
+if ((args.includes("--changed") && !changedSince) || (breakAt !== null && !(breakAt >= 0 && breakAt <= 100))) {
+  console.error("usage: mutation.mjs [module...] [--changed <git ref>] [--break <score 0-100> | --gate] [--plan]");
+  process.exit(2);
+}
+const unknown = named.filter((name) => !Object.hasOwn(MUTATION_MODULES, name));
 if (unknown.length > 0) {
   console.error(`mutation: unknown module(s) ${unknown.join(", ")}; known: ${Object.keys(MUTATION_MODULES).join(", ")}`);
   process.exit(2);
 }
 
-let modules = named.length > 0 ? named : Object.keys(MUTATION_MODULES);
-if (since !== null) {
-  const changed = execFileSync("git", ["diff", "--name-only", `${since}...HEAD`], { encoding: "utf8" }).split("\n").filter(Boolean);
-  const touches = (prefixes) => changed.some((file) => prefixes.some((prefix) => file === prefix || file.startsWith(prefix)));
-  modules = modules.filter((name) => {
-    const m = MUTATION_MODULES[name];
-    const prefixes = [...m.mutate, ...m.tests].filter((spec) => !spec.startsWith("!")).map((spec) => spec.replace(/:.*$/, "").replace(/\*.*$/, ""));
-    return touches(prefixes);
-  });
-  if (modules.length === 0) console.log(`mutation: no module of the security core changed since ${since}`);
+/** The module's files among `files`, by its mutate globs (a leading "!" excludes). */
+function filesOf(module, files) {
+  const include = picomatch(module.mutate.filter((g) => !g.startsWith("!")));
+  const exclude = picomatch(module.mutate.filter((g) => g.startsWith("!")).map((g) => g.slice(1)));
+  return files.filter((f) => include(f) && !exclude(f));
+}
+
+/** Changed line ranges per file since `ref` (the lines as they are now), from `git diff -U0`. */
+function changedLines(ref) {
+  const diff = execFileSync("git", ["diff", "-U0", "--no-color", ref, "--", "src"], { encoding: "utf8", maxBuffer: 64 << 20 });
+  const ranges = new Map();
+  let file = null;
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("+++ ")) file = line === "+++ /dev/null" ? null : line.slice(6);
+    const hunk = /^@@ -\S+ \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk && file !== null) {
+      const start = Number(hunk[1]);
+      const count = hunk[2] === undefined ? 1 : Number(hunk[2]);
+      if (count > 0) ranges.set(file, [...(ranges.get(file) ?? []), `${start}-${start + count - 1}`]);
+    }
+  }
+  return ranges;
+}
+
+const plan = [];
+const moduleNames = named.length > 0 ? named : Object.keys(MUTATION_MODULES);
+if (changedSince === null) {
+  for (const name of moduleNames) plan.push({ name, mutate: MUTATION_MODULES[name].mutate, incremental: true });
+} else {
+  const ranges = changedLines(changedSince);
+  for (const name of moduleNames) {
+    const files = filesOf(MUTATION_MODULES[name], [...ranges.keys()]);
+    const mutate = files.flatMap((f) => ranges.get(f).map((r) => `${f}:${r}`));
+    if (mutate.length > 0) plan.push({ name, mutate, incremental: false });
+  }
+  if (plan.length === 0) console.log(`mutation: no line of the security core changed since ${changedSince}`);
+}
+
+if (planOnly) {
+  for (const { name, mutate } of plan) console.log(`${name}: ${mutate.join(" ")}`);
+  process.exit(0);
 }
 
 const summary = [];
-for (const name of modules) {
+for (const { name, mutate, incremental } of plan) {
   const m = MUTATION_MODULES[name];
-  const dir = `reports/mutation/${name}`;
+  const dir = `reports/mutation/${incremental ? name : `${name}-changed`}`;
   mkdirSync(dir, { recursive: true });
   const started = Date.now();
+  // Read by vitest.mutation.config.ts in every test runner process.
   process.env.MUTATION_TESTS = m.tests.join(",");
   const stryker = new Stryker({
     testRunner: "vitest",
@@ -54,11 +103,10 @@ for (const name of modules) {
     checkers: ["typescript"],
     tsconfigFile: "tsconfig.json",
     typescriptChecker: { prioritizePerformanceOverAccuracy: true },
-    mutate: m.mutate,
-    // Only what the module's tests load: sandboxes stay small on a shared machine.
+    mutate,
     ignorePatterns: ["dist", ".cache", "reports", "bench", "examples", "docs"],
     coverageAnalysis: "perTest",
-    incremental: true,
+    incremental,
     incrementalFile: `reports/mutation/${name}.incremental.json`,
     concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 1),
     timeoutMS: 20_000,
@@ -70,15 +118,16 @@ for (const name of modules) {
     cleanTempDir: true,
   });
   const results = await stryker.runMutationTest();
-  const count = (status) => results.filter((r) => r.status === status).length;
-  const killed = count("Killed") + count("Timeout");
-  const survived = count("Survived") + count("NoCoverage");
+  const count = (...statuses) => results.filter((r) => statuses.includes(r.status)).length;
+  // Detected: a test failed or the mutant hung. Undetected: no test failed, or none ran it.
+  const killed = count("Killed", "Timeout");
+  const survived = count("Survived", "NoCoverage");
   summary.push({
     module: name,
     mutants: results.length,
     killed,
     survived,
-    invalid: count("CompileError") + count("RuntimeError"),
+    invalid: count("CompileError", "RuntimeError"),
     ignored: count("Ignored"),
     score: killed + survived === 0 ? 100 : (100 * killed) / (killed + survived),
     seconds: Math.round((Date.now() - started) / 1000),
@@ -86,10 +135,13 @@ for (const name of modules) {
 }
 
 if (summary.length > 0) {
-  console.log("\nmodule        mutants  killed  survived  invalid  score    time");
+  console.log("\nmodule           mutants  killed  survived  invalid  ignored  score    time");
   for (const s of summary) {
-    console.log(
-      `${s.module.padEnd(13)} ${String(s.mutants).padStart(7)} ${String(s.killed).padStart(7)} ${String(s.survived).padStart(9)} ${String(s.invalid).padStart(8)}  ${s.score.toFixed(1).padStart(5)}%  ${s.seconds}s`,
-    );
+    const cells = [s.mutants, s.killed, s.survived, s.invalid, s.ignored].map((n, i) => String(n).padStart([7, 7, 9, 8, 8][i]));
+    console.log(`${s.module.padEnd(16)} ${cells.join(" ")}  ${s.score.toFixed(1).padStart(5)}%  ${s.seconds}s`);
   }
 }
+const thresholdOf = (name) => breakAt ?? (gate ? (MUTATION_MODULES[name].gate ?? null) : null);
+const below = summary.filter((s) => thresholdOf(s.module) !== null && s.score < thresholdOf(s.module));
+for (const s of below) console.error(`mutation: ${s.module} scores ${s.score.toFixed(1)}%, below ${thresholdOf(s.module)}%`);
+process.exit(below.length > 0 ? 1 : 0);
