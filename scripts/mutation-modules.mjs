@@ -2,8 +2,32 @@
 // kill the mutants (the unit tests of those files; slow end-to-end tiers that add no kill are left
 // out). docs/testing.md records each module's score.
 export const MUTATION_MODULES = {
+  // The policy engine: trust levels, the tool policy, configuration and its monotonicity, approval
+  // codes, owner commands, initial trust, the provenance graph, protected-file patterns.
   core: {
-    mutate: ["src/core/**/*.ts", "!src/core/logger.ts", "!src/core/audit-sink.ts"],
+    mutate: [
+      "src/core/trust-levels.ts",
+      "src/core/policy-modes.ts",
+      "src/core/tool-policy.ts",
+      "src/core/config.ts",
+      "src/core/approval-codes.ts",
+      "src/core/owner-commands.ts",
+      "src/core/initial-trust.ts",
+      "src/core/provenance-graph.ts",
+      "src/core/memory-files.ts",
+    ],
+    tests: ["test/core/**/*.test.ts"],
+  },
+  // Argument provenance: which call arguments came from which context.
+  "core-arguments": {
+    mutate: [
+      "src/core/value-provenance.ts",
+      "src/core/argument-matching.ts",
+      "src/core/argument-gate.ts",
+      "src/core/argument-decision.ts",
+      "src/core/argument-roles.ts",
+      "src/core/token-run-index.ts",
+    ],
     tests: ["test/core/**/*.test.ts"],
   },
   "resolve-path": {
@@ -29,16 +53,16 @@ export const MUTATION_MODULES = {
       "src/auth/tool-result-mac.ts",
       "src/auth/well-formed.ts",
     ],
-    // cli.test.ts drives the built CLI (dist/), which a mutation sandbox does not rebuild.
-    tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts"],
+    // cli.test.ts and traces.test.ts drive the built CLI (dist/), which a mutation sandbox does not build.
+    tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts", "!test/auth/traces.test.ts"],
   },
   // Who a turn comes from: inbound classification, session keys, inter-agent requesters.
   "auth-session": {
     mutate: ["src/auth/inbound-authenticator.ts", "src/auth/session-key.ts", "src/auth/requester.ts", "src/auth/message-source.ts", "src/auth/envelope-markers.ts"],
-    tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts"],
+    tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts", "!test/auth/traces.test.ts"],
   },
   broker: {
     mutate: ["src/broker/request-mac.ts", "src/broker/caller-verification.ts", "src/broker/arg-rules.ts", "src/broker/replay-cache.ts"],
-    tests: ["test/broker/known-answers.test.ts", "test/broker/config.test.ts", "test/broker/daemon-checks.test.ts", "test/broker/arg-rules*.test.ts"],
+    tests: ["test/broker/known-answers.test.ts", "test/broker/config.test.ts", "test/broker/daemon-checks.test.ts", "test/broker/daemon-basics.test.ts"],
   },
 };
