@@ -210,7 +210,8 @@ describe("secret file", () => {
     expect(() => readSecretFile(join(d, "auth"))).toThrow(/symlink/);
     const key = provisionSecret(join(d, "real"));
     expect(statSync(join(d, "real")).mode & 0o777).toBe(0o600);
-    expect(Buffer.from(key.toString(), "base64")).toHaveLength(32);
+    expect(key).toHaveLength(32);
+    expect(readFileSync(join(d, "real"), "utf8")).toBe(`${key.toString("base64")}\n`);
     expect(readSecretFile(join(d, "real")).equals(key)).toBe(true);
   });
 });
