@@ -93,7 +93,7 @@ describe("provenant-wrap as a single executable, on the caller allow-list", () =
   });
 
   it("is the only accepted caller: a Node script with the same secret is refused", async () => {
-    expect((await h.run({ tool: "echo", args: ["x"], cwd: "/" })).result).toEqual({ kind: "error", message: "unauthorized caller" });
+    expect((await h.run({ tool: "echo", args: ["x"], cwd: "/" })).result).toEqual({ kind: "raw", text: '{"error":"unauthorized caller"}' });
   });
 
   it("passes the admin check gate and reports credential status", async () => {
