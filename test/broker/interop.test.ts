@@ -5,6 +5,7 @@ import { type Server, type Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signedAdminLine, signedRequestLine } from "../../src/broker/broker-client.js";
 import { readSecretFile } from "../../src/broker/secret-file.js";
 import { type Harness, rawExchange, startHarness } from "./harness.js";
 
@@ -76,4 +77,120 @@ describe("interop: the secret file as claw-wrap writes and reads it", () => {
       rmSync(base, { recursive: true, force: true });
     }
   });
+});
+
+/** The JSON payloads of a framed reply, as the bytes were sent. */
+function payloads(reply: Buffer): string[] {
+  const out: string[] = [];
+  for (let off = 0; off < reply.length; ) {
+    const len = reply.readUInt32BE(off);
+    out.push(reply.subarray(off + 4, off + 4 + len).toString());
+    off += 4 + len;
+  }
+  return out;
+}
+
+describe("interop: our daemon against the corpus' golden frames and the reference wrapper's habits", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(
+      {
+        proxy: { read_header_timeout: "10s" },
+        tools: { echo: { binary: "/bin/echo" }, sh: { binary: "/bin/sh" }, slow: { binary: "/bin/sh", timeout: "1s" } },
+      },
+      { killGraceMs: 500 },
+    );
+  });
+  afterAll(async () => h.close());
+
+  const exchange = async (tool: string, args: string[]): Promise<string[]> =>
+    payloads(await rawExchange(h.daemon.socketPath, [signedRequestLine(h.secret, { tool, args, cwd: "/" })]));
+
+  it("writes the golden frames byte for byte", async () => {
+    expect(await exchange("echo", ["out"])).toEqual([golden("stdout"), golden("done exit 0")]);
+    expect(await exchange("sh", ["-c", "exit 3"])).toEqual([golden("done exit 3")]);
+    expect(await exchange("slow", ["-c", "sleep 10"])).toEqual([golden("timeout")]);
+    const forged = signedRequestLine(Buffer.from("not the key"), { tool: "echo", args: [], cwd: "/" });
+    expect(payloads(await rawExchange(h.daemon.socketPath, [forged]))).toEqual([golden("error")]);
+  });
+
+  it("answers an admin request sent with no newline while the client waits with its side open", async () => {
+    const line = signedAdminLine(h.secret, "list").trimEnd();
+    const reply = (await rawExchange(h.daemon.socketPath, [line], { end: false })).toString();
+    expect(JSON.parse(reply)).toMatchObject({ tools: { echo: { binary: "/bin/echo", mode: "blocklist" } } });
+  });
+
+  it("takes a request the moment its JSON object is complete, newline or not, and then its stdin", async () => {
+    const req = signedRequestLine(h.secret, { tool: "sh", args: ["-c", "cat"], cwd: "/" }).trimEnd();
+    const stdin = `{"type":"stdin","data":"${Buffer.from("piped").toString("base64")}"}\n{"type":"stdin","eof":true}\n`;
+    const reply = await rawExchange(h.daemon.socketPath, [req, stdin], { gapMs: 50 });
+    expect(payloads(reply)).toEqual([`{"type":"stdout","data":"${Buffer.from("piped").toString("base64")}"}`, golden("done exit 0")]);
+  });
+});
+
+/**
+ * A stand-in for the reference daemon, written from the corpus: it checks the MAC with the example
+ * secret's decoded key and answers each tool with golden frames.
+ */
+function referenceDaemon(socketPath: string, key: Buffer): Promise<Server> {
+  const replies = new Map<string, string[]>([
+    ["out3", [golden("stdout"), golden("done exit 3")]],
+    ["ok", [golden("stdout"), golden("done exit 0")]],
+    ["slow", [golden("timeout")]],
+  ]);
+  const server = createServer((socket: Socket) => {
+    let text = "";
+    let answered = false;
+    socket.on("error", () => undefined);
+    socket.on("data", (c: Buffer) => {
+      if (answered) return;
+      text += c.toString();
+      const nl = text.indexOf("\n");
+      if (nl < 0) return;
+      answered = true;
+      const req = JSON.parse(text.slice(0, nl)) as { tool: string; args: string[]; cwd: string; timestamp: string; nonce: string; env: Record<string, string>; hmac: string };
+      const env = Object.keys(req.env ?? {}).length === 0 ? null : req.env;
+      const expected = referenceMac(key, { timestamp: req.timestamp, tool: req.tool, args: req.args, cwd: req.cwd, env, nonce: req.nonce });
+      const frames = expected !== req.hmac ? [golden("error")] : (replies.get(req.tool) ?? [golden("error")]);
+      socket.end(Buffer.concat(frames.map(referenceFrame)));
+    });
+  });
+  return new Promise((resolve) => server.listen(socketPath, () => resolve(server)));
+}
+
+describe("interop: our wrapper against a daemon keyed with the corpus' secret_file example", () => {
+  let dir: string;
+  let server: Server;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "provenant-interop-"));
+    writeFileSync(join(dir, "auth"), example.file_text, { mode: 0o600 });
+    server = await referenceDaemon(join(dir, "sock"), Buffer.from(example.hmac_key_hex, "hex"));
+  });
+  afterAll(async () => {
+    await new Promise((r) => server.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const wrap = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+    new Promise((resolve, reject) => {
+      // Run from the project so `--import tsx` resolves; the stand-in does not look at cwd.
+      const child = spawn(process.execPath, ["--import", "tsx", WRAP_MAIN, ...args], {
+        cwd: join(import.meta.dirname, "../.."),
+        env: { ...process.env, PROVENANT_BROKER_SOCKET: join(dir, "sock"), PROVENANT_BROKER_SECRET_FILE: join(dir, "auth") },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it("signs with the decoded key and turns each golden frame into the tool's output and exit status", async () => {
+    expect(await wrap(["out3", "a"])).toEqual({ code: 3, stdout: "out\n", stderr: "" });
+    expect(await wrap(["ok"])).toEqual({ code: 0, stdout: "out\n", stderr: "" });
+    expect(await wrap(["slow"])).toMatchObject({ code: 124, stdout: "" });
+    expect(await wrap(["unknown"])).toEqual({ code: 1, stdout: "", stderr: "provenant-wrap: authentication failed\n" });
+  }, 60_000);
 });
