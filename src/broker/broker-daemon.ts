@@ -107,6 +107,8 @@ export async function startBrokerDaemon(options: BrokerDaemonOptions): Promise<B
       // connection before the client reads the reply); it has a moment to close, then is cut.
       socket.on("data", () => undefined);
       socket.on("end", () => socket.destroy());
+      // A listener alone does not start reading a socket created paused.
+      socket.resume();
       socket.end(rawErrorReply("server busy"));
       setTimeout(() => socket.destroy(), BUSY_LINGER_MS).unref();
       return;

@@ -99,5 +99,6 @@ describe("provenant-wrap as a single executable, on the caller allow-list", () =
   it("passes the admin check gate and reports credential status", async () => {
     const r = await invoke("provenant-wrap", ["--admin", "check"]);
     expect(JSON.parse(r.stdout.toString())).toEqual({ credentials: { tok: { status: "ok", preview: expect.any(String) } } });
+    expect(h.logs.find((e) => e.event === "admin_check")?.fields).toMatchObject({ tool: "admin:check", credentials: 1, failed: 0, caller_exe: wrap });
   });
 });
