@@ -7,6 +7,7 @@ import { type BrokerLog, rateLimitLog, stderrLog } from "./broker-log.js";
 import { type ConnectionContext, handleConnection } from "./broker-connection.js";
 import { ReplayCache } from "./replay-cache.js";
 import { provisionSecret } from "./secret-file.js";
+import { enableListenerCredentials } from "./sender-reader.js";
 import { ensurePrivateRoot, sweepStaleConfigDirs } from "./tool-config-dir.js";
 import type { ToolRun } from "./tool-run.js";
 import { rawErrorReply } from "./wire.js";
@@ -131,6 +132,7 @@ export async function startBrokerDaemon(options: BrokerDaemonOptions): Promise<B
   } finally {
     process.umask(previous);
   }
+  enableListenerCredentials(server);
   chmodSync(proxy.socketPath, 0o600);
   log("info", "daemon_listening", { socket: proxy.socketPath, tools: config.tools.size });
 

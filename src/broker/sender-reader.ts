@@ -1,4 +1,4 @@
-import type { Socket } from "node:net";
+import type { Server, Socket } from "node:net";
 import koffi from "koffi";
 import { socketFd } from "./peer-credentials.js";
 
@@ -75,6 +75,23 @@ interface PollHandle {
 }
 type PollFn = (fd: number, opts: { readable: boolean; disconnect: boolean }, callback: (status: number) => void) => PollHandle | null;
 
+function setPassCred(fd: number): boolean {
+  const one = Buffer.alloc(4);
+  one.writeInt32LE(1);
+  return bind().setsockopt(fd, SOL_SOCKET, SO_PASSCRED, one, 4) === 0;
+}
+
+/**
+ * Sets SO_PASSCRED on the listening socket. The kernel stamps a write with its writer only when one
+ * end has SO_PASSCRED at the time of the write, and a connection takes the listener's flags when it is
+ * made: set on the listener, the bytes a client sends before the daemon has even accepted it carry
+ * credentials too. (Setting it on the accepted socket alone left those bytes unstamped.)
+ */
+export function enableListenerCredentials(server: Server): void {
+  const fd = (server as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  if (typeof fd !== "number" || fd < 0 || !setPassCred(fd)) throw new Error("cannot set SO_PASSCRED on the listening socket");
+}
+
 export class SenderReader {
   private poll: PollHandle | undefined;
   private fd: number;
@@ -105,9 +122,7 @@ export class SenderReader {
     const c = bind();
     const dup = c.fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (dup < 0) return undefined;
-    const one = Buffer.alloc(4);
-    one.writeInt32LE(1);
-    if (c.setsockopt(dup, SOL_SOCKET, SO_PASSCRED, one, 4) !== 0) {
+    if (!setPassCred(dup)) {
       c.close(dup);
       return undefined;
     }

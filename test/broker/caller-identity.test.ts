@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createConnection } from "node:net";
+import { type Socket, createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedRequestLine } from "../../src/broker/broker-client.js";
+import { type Sender, SenderReader, enableListenerCredentials } from "../../src/broker/sender-reader.js";
 import { type Harness, framesOf, startHarness } from "./harness.js";
 
 /**
@@ -143,6 +144,79 @@ describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
     const reply = await attack(h, listedNode, "stdin", line);
     expect(printed(reply)).not.toContain("INJECTED-BY-CHILD");
     expect(h.logs.some((e) => e.event === "foreign_writer" && e.fields["where"] === "message")).toBe(true);
+  });
+
+  it("attributes bytes a client writes before the daemon has accepted the connection", async () => {
+    const plain = await startHarness({ proxy: { max_connections: 128 }, tools: { echo: { binary: "/bin/echo" } } });
+    try {
+      // Another process writes each request the moment it connects, usually before the daemon's
+      // accept has run: those bytes must carry credentials too, or honest requests would be refused.
+      const lines = Array.from({ length: 120 }, (_, i) => signedRequestLine(plain.secret, { tool: "echo", args: [`n${i}`], cwd: "/" }));
+      const script = `
+        const net = require("net");
+        const lines = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
+        let left = lines.length, ok = 0, written = 0;
+        for (const line of lines) {
+          const s = net.createConnection(process.argv[1]);
+          s.write(line, () => { if (++written === lines.length) require("fs").writeFileSync(process.argv[2], ""); });
+          const got = [];
+          s.on("data", (c) => got.push(c));
+          s.on("end", () => s.end());
+          s.on("close", () => { if (Buffer.concat(got).includes('"type":"done"')) ok++; if (--left === 0) console.log(ok); });
+        }`;
+      const flag = join(plain.dir, "all-written");
+      const input = join(plain.dir, "lines.json");
+      writeFileSync(input, JSON.stringify(lines));
+      const ok = new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ["-e", script, plain.daemon.socketPath, flag, input], { stdio: ["ignore", "pipe", "inherit"] });
+        let out = "";
+        child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+        child.on("error", reject);
+        child.on("close", () => resolve(out.trim()));
+      });
+      // The daemon shares this thread: holding it until every request is written means none of the
+      // 120 connections has been accepted when its bytes arrive.
+      const until = Date.now() + 15_000;
+      const nap = new Int32Array(new SharedArrayBuffer(4));
+      while (!existsSync(flag) && Date.now() < until) Atomics.wait(nap, 0, 0, 10);
+      expect(plain.logs.filter((e) => e.event === "request_refused" || e.event === "foreign_writer").map((e) => e.fields["reason"] ?? e.event)).toEqual([]);
+      expect(await ok).toBe("120");
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it("stamps bytes written after accept but before the reader starts (SO_PASSCRED is set on the listener)", async () => {
+    const path = join(dir, "unit.sock");
+    const received: { bytes: string; sender: Sender | undefined }[] = [];
+    let accepted: (socket: Socket) => void = () => undefined;
+    const server = createServer({ pauseOnConnect: true }, (socket) => accepted(socket));
+    await new Promise<void>((r) => server.listen(path, r));
+    enableListenerCredentials(server);
+    try {
+      const serverSide = new Promise<Socket>((r) => (accepted = r));
+      const client = createConnection(path);
+      const socket = await serverSide;
+      // The connection is accepted and nothing has set SO_PASSCRED on it: the client writes now.
+      await new Promise<void>((r) => client.write("written-early", () => r()));
+      await new Promise((r) => setTimeout(r, 20));
+      const done = new Promise<void>((resolve) => {
+        const reader = SenderReader.open(socket, {
+          data: (bytes, sender) => received.push({ bytes: bytes.toString(), sender }),
+          end: () => {
+            reader?.close();
+            resolve();
+          },
+          error: () => resolve(),
+        });
+      });
+      client.end();
+      await done;
+      socket.destroy();
+      expect(received).toEqual([{ bytes: "written-early", sender: { pid: process.pid, uid: process.getuid?.(), gid: process.getgid?.() } }]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it("checks the connecting peer before reading anything: a refused peer is answered without sending a byte", async () => {
