@@ -11,6 +11,7 @@ import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
+import { isMessageToOwner } from "./core/message-recipients.js";
 import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
 import { ToolPolicy } from "./core/tool-policy.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
@@ -138,6 +139,7 @@ interface SessionState {
   senderIsOwner: boolean | null;
   senderId: string | null;
   group: string | null;
+  provider: string | null;
   iterations: number;
   awaitingModel: boolean;
   turnBlocked: boolean;
@@ -506,6 +508,7 @@ export class Guard {
     s.senderIsOwner = isOwner;
     s.senderId = turn.sender.id ?? null;
     s.group = turn.group ?? null;
+    s.provider = turn.provider ?? null;
     s.iterations = 0;
     s.awaitingModel = true;
     s.turnBlocked = false;
@@ -776,14 +779,16 @@ export class Guard {
     return null;
   }
 
-  /** A send to the owner's own DM: an explicit target that is one of the owner's ids, or no target in the owner's DM. */
+  /** A send only to the owner (core/message-recipients.ts reads every recipient field). */
   private isMessageToOwner(s: SessionState, call: ToolCallInput): boolean {
     if (call.tool !== MESSAGE_TOOL) return false;
-    const target = stringParam(call.params, "target", "to", "recipient", "channelId", "chatId");
-    if (target !== undefined) {
-      return this.config.ownerIds.includes(target) || (s.senderIsOwner === true && s.senderId !== null && target === s.senderId && s.group === null);
-    }
-    return s.senderIsOwner === true && s.group === null;
+    return isMessageToOwner(call.params, {
+      ownerIds: this.config.ownerIds,
+      senderId: s.senderId,
+      senderIsOwner: s.senderIsOwner,
+      group: s.group,
+      provider: s.provider,
+    });
   }
 
   private provenance(node: ProvenanceNode | null): DecisionProvenance | null {
@@ -846,6 +851,7 @@ export class Guard {
       senderIsOwner: null,
       senderId: null,
       group: null,
+      provider: null,
       iterations: 0,
       awaitingModel: true,
       turnBlocked: false,
