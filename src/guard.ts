@@ -1,4 +1,5 @@
 import { randomBytes as nodeRandomBytes } from "node:crypto";
+import { homedir } from "node:os";
 import { ApprovalCodes } from "./core/approval-codes.js";
 import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
 import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
@@ -9,8 +10,9 @@ import type { ToolGate } from "./core/gate.js";
 import { classifyInitialTrust } from "./core/initial-trust.js";
 import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
-import { extractPatchTargets } from "./sig/patch-targets.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
+import { writeTargets } from "./core/write-targets.js";
+import { extractPatchTargets } from "./sig/patch-targets.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
 import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
 import { ToolPolicy } from "./core/tool-policy.js";
@@ -126,6 +128,8 @@ export interface GuardDependencies {
   readonly logger?: Logger;
   readonly now?: () => number;
   readonly randomBytes?: (n: number) => Uint8Array;
+  /** The home directory a `~` in a tool's path names (the host's: `os.homedir()` by default). */
+  readonly homeDir?: string;
   /** Runs once when the guard closes, after the watermarks are flushed (closes the ledger it opened). */
   readonly onClose?: () => void;
 }
@@ -166,8 +170,10 @@ export class Guard {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly gates: readonly ToolGate[];
+  private readonly home: string;
 
   constructor(private readonly deps: GuardDependencies) {
+    this.home = deps.homeDir ?? homedir();
     this.config = deps.config;
     this.audit = deps.audit ?? NO_AUDIT;
     this.logger = deps.logger ?? SILENT_LOGGER;
@@ -736,7 +742,7 @@ export class Guard {
   }
 
   private stageMemoryWrite(s: SessionState, call: ToolCallInput, taint: TrustLevel, now: number): Omit<Decision, "tool" | "taint" | "provenance"> | null {
-    const targets = call.tool === "apply_patch" ? extractPatchTargets(stringParam(call.params, "input", "patch") ?? "") : [stringParam(call.params, "path", "file_path") ?? ""];
+    const targets = writeTargets(call.tool, call.params, this.home, extractPatchTargets);
     for (const target of targets) {
       if (target === "") continue;
       const hit = this.deps.memoryFiles.protectedTarget(target);
@@ -878,14 +884,6 @@ export class Guard {
       return fallback();
     }
   }
-}
-
-function stringParam(params: Readonly<Record<string, unknown>>, ...names: string[]): string | undefined {
-  for (const name of names) {
-    const value = params[name];
-    if (typeof value === "string") return value;
-  }
-  return undefined;
 }
 
 /** The same value with every string in it passed through `f` (tool outputs are text or JSON). */

@@ -1,5 +1,9 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { replayTrace, verdicts } from "./helpers.js";
+import { Guard } from "../../src/guard.js";
+import { replayTrace, tempWorkspace, verdicts } from "./helpers.js";
 
 describe("every recipient of a message is checked (replay)", () => {
   it("broadcasts, lists, mixed fields, numbers, other providers and accounts lose the owner-DM exception", () => {
@@ -18,5 +22,32 @@ describe("every recipient of a message is checked (replay)", () => {
       "g1:confirm@untrusted",
       "g2:allow@untrusted",
     ]);
+  });
+});
+
+describe("memory-file paths read as the host reads them (replay)", () => {
+  it("@SOUL.md, a patch header with @, a malformed-argument suffix and @memory/ are all staged or refused", () => {
+    const ws = tempWorkspace();
+    mkdirSync(join(ws, "memory"));
+    writeFileSync(join(ws, "memory", "notes.md"), "a\n");
+    const { lines, workspaceDir } = replayTrace("memory-write-host-paths.jsonl", ws);
+    expect(verdicts(lines)).toEqual(["h0:allow@trusted", "h1:block@untrusted", "h2:block@untrusted", "h3:block@untrusted", "h4:block@untrusted", "h5:confirm@untrusted"]);
+    expect(lines.slice(1, 5).map((l) => ("id" in l ? l.reason : ""))).toEqual([
+      expect.stringContaining("memory file SOUL.md"),
+      expect.stringContaining("memory file SOUL.md"),
+      expect.stringContaining("memory file MEMORY.md"),
+      expect.stringContaining("memory file memory/notes.md"),
+    ]);
+    expect(existsSync(join(workspaceDir, "SOUL.md"))).toBe(false);
+  });
+
+  it("a file:// URL naming a memory file is staged", () => {
+    const ws = tempWorkspace();
+    const guard = Guard.open({ workspaceDir: ws });
+    guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    guard.afterToolCall("s", { tool: "web_fetch", output: "x" });
+    const url = pathToFileURL(join(ws, "SOUL.md")).href.replace("SOUL", "%53OUL");
+    expect(guard.beforeToolCall("s", { tool: "write", params: { path: url, content: "x" } })).toMatchObject({ verdict: "block", rule: "memory-write-staged" });
+    guard.close();
   });
 });
