@@ -14,6 +14,7 @@ import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js
 import { writeTargets } from "./core/write-targets.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
+import { CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences } from "./core/session-content.js";
 import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
 import { ToolPolicy } from "./core/tool-policy.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
@@ -34,6 +35,11 @@ import { FileWatermarkStore, type WatermarkStore } from "./state/watermark-store
 /** Who sent a turn and through what, as the framework reports it. */
 export interface TurnInput {
   readonly sessionId: string;
+  /**
+   * The host's other name for this session, the one its tools use to name it (OpenClaw's session
+   * key): `sessions_history {sessionKey}` and sub-agents' `spawnedBy` are matched against it.
+   */
+  readonly sessionKey?: string | null;
   readonly agentId?: string | null;
   readonly sender: { readonly id?: string | null; readonly isOwner?: boolean | null };
   /** The channel (telegram, discord, ...); absent for system events such as cron. */
@@ -111,6 +117,8 @@ export interface ToolResultInput {
   readonly id?: string;
   readonly tool: string;
   readonly output: unknown;
+  /** The call's arguments, when the adapter has them (else those seen at `beforeToolCall` for the same id). */
+  readonly params?: Readonly<Record<string, unknown>>;
 }
 
 export interface GuardDependencies {
@@ -150,6 +158,8 @@ interface SessionState {
   taintReason: string;
   /** Which owner messages and tool outputs each value came from (argument provenance). */
   readonly values: ValueProvenance;
+  /** Arguments of cross-session calls not answered yet, by call id: their output is read against them. */
+  readonly crossSessionCalls: Map<string, Readonly<Record<string, unknown>>>;
 }
 
 /**
@@ -164,6 +174,8 @@ interface SessionState {
 export class Guard {
   readonly config: ResolvedConfig;
   private readonly sessions = new Map<string, SessionState>();
+  /** The host's session keys, to the guard's session ids. */
+  private readonly sessionKeys = new Map<string, string>();
   private readonly policies = new Map<string, ToolPolicy>();
   private readonly approvals: ApprovalCodes;
   private readonly audit: AuditSink;
@@ -374,13 +386,15 @@ export class Guard {
       (): ToolResultOutcome => {
         const s = this.session(sessionId);
         this.continueIfEnded(s);
-        const trust = this.policy(s.agentId).outputTaint(result.tool);
+        const carried = this.crossSessionContent(s, result);
+        const trust = minTrust(this.policy(s.agentId).outputTaint(result.tool), carried?.level ?? "trusted");
         const before = s.graph.maxTaint;
-        s.graph.add("tool", `${result.tool} response`, trust, { tool: result.tool });
+        const label = carried === null ? `${result.tool} response` : `${result.tool} response: ${carried.reason}`;
+        s.graph.add("tool", label, trust, { tool: result.tool });
         if (this.tracesValues()) s.values.observe({ id: result.id ?? `${s.turnId}/${result.tool}`, kind: "tool", tool: result.tool, trust }, result.output);
         s.awaitingModel = true;
         if (lessTrusted(s.graph.maxTaint, before)) {
-          s.taintReason = `${result.tool} response`;
+          s.taintReason = label;
           this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, result.tool, new Date(this.now()));
           this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: result.tool });
         }
@@ -504,6 +518,7 @@ export class Guard {
       this.deps.watermarks.clear(turn.sessionId);
       this.audit.record("CLAIM", { kind: "fresh-session", sessionId: turn.sessionId });
     }
+    if (turn.sessionKey) this.sessionKeys.set(turn.sessionKey, turn.sessionId);
     s.turnSeq += 1;
     s.turnId = `${turn.sessionId}#${s.turnSeq}`;
     const authenticated = this.authenticate(turn, s.turnId);
@@ -536,6 +551,14 @@ export class Guard {
     if (lessTrusted(s.graph.maxTaint, before)) {
       s.taintReason = initial.reason;
       this.deps.watermarks.escalate(turn.sessionId, initial.level, initial.reason, "turn", new Date(this.now()));
+    }
+    for (const source of this.turnSources(turn)) {
+      const previous = s.graph.maxTaint;
+      s.graph.add("history", source.reason, source.level);
+      if (lessTrusted(s.graph.maxTaint, previous)) {
+        s.taintReason = source.reason;
+        this.deps.watermarks.escalate(turn.sessionId, source.level, source.reason, "turn", new Date(this.now()));
+      }
     }
 
     if (this.tracesValues()) {
@@ -657,6 +680,7 @@ export class Guard {
 
   private decide(s: SessionState, call: ToolCallInput): Decision {
     this.continueIfEnded(s);
+    if (CROSS_SESSION_TOOLS.has(call.tool) && call.id !== undefined) s.crossSessionCalls.set(call.id, call.params);
     const now = this.now();
     if (s.awaitingModel) {
       s.awaitingModel = false;
@@ -797,6 +821,52 @@ export class Guard {
     });
   }
 
+  /**
+   * Sessions whose content a turn's message carries: a sub-agent's task comes from its parent
+   * (`spawnedBy`), an inter-session message (a `sessions_send`, a sub-agent's announced result)
+   * from its source session. Each carries at least that session's taint. A session the guard does
+   * not know leaves the turn's own classification (a sub-agent's task trusted as in the seed, an
+   * inter-session message from another agent external).
+   */
+  private turnSources(turn: TurnInput): { level: TrustLevel; reason: string }[] {
+    const sources: { level: TrustLevel; reason: string }[] = [];
+    if (!this.config.crossSessionTaint) return sources;
+    if (turn.spawnedBy) {
+      const level = this.sessionLevel(turn.spawnedBy);
+      if (level !== undefined) sources.push({ level, reason: `task from parent session ${turn.spawnedBy} (at ${level})` });
+    }
+    const p = turn.inputProvenance;
+    if (p?.kind === "inter_session" && typeof p.sourceSessionKey === "string" && p.sourceSessionKey !== turn.spawnedBy) {
+      const level = this.sessionLevel(p.sourceSessionKey);
+      if (level !== undefined) sources.push({ level, reason: `message from session ${p.sourceSessionKey} (at ${level})` });
+    }
+    return sources;
+  }
+
+  /** For a tool that hands back another session's content: the least trust that content has. */
+  private crossSessionContent(s: SessionState, result: ToolResultInput): { level: TrustLevel; reason: string } | null {
+    if (!this.config.crossSessionTaint || !CROSS_SESSION_TOOLS.has(result.tool)) return null;
+    const remembered = result.id !== undefined ? s.crossSessionCalls.get(result.id) : undefined;
+    if (result.id !== undefined) s.crossSessionCalls.delete(result.id);
+    const { refs, truncated } = sessionReferences(result.params ?? remembered ?? {}, result.output);
+    return sessionContentLevel(refs, truncated, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
+  }
+
+  /** A session's taint, by the guard's id or the host's key: its live taint or watermark, whichever is worse. */
+  private sessionLevel(ref: string): TrustLevel | undefined {
+    const id = this.sessionKeys.get(ref) ?? ref;
+    const live = this.sessions.get(id)?.graph.maxTaint;
+    const stored = this.deps.watermarks.get(id)?.level;
+    if (live === undefined) return stored;
+    return stored === undefined ? live : minTrust(live, stored);
+  }
+
+  private worstSessionLevel(): TrustLevel {
+    let worst: TrustLevel = "trusted";
+    for (const id of this.sessions.keys()) worst = minTrust(worst, this.sessionLevel(id) ?? "trusted");
+    return worst;
+  }
+
   private provenance(node: ProvenanceNode | null): DecisionProvenance | null {
     if (node === null) return null;
     return { nodeId: node.id, kind: node.kind, label: node.label, tool: node.tool, trust: node.trust };
@@ -863,6 +933,7 @@ export class Guard {
       turnBlocked: false,
       taintReason: "system prompt",
       values: new ValueProvenance(),
+      crossSessionCalls: new Map(),
     };
   }
 

@@ -39,6 +39,7 @@ export const configInputSchema = z.strictObject({
   memoryFiles: z.array(z.string().min(1)).optional(),
   argumentProvenance: z.boolean().optional(),
   argumentProvenanceAtTrusted: z.boolean().optional(),
+  crossSessionTaint: z.boolean().optional(),
   toolArgumentRoles: z.record(toolName, z.record(z.string().min(1).max(200), z.enum(ARGUMENT_ROLES))).optional(),
   agents: z.record(z.string().min(1), z.strictObject(policyShape)).optional(),
 });
@@ -69,6 +70,8 @@ export interface ResolvedConfig extends PolicyConfig {
   readonly argumentProvenance: boolean;
   /** Also ask at trusted taint when a target or amount is vouched for by no trusted field. */
   readonly argumentProvenanceAtTrusted: boolean;
+  /** docs/engine.md "Taint across sessions": content from another session carries its taint. */
+  readonly crossSessionTaint: boolean;
   readonly toolArgumentRoles: ToolArgumentRoles;
   readonly agents: Readonly<Record<string, PolicyConfig>>;
 }
@@ -89,6 +92,7 @@ export const DEFAULTS = Object.freeze({
   allowResetWhenOwnerUnknown: false,
   argumentProvenance: false,
   argumentProvenanceAtTrusted: false,
+  crossSessionTaint: true,
 });
 
 export interface ConfigResolution {
@@ -128,6 +132,7 @@ export function resolveConfig(input: unknown): ConfigResolution {
       memoryFiles: raw.memoryFiles ?? [],
       argumentProvenance: raw.argumentProvenance ?? DEFAULTS.argumentProvenance,
       argumentProvenanceAtTrusted: raw.argumentProvenanceAtTrusted ?? DEFAULTS.argumentProvenanceAtTrusted,
+      crossSessionTaint: raw.crossSessionTaint ?? DEFAULTS.crossSessionTaint,
       toolArgumentRoles: raw.toolArgumentRoles ?? {},
       agents,
     },

@@ -51,3 +51,45 @@ describe("memory-file paths read as the host reads them (replay)", () => {
     guard.close();
   });
 });
+
+describe("taint flows across sessions (replay)", () => {
+  it("history, replies, a sub-agent's task and an announce from a tainted session carry its taint; a clean session's history does not", () => {
+    expect(verdicts(replayTrace("cross-session-taint.jsonl").lines)).toEqual([
+      "k1:confirm@untrusted",
+      "c1:allow@trusted",
+      "c2:allow@trusted",
+      "o1:allow@trusted",
+      "o2:confirm@untrusted",
+      "s1:allow@trusted",
+      "s2:confirm@untrusted",
+      "a1:confirm@untrusted",
+      "n1:confirm@untrusted",
+    ]);
+  });
+});
+
+describe("sessions named by the host's key", () => {
+  it("a session key given at turn start names the guard's session; an unknown key counts at the worst session's level", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace() });
+    guard.beginTurn({ sessionId: "u-hook", sessionKey: "agent:main:hook:1", sender: {}, provider: "webhook", text: "x" });
+    guard.endTurn("u-hook");
+    guard.beginTurn({ sessionId: "u-main", sessionKey: "agent:main:main", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    expect(guard.afterToolCall("u-main", { tool: "sessions_history", params: { sessionKey: "agent:main:main" }, output: "{}" }).taint).toBe("trusted");
+    expect(guard.afterToolCall("u-main", { tool: "sessions_history", params: { sessionKey: "agent:main:hook:1" }, output: "{}" }).taint).toBe("untrusted");
+    guard.beginTurn({ sessionId: "u-other", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    expect(guard.afterToolCall("u-other", { tool: "sessions_list", output: JSON.stringify({ sessions: [{ key: "agent:x:y" }] }) }).taint).toBe("untrusted");
+    expect(guard.graph("u-other")?.taintSource?.label).toContain("counted at the worst session's level");
+    guard.close();
+  });
+});
+
+describe("crossSessionTaint: false", () => {
+  it("gives the seed's reading back: another session's history is trusted", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace(), config: { crossSessionTaint: false } });
+    guard.beginTurn({ sessionId: "hook", sender: {}, provider: "webhook", text: "x" });
+    guard.endTurn("hook");
+    guard.beginTurn({ sessionId: "main", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    expect(guard.afterToolCall("main", { tool: "sessions_history", params: { sessionKey: "hook" }, output: "{}" }).taint).toBe("trusted");
+    guard.close();
+  });
+});
