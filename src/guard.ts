@@ -1,5 +1,7 @@
 import { randomBytes as nodeRandomBytes } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { ApprovalCodes } from "./core/approval-codes.js";
 import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
 import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
@@ -12,6 +14,10 @@ import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
 import { writeTargets } from "./core/write-targets.js";
+import { EXEC_TOOL, execOutputTrust, execWrittenFiles, PROCESS_TOOL, type ExecTrust } from "./core/exec-trust.js";
+import { FILE_READ_TOOLS, FileTrustRules } from "./core/file-trust.js";
+import { hostPathReadings } from "./core/host-paths.js";
+import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "./state/file-label-store.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
 import { CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences } from "./core/session-content.js";
@@ -136,6 +142,10 @@ export interface GuardDependencies {
   readonly logger?: Logger;
   readonly now?: () => number;
   readonly randomBytes?: (n: number) => Uint8Array;
+  /** Where relative tool paths point (the agent's workspace); default `config.workspaceDir`, else the current directory. */
+  readonly workspaceDir?: string;
+  /** Labels of files written under taint (default: held in memory only). */
+  readonly fileLabels?: FileLabelStore;
   /** The home directory a `~` in a tool's path names (the host's: `os.homedir()` by default). */
   readonly homeDir?: string;
   /** Runs once when the guard closes, after the watermarks are flushed (closes the ledger it opened). */
@@ -158,8 +168,10 @@ interface SessionState {
   taintReason: string;
   /** Which owner messages and tool outputs each value came from (argument provenance). */
   readonly values: ValueProvenance;
-  /** Arguments of cross-session calls not answered yet, by call id: their output is read against them. */
-  readonly crossSessionCalls: Map<string, Readonly<Record<string, unknown>>>;
+  /** Arguments of calls not answered yet, by call id: what a call's output is worth can depend on them. */
+  readonly callParams: Map<string, Readonly<Record<string, unknown>>>;
+  /** The least trusted output any `exec` of this session may produce: `process` hands back background output. */
+  execLevel: TrustLevel;
 }
 
 /**
@@ -183,9 +195,15 @@ export class Guard {
   private readonly now: () => number;
   private readonly gates: readonly ToolGate[];
   private readonly home: string;
+  private readonly workspaceDir: string;
+  private readonly fileTrust: FileTrustRules;
+  private readonly fileLabels: FileLabelStore;
 
   constructor(private readonly deps: GuardDependencies) {
     this.home = deps.homeDir ?? homedir();
+    this.workspaceDir = resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd());
+    this.fileTrust = new FileTrustRules(deps.config.fileTrust);
+    this.fileLabels = deps.fileLabels ?? new MemoryFileLabelStore();
     this.config = deps.config;
     this.audit = deps.audit ?? NO_AUDIT;
     this.logger = deps.logger ?? SILENT_LOGGER;
@@ -246,6 +264,8 @@ export class Guard {
       config,
       watermarks,
       memoryFiles: new WorkspaceMemoryFiles(options.workspaceDir, config.memoryFiles),
+      workspaceDir: options.workspaceDir,
+      fileLabels: new WorkspaceFileLabelStore(options.workspaceDir),
       audit,
       logger,
       ...(ledger && deferred
@@ -386,7 +406,11 @@ export class Guard {
       (): ToolResultOutcome => {
         const s = this.session(sessionId);
         this.continueIfEnded(s);
-        const carried = this.crossSessionContent(s, result);
+        const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
+        if (result.id !== undefined) s.callParams.delete(result.id);
+        const params = result.params ?? remembered ?? {};
+        this.recordWrites(s, result.tool, params);
+        const carried = this.crossSessionContent(result, params) ?? this.contentTrust(s, result.tool, params);
         const trust = minTrust(this.policy(s.agentId).outputTaint(result.tool), carried?.level ?? "trusted");
         const before = s.graph.maxTaint;
         const label = carried === null ? `${result.tool} response` : `${result.tool} response: ${carried.reason}`;
@@ -533,6 +557,7 @@ export class Guard {
     s.iterations = 0;
     s.awaitingModel = true;
     s.turnBlocked = false;
+    s.callParams.clear();
     s.graph = new ProvenanceGraph(s.turnId);
     s.graph.add("system_prompt", "system prompt", "trusted");
     s.taintReason = "system prompt";
@@ -680,7 +705,7 @@ export class Guard {
 
   private decide(s: SessionState, call: ToolCallInput): Decision {
     this.continueIfEnded(s);
-    if (CROSS_SESSION_TOOLS.has(call.tool) && call.id !== undefined) s.crossSessionCalls.set(call.id, call.params);
+    if (call.id !== undefined) s.callParams.set(call.id, call.params);
     const now = this.now();
     if (s.awaitingModel) {
       s.awaitingModel = false;
@@ -844,12 +869,82 @@ export class Guard {
   }
 
   /** For a tool that hands back another session's content: the least trust that content has. */
-  private crossSessionContent(s: SessionState, result: ToolResultInput): { level: TrustLevel; reason: string } | null {
+  private crossSessionContent(result: ToolResultInput, params: Readonly<Record<string, unknown>>): { level: TrustLevel; reason: string } | null {
     if (!this.config.crossSessionTaint || !CROSS_SESSION_TOOLS.has(result.tool)) return null;
-    const remembered = result.id !== undefined ? s.crossSessionCalls.get(result.id) : undefined;
-    if (result.id !== undefined) s.crossSessionCalls.delete(result.id);
-    const { refs, truncated } = sessionReferences(result.params ?? remembered ?? {}, result.output);
+    const { refs, truncated } = sessionReferences(params, result.output);
     return sessionContentLevel(refs, truncated, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
+  }
+
+  /**
+   * What a call's output is worth from what it did (docs/engine.md "Output trust"): an `exec` from
+   * its command, a file read from the file's `fileTrust` rule and label, `process` from the worst
+   * `exec` of the session (it hands back background output).
+   */
+  private contentTrust(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): ExecTrust | null {
+    if (tool === EXEC_TOOL && this.config.execOutputTrust === "by-command") {
+      const command = params["command"];
+      const trust: ExecTrust =
+        typeof command === "string"
+          ? execOutputTrust(command, { overrides: this.config.execCommandTrust, fileLevel: (path) => this.fileLevel(path) })
+          : { level: "untrusted", reason: "exec with no command string" };
+      s.execLevel = minTrust(s.execLevel, trust.level);
+      return trust;
+    }
+    if (tool === PROCESS_TOOL && this.config.execOutputTrust === "by-command") {
+      return { level: s.execLevel, reason: `background output of this session's commands (at ${s.execLevel})` };
+    }
+    if (FILE_READ_TOOLS.has(tool)) {
+      const path = typeof params["path"] === "string" ? params["path"] : typeof params["file_path"] === "string" ? params["file_path"] : undefined;
+      return path === undefined ? null : this.fileLevel(path);
+    }
+    return null;
+  }
+
+  /** A file's trust: the first `fileTrust` rule it matches and its label, whichever is worse; null when neither says anything. */
+  private fileLevel(rawPath: string): ExecTrust | null {
+    if (this.fileLabels.unreadable !== null) return { level: "untrusted", reason: this.fileLabels.unreadable };
+    let worst: ExecTrust | null = null;
+    for (const absolute of this.absoluteReadings(rawPath)) {
+      const rel = relative(this.workspaceDir, absolute);
+      const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
+      const rule = this.fileTrust.levelFor(inside, absolute);
+      const label = this.fileLabels.get(absolute);
+      for (const found of [rule, label === undefined ? null : { level: label.level, reason: `${absolute} was written by ${label.tool} at ${label.level} (${label.at})` }]) {
+        if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
+      }
+    }
+    return worst;
+  }
+
+  /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory resolved where they exist. */
+  private absoluteReadings(rawPath: string): string[] {
+    const out = new Set<string>();
+    for (const reading of hostPathReadings(rawPath, "tool", this.home)) {
+      const lexical = resolve(this.workspaceDir, reading);
+      out.add(lexical);
+      try {
+        out.add(join(realpathSync.native(dirname(lexical)), basename(lexical)));
+      } catch {
+        // A directory that does not exist has no other name.
+      }
+    }
+    return [...out];
+  }
+
+  /** A file written while the turn is tainted is labelled with that taint; a whole rewrite at trusted clears it. */
+  private recordWrites(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): void {
+    const taint = s.graph.maxTaint;
+    let targets: string[];
+    if (FILE_WRITE_TOOLS.has(tool)) targets = writeTargets(tool, params, this.home, extractPatchTargets);
+    else if (tool === EXEC_TOOL && typeof params["command"] === "string") targets = execWrittenFiles(params["command"]);
+    else return;
+    const at = new Date(this.now()).toISOString();
+    for (const target of targets) {
+      for (const absolute of this.absoluteReadings(target)) {
+        if (taint !== "trusted") this.fileLabels.mark(absolute, { level: taint, sessionId: s.sessionId, tool, at });
+        else if (tool === "write" || tool === "Write") this.fileLabels.clear(absolute);
+      }
+    }
   }
 
   /** A session's taint, by the guard's id or the host's key: its live taint or watermark, whichever is worse. */
@@ -933,7 +1028,8 @@ export class Guard {
       turnBlocked: false,
       taintReason: "system prompt",
       values: new ValueProvenance(),
-      crossSessionCalls: new Map(),
+      callParams: new Map(),
+      execLevel: "trusted",
     };
   }
 

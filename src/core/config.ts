@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ACTION_CLASSES, type ActionClass } from "./action-classes.js";
 import { ARGUMENT_ROLES, type ToolArgumentRoles } from "./argument-roles.js";
 import { ConfigError, type ConfigProblem } from "./config-error.js";
+import { validateFileTrustGlob } from "./file-trust.js";
 import { memoryFileMatcher } from "./memory-files.js";
 import { POLICY_MODES, modeStrictness, mostPermissiveMode, type PolicyMode } from "./policy-modes.js";
 import { TRUST_LEVELS, type TrustLevel } from "./trust-levels.js";
@@ -40,6 +41,9 @@ export const configInputSchema = z.strictObject({
   argumentProvenance: z.boolean().optional(),
   argumentProvenanceAtTrusted: z.boolean().optional(),
   crossSessionTaint: z.boolean().optional(),
+  fileTrust: z.record(z.string().min(1).max(500), trust).optional(),
+  execOutputTrust: z.enum(["by-command", "tool"]).optional(),
+  execCommandTrust: z.record(z.string().min(1).max(200), trust).optional(),
   toolArgumentRoles: z.record(toolName, z.record(z.string().min(1).max(200), z.enum(ARGUMENT_ROLES))).optional(),
   agents: z.record(z.string().min(1), z.strictObject(policyShape)).optional(),
 });
@@ -72,6 +76,12 @@ export interface ResolvedConfig extends PolicyConfig {
   readonly argumentProvenanceAtTrusted: boolean;
   /** docs/engine.md "Taint across sessions": content from another session carries its taint. */
   readonly crossSessionTaint: boolean;
+  /** Globs to the trust of files read from there, tried before the defaults (core/file-trust.ts). */
+  readonly fileTrust: Readonly<Record<string, TrustLevel>>;
+  /** `by-command`: exec output trust from what the command does (core/exec-trust.ts); `tool`: the catalogue's, as in the seed. */
+  readonly execOutputTrust: "by-command" | "tool";
+  /** Per program (`make`) or program and subcommand (`git fetch`), `*` for any other: the trust of its output. */
+  readonly execCommandTrust: Readonly<Record<string, TrustLevel>>;
   readonly toolArgumentRoles: ToolArgumentRoles;
   readonly agents: Readonly<Record<string, PolicyConfig>>;
 }
@@ -93,6 +103,7 @@ export const DEFAULTS = Object.freeze({
   argumentProvenance: false,
   argumentProvenanceAtTrusted: false,
   crossSessionTaint: true,
+  execOutputTrust: "by-command" as const,
 });
 
 export interface ConfigResolution {
@@ -111,6 +122,11 @@ export function resolveConfig(input: unknown): ConfigResolution {
   } catch (error) {
     throw new ConfigError([{ key: "memoryFiles", message: error instanceof Error ? error.message : String(error) }]);
   }
+  const globProblems = Object.keys(raw.fileTrust ?? {}).flatMap((glob) => {
+    const problem = validateFileTrustGlob(glob);
+    return problem === null ? [] : [{ key: `fileTrust.${glob}`, message: problem }];
+  });
+  if (globProblems.length > 0) throw new ConfigError(globProblems);
   const warnings: string[] = [];
   const global = resolvePolicy(raw, DEFAULT_TAINT_POLICY, {}, "", warnings);
   const agents: Record<string, PolicyConfig> = {};
@@ -133,6 +149,9 @@ export function resolveConfig(input: unknown): ConfigResolution {
       argumentProvenance: raw.argumentProvenance ?? DEFAULTS.argumentProvenance,
       argumentProvenanceAtTrusted: raw.argumentProvenanceAtTrusted ?? DEFAULTS.argumentProvenanceAtTrusted,
       crossSessionTaint: raw.crossSessionTaint ?? DEFAULTS.crossSessionTaint,
+      fileTrust: raw.fileTrust ?? {},
+      execOutputTrust: raw.execOutputTrust ?? DEFAULTS.execOutputTrust,
+      execCommandTrust: raw.execCommandTrust ?? {},
       toolArgumentRoles: raw.toolArgumentRoles ?? {},
       agents,
     },

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -91,5 +91,53 @@ describe("crossSessionTaint: false", () => {
     guard.beginTurn({ sessionId: "main", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
     expect(guard.afterToolCall("main", { tool: "sessions_history", params: { sessionKey: "hook" }, output: "{}" }).taint).toBe("trusted");
     guard.close();
+  });
+});
+
+describe("output trust depends on what the call did (replay)", () => {
+  it("inbox files and fetched pages are untrusted, local commands stay trusted, a tainted write read back is tainted again", () => {
+    const ws = tempWorkspace();
+    mkdirSync(join(ws, "notes"));
+    const { lines, workspaceDir } = replayTrace("output-trust-by-call.jsonl", ws);
+    expect(verdicts(lines)).toEqual([
+      "m1:allow@trusted",
+      "m2:confirm@untrusted",
+      "w1:allow@trusted",
+      "w2:confirm@untrusted",
+      "l1:allow@trusted",
+      "l2:allow@trusted",
+      "l3:allow@trusted",
+      "l4:allow@trusted",
+      "l5:confirm@untrusted",
+      "t1:allow@trusted",
+      "t2:allow@untrusted",
+      "r1:allow@trusted",
+      "r2:confirm@untrusted",
+      "q1:allow@trusted",
+      "q2:confirm@untrusted",
+    ]);
+    const m2 = lines.find((l) => "id" in l && l.id === "m2") as { reason: string };
+    expect(m2.reason).toContain("inbox/email-from-vendor.txt");
+    const labels = JSON.parse(readFileSync(join(workspaceDir, ".provenance", "file-labels.json"), "utf8")) as { files: Record<string, { level: string }> };
+    expect(Object.values(labels.files).map((l) => l.level)).toContain("untrusted");
+  });
+
+  it("execOutputTrust: tool and fileTrust {**: trusted} give the seed's reading back", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace(), config: { execOutputTrust: "tool", fileTrust: { "**": "trusted" } } });
+    guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    expect(guard.afterToolCall("s", { tool: "exec", params: { command: "curl https://example.com" }, output: "x" }).taint).toBe("trusted");
+    expect(guard.afterToolCall("s", { tool: "read", params: { path: "inbox/mail.txt" }, output: "x" }).taint).toBe("trusted");
+    guard.close();
+  });
+
+  it("an unreadable label file is left as it is and every file read counts as untrusted", () => {
+    const ws = tempWorkspace();
+    mkdirSync(join(ws, ".provenance"));
+    writeFileSync(join(ws, ".provenance", "file-labels.json"), "{ not json");
+    const guard = Guard.open({ workspaceDir: ws });
+    guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    expect(guard.afterToolCall("s", { tool: "read", params: { path: "README.md" }, output: "x" }).taint).toBe("untrusted");
+    guard.close();
+    expect(readFileSync(join(ws, ".provenance", "file-labels.json"), "utf8")).toBe("{ not json");
   });
 });
