@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ACTION_CLASSES, type ActionClass } from "./action-classes.js";
 import { ARGUMENT_ROLES, type ToolArgumentRoles } from "./argument-roles.js";
+import type { ToolOperationTable } from "./argument-operations.js";
 import { ConfigError, type ConfigProblem } from "./config-error.js";
 import { memoryFileMatcher } from "./memory-files.js";
 import { POLICY_MODES, modeStrictness, mostPermissiveMode, type PolicyMode } from "./policy-modes.js";
@@ -40,6 +41,9 @@ export const configInputSchema = z.strictObject({
   argumentProvenance: z.boolean().optional(),
   argumentProvenanceAtTrusted: z.boolean().optional(),
   toolArgumentRoles: z.record(toolName, z.record(z.string().min(1).max(200), z.enum(ARGUMENT_ROLES))).optional(),
+  toolOperations: z
+    .record(toolName, z.strictObject({ words: z.array(z.string().min(1).max(100)).min(1).optional(), irreversible: z.boolean().optional() }))
+    .optional(),
   agents: z.record(z.string().min(1), z.strictObject(policyShape)).optional(),
 });
 export type ConfigInput = z.input<typeof configInputSchema>;
@@ -70,6 +74,8 @@ export interface ResolvedConfig extends PolicyConfig {
   /** Also ask at trusted taint when a target or amount is vouched for by no trusted field. */
   readonly argumentProvenanceAtTrusted: boolean;
   readonly toolArgumentRoles: ToolArgumentRoles;
+  /** The operation of each side-effecting tool and the owner's words that ask for it (docs/argument-provenance.md). */
+  readonly toolOperations: ToolOperationTable;
   readonly agents: Readonly<Record<string, PolicyConfig>>;
 }
 
@@ -129,6 +135,7 @@ export function resolveConfig(input: unknown): ConfigResolution {
       argumentProvenance: raw.argumentProvenance ?? DEFAULTS.argumentProvenance,
       argumentProvenanceAtTrusted: raw.argumentProvenanceAtTrusted ?? DEFAULTS.argumentProvenanceAtTrusted,
       toolArgumentRoles: raw.toolArgumentRoles ?? {},
+      toolOperations: raw.toolOperations ?? {},
       agents,
     },
   };

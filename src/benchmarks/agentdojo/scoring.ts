@@ -106,7 +106,8 @@ export function promptFinding(call: CallRecord): string {
   if (call.rule !== "argument-provenance") return `taint policy (${call.rule})`;
   const line = call.reason.split("\n").find((l) => l.startsWith("ASK "));
   if (line === undefined) return "argument provenance";
-  const role = /\((target|amount|content|detail)\)/u.exec(line)?.[1] ?? "argument";
+  const role = /\((target|amount|content|detail|call)\)/u.exec(line)?.[1] ?? "argument";
+  if (role === "call") return `call: ${line.includes("cannot be undone") ? "irreversible operation not named with its target" : line.includes("never ask") ? "operation the owner did not ask for" : "values not vouched for together"}`;
   if (line.includes(": only from ")) return `${role} only in untrusted data`;
   if (line.includes(": unmatched")) return `${role} unmatched`;
   if (line.includes(": not vouched for")) return `${role} not vouched for by any trusted field`;
