@@ -1,5 +1,4 @@
 import type { ActionClass } from "../core/action-classes.js";
-import { inflections } from "../core/argument-operations.js";
 import type { IntentLexiconConfig } from "./config.js";
 
 type SideEffectClass = Exclude<ActionClass, "read">;
@@ -28,6 +27,18 @@ export function buildLexicon(words: IntentLexiconConfig, replace: boolean): Inte
 
 function normaliseWord(word: string): string {
   return word.normalize("NFKC").toLowerCase().trim();
+}
+
+// Regular inflections of a lexicon verb; irregular ones (sent, ran, sold) are lexicon entries.
+const SUFFIXES = ["", "s", "es", "ed", "d", "ing"];
+
+function inflections(word: string): string[] {
+  const out = SUFFIXES.map((s) => word + s);
+  if (word.endsWith("e")) out.push(word.slice(0, -1) + "ing");
+  // Doubled final consonant (run → running); the spurious forms it adds for other verbs are not words.
+  const last = word.at(-1);
+  if (last !== undefined && /[bcdfgklmnprstvz]/.test(last)) out.push(word + last + "ing", word + last + "ed");
+  return out;
 }
 
 /** Indexes a lexicon once: every accepted token (or phrase of tokens) mapped to its class. */

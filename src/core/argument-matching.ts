@@ -146,18 +146,26 @@ function parseJson(text: string): unknown {
 
 /** Where one sentence of an owner's message ends: sentence punctuation before a space, or a line break. */
 const SENTENCE_END = /(?<=[.!?;])\s+|\r?\n+/u;
+/** A quoted span: text the owner quotes (a message to send, a title) says what to write, not what to do. */
+const QUOTED_SPAN = /(?<=^|[\s(:])(['"\u2018\u201c])[^'"\u2018\u2019\u201c\u201d]*['"\u2019\u201d](?=$|[\s.,;:!?)])/gu;
+
+/** One sentence of an owner's message: all its tokens, and the tokens outside quotes (where a request is made). */
+export interface OwnerStatement {
+  readonly tokens: string[];
+  readonly request: string[];
+}
 
 /**
- * An owner message as its statements, one token sequence per sentence. Values the owner states
- * together (an account and the amount to pay it) sit in one sentence; "the landlord's account is X;
- * also refund the 10 my friend sent" states X and 10 apart. A value the owner writes across a
- * sentence end belongs to no sentence (see `vouchCall`).
+ * An owner message as its statements, one per sentence. Values the owner states together (an
+ * account and the amount to pay it) sit in one sentence; "the landlord's account is X; also refund
+ * the 10 my friend sent" states X and 10 apart. A value the owner writes across a sentence end
+ * belongs to no sentence (see `vouchCall`).
  */
-export function ownerStatements(text: string): string[][] {
+export function ownerStatements(text: string): OwnerStatement[] {
   return text
     .split(SENTENCE_END)
-    .map(tokenize)
-    .filter((tokens) => tokens.length > 0);
+    .map((sentence) => ({ tokens: tokenize(sentence), request: tokenize(sentence.replace(QUOTED_SPAN, " ")) }))
+    .filter((s) => s.tokens.length > 0);
 }
 
 const TOP_LEVEL_ITEM = /^- /u;

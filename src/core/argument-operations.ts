@@ -9,7 +9,11 @@ import type { ActionClass } from "./action-classes.js";
 export interface ToolOperation {
   /** The operation's name as the prompt shows it (`pay`, `delete`, `invite`). */
   readonly name: string;
-  /** Words (or phrases) that ask for it; regular inflections of each are accepted. */
+  /**
+   * Words (or phrases) that ask for it, as an owner asks: the plain form only ("send", "pay").
+   * "my friend sent me", "Bob posted in general" and "who is invited" tell of an operation; they
+   * do not ask for one.
+   */
   readonly words: readonly string[];
   /** Deleting, removing people, moving money: cannot be taken back, so the owner must name it with its target. */
   readonly irreversible: boolean;
@@ -26,24 +30,25 @@ export type ToolOperationTable = Readonly<Record<string, ToolOperationConfig>>;
  * Verbs an owner uses for each operation, keyed by the verb a tool's name starts with. Narrow on
  * purpose: a word that names two operations lets the owner's request for one vouch for the other,
  * so `delete` is not a way to say `send`, and only operations of the same effect share words
- * (`remove` and `delete` both take something away).
+ * (`remove` and `delete` both take something away). Words as often nouns as verbs ("email",
+ * "message", "mail") are left out: "the email from David" asks for nothing.
  */
 const OPERATION_WORDS: ReadonlyMap<string, readonly string[]> = new Map([
-  ["send", ["send", "sent", "email", "e-mail", "mail", "forward", "reply", "message", "tell", "notify", "dm", "write", "post", "contact"]],
-  ["post", ["post", "publish", "upload", "write", "reply", "send", "sent"]],
+  ["send", ["send", "forward", "reply", "tell", "notify", "dm", "write", "post", "contact"]],
+  ["post", ["post", "publish", "upload", "write", "reply", "send"]],
   ["share", ["share", "give access", "grant"]],
   ["invite", ["invite"]],
   ["add", ["add", "include", "invite", "append", "put"]],
   ["append", ["append", "add", "include", "put", "write"]],
-  ["create", ["create", "add", "make", "schedule", "set up", "book", "put", "organize", "plan", "remind", "write", "new"]],
-  ["update", ["update", "change", "modify", "edit", "set", "adjust", "correct", "fix", "rename", "move"]],
+  ["create", ["create", "schedule", "set up", "remind", "save"]],
+  ["update", ["update", "change", "modify", "edit", "adjust", "correct", "rename"]],
   ["reschedule", ["reschedule", "move", "postpone", "shift", "change"]],
-  ["reserve", ["reserve", "reservation", "book", "booking"]],
+  ["reserve", ["reserve", "reservation", "book"]],
   ["schedule", ["schedule", "set up", "plan"]],
   ["delete", ["delete", "remove", "erase", "trash"]],
   ["remove", ["remove", "delete", "kick", "ban"]],
   ["cancel", ["cancel", "call off", "delete", "remove"]],
-  ["pay", ["pay", "paid", "payment", "transfer", "refund", "wire", "send money"]],
+  ["pay", ["pay", "transfer", "refund", "wire", "send money"]],
 ]);
 
 /** Verbs whose effect cannot be taken back: the owner must name the operation together with its target. */
@@ -69,17 +74,4 @@ export function operationOf(table: ToolOperationTable, tool: string, action: Act
 function firstWord(tool: string): string {
   const spaced = tool.replace(/([a-z0-9])([A-Z])/gu, "$1 $2").toLowerCase();
   return spaced.split(/[^a-z0-9]+/u).find((w) => w !== "") ?? spaced;
-}
-
-// Regular inflections of a verb; irregular ones (sent, paid) are words of their own.
-const SUFFIXES = ["", "s", "es", "ed", "d", "ing"];
-
-/** A verb and its regular inflections: `add` → adds, added, adding; `share` → sharing. */
-export function inflections(word: string): string[] {
-  const out = SUFFIXES.map((s) => word + s);
-  if (word.endsWith("e")) out.push(word.slice(0, -1) + "ing");
-  // Doubled final consonant (run → running); the spurious forms it adds for other verbs are not words.
-  const last = word.at(-1);
-  if (last !== undefined && /[bcdfgklmnprstvz]/u.test(last)) out.push(word + last + "ing", word + last + "ed");
-  return out;
 }

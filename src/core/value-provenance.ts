@@ -1,6 +1,6 @@
 import { rolesFor, type ArgumentRole, type ToolArgumentRoles } from "./argument-roles.js";
 import { extractFields, extractRecords, isReference, isWeak, joinTokens, ownerStatements, scalarText, tokenize } from "./argument-matching.js";
-import { inflections, type ToolOperation } from "./argument-operations.js";
+import type { ToolOperation } from "./argument-operations.js";
 import { TokenRunIndex } from "./token-run-index.js";
 import { trustRank, type TrustLevel } from "./trust-levels.js";
 
@@ -112,6 +112,8 @@ export class ValueProvenance {
   private readonly text = new TokenRunIndex();
   /** Each sentence of each owner message, as its own entry: a statement whose values belong together. */
   private readonly statements = new TokenRunIndex();
+  /** The same sentences outside quoted text: where the owner asks for an operation. */
+  private readonly requests = new TokenRunIndex();
   private readonly statementTokens = new Map<number, { readonly tokens: readonly string[]; readonly message: number }>();
   private readonly shadows = new TokenRunIndex();
   private readonly shadowKeys = new Map<string, number>();
@@ -136,8 +138,9 @@ export class ValueProvenance {
     if (ownerEvidence) {
       for (const sentence of ownerStatements(flattenText(value))) {
         const id = this.seq++;
-        this.statements.add(id, sentence);
-        this.statementTokens.set(id, { tokens: sentence, message: seq });
+        this.statements.add(id, sentence.tokens);
+        this.requests.add(id, sentence.request);
+        this.statementTokens.set(id, { tokens: sentence.tokens, message: seq });
         statements.push(id);
       }
     }
@@ -158,6 +161,7 @@ export class ValueProvenance {
       this.text.remove(s.seq);
       for (const id of s.statements) {
         this.statements.remove(id);
+        this.requests.remove(id);
         this.statementTokens.delete(id);
       }
     }
@@ -211,7 +215,8 @@ export class ValueProvenance {
 
   /**
    * Whether the call as a whole is the owner's, once each value is vouched for:
-   * - the owner's words name its operation (a sentence of an owner message holds one of its words);
+   * - the owner's words ask for its operation (a sentence of an owner message holds one of its
+   *   words in the plain form a request uses, outside quoted text);
    * - the values that decide the effect (targets and amounts) come from one statement: one owner
    *   sentence, with the trusted records that sentence names, or one trusted record. A recipient
    *   vouched for by one sentence and an amount by another were never said together. Content that
@@ -241,15 +246,10 @@ export class ValueProvenance {
     };
   }
 
-  /** Ids of the owner sentences that hold a word of the operation. */
+  /** Ids of the owner sentences that ask for the operation: one of its words, outside quoted text. */
   private statementsNaming(operation: ToolOperation): number[] {
     const out = new Set<number>();
-    for (const word of operation.words) {
-      const tokens = tokenize(word);
-      const first = tokens[0];
-      if (first === undefined) continue;
-      for (const form of inflections(first)) for (const id of this.statements.find([form, ...tokens.slice(1)])) out.add(id);
-    }
+    for (const word of operation.words) for (const id of this.requests.find(tokenize(word))) out.add(id);
     return [...out].sort((a, b) => a - b);
   }
 

@@ -183,7 +183,8 @@ describe("operationOf", () => {
 
 describe("statements and records", () => {
   it("splits an owner message into sentences at sentence ends and line breaks, not inside values", () => {
-    expect(ownerStatements("Pay 10.00 to bob@x.com. Then stop; thanks!\nBye")).toEqual([["pay", "10", "to", "bob@x.com"], ["then", "stop"], ["thanks"], ["bye"]]);
+    expect(ownerStatements("Pay 10.00 to bob@x.com. Then stop; thanks!\nBye").map((s) => s.tokens)).toEqual([["pay", "10", "to", "bob@x.com"], ["then", "stop"], ["thanks"], ["bye"]]);
+    expect(ownerStatements("Write to the channel: 'Hi, please delete nothing' now").map((s) => s.request)).toEqual([["write", "to", "the", "channel", "now"]]);
   });
 
   it("groups a listed output's fields by item, YAML or JSON, and keeps anything else whole", () => {

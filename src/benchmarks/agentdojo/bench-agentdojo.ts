@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { runCorpus, runSuite, suiteName, policyFor, totalOf, type BenchmarkRun, type GuardFactory, type SuiteRun } from "./benchmark.js";
-import { CorpusError, SUITES, loadCorpus } from "./corpus.js";
-import type { InjectionText } from "./corpus-replays.js";
+import { CorpusError, SUITES, loadCorpus, type SuiteData } from "./corpus.js";
+import { suiteReplays, type InjectionText } from "./corpus-replays.js";
+import { recombinationReplays } from "./recombination.js";
 import { readRecordedRuns, recordedReplay, type RecordedRun } from "./recorded-runs.js";
 import type { ReplayTrace } from "./replay-trace.js";
 import { renderTable, reportJson } from "./report.js";
@@ -12,7 +13,8 @@ export interface AgentDojoBenchOptions {
   readonly corpusDir: string;
   /** Default: `<corpusDir>/tool-policy.json`. */
   readonly policyFile?: string;
-  readonly format: "corpus" | "trace";
+  /** `recombine`: the corpus's benign tasks, and attacks that recombine the owner's own values (recombination.ts). */
+  readonly format: "corpus" | "trace" | "recombine";
   /** Recorded runs, for `format: "trace"`. */
   readonly runsDir?: string;
   readonly injectionText: InjectionText;
@@ -43,6 +45,17 @@ export async function benchAgentDojo(options: AgentDojoBenchOptions, open: Guard
   if (options.format === "corpus") {
     run = runCorpus(corpus, policy, open, { ...options.setting, injectionText: options.injectionText });
     baseline = runCorpus(corpus, policy, open, { ...off, injectionText: options.injectionText });
+  } else if (options.format === "recombine") {
+    const replayAll = (setting: ArgumentProvenanceSetting): BenchmarkRun => {
+      const suites = corpus.map((data) => {
+        const name = suiteName(data);
+        const suitePolicy = policyFor(policy, name);
+        return runSuite(name, suiteReplays(data, "goal").benign, recombinationReplays(data, suitePolicy), suitePolicy, open, setting);
+      });
+      return { suites, total: totalOf(suites) };
+    };
+    run = replayAll(options.setting);
+    baseline = replayAll(off);
   } else {
     if (options.runsDir === undefined) throw new CorpusError("--format trace needs the directory of recorded runs");
     const runs = await readRecordedRuns(options.runsDir);
@@ -57,7 +70,8 @@ export async function benchAgentDojo(options: AgentDojoBenchOptions, open: Guard
   }
   const elapsedMs = clock() - started;
   const replays = run.total.benign.tasks + run.total.attacks.pairs;
-  const title = (label: string): string => `AgentDojo v1 ${options.format === "corpus" ? "corpus" : "recorded runs"}: ${label}`;
+  const what = options.format === "corpus" ? "corpus" : options.format === "recombine" ? "recombined owner values" : "recorded runs";
+  const title = (label: string): string => `AgentDojo ${corpusVersion(corpus)} ${what}: ${label}`;
   const table = [
     renderTable(baseline, title("high-water mark only (argument provenance off)")),
     "",
@@ -67,7 +81,7 @@ export async function benchAgentDojo(options: AgentDojoBenchOptions, open: Guard
   ].join("\n");
   const json = {
     ...(reportJson(run, {
-      benchmark: "agentdojo-v1",
+      benchmark: `agentdojo-${corpusVersion(corpus)}`,
       format: options.format,
       policy: policyPath,
       injectionText: options.injectionText,
@@ -78,6 +92,11 @@ export async function benchAgentDojo(options: AgentDojoBenchOptions, open: Guard
     baseline: { total: baseline.total, suites: baseline.suites.map((s) => s.score) },
   };
   return { run, baseline, skipped, table, json, elapsedMs };
+}
+
+/** The benchmark version the corpus's suite files name (`v1` when they name none, as the v1 export does not). */
+function corpusVersion(corpus: readonly SuiteData[]): string {
+  return corpus.find((s) => s.benchmark_version !== undefined)?.benchmark_version ?? "v1";
 }
 
 function describeSetting(s: ArgumentProvenanceSetting): string {
