@@ -40,6 +40,7 @@ export const configInputSchema = z.strictObject({
   memoryFiles: z.array(z.string().min(1)).optional(),
   argumentProvenance: z.boolean().optional(),
   argumentProvenanceAtTrusted: z.boolean().optional(),
+  crossSessionTaint: z.boolean().optional(),
   toolArgumentRoles: z.record(toolName, z.record(z.string().min(1).max(200), z.enum(ARGUMENT_ROLES))).optional(),
   toolOperations: z
     .record(toolName, z.strictObject({ words: z.array(z.string().min(1).max(100)).min(1).optional(), irreversible: z.boolean().optional() }))
@@ -73,6 +74,8 @@ export interface ResolvedConfig extends PolicyConfig {
   readonly argumentProvenance: boolean;
   /** Also ask at trusted taint when a target or amount is vouched for by no trusted field. */
   readonly argumentProvenanceAtTrusted: boolean;
+  /** docs/engine.md "Taint across sessions": content from another session carries its taint. */
+  readonly crossSessionTaint: boolean;
   readonly toolArgumentRoles: ToolArgumentRoles;
   /** The operation of each side-effecting tool and the owner's words that ask for it (docs/argument-provenance.md). */
   readonly toolOperations: ToolOperationTable;
@@ -95,6 +98,7 @@ export const DEFAULTS = Object.freeze({
   allowResetWhenOwnerUnknown: false,
   argumentProvenance: false,
   argumentProvenanceAtTrusted: false,
+  crossSessionTaint: true,
 });
 
 export interface ConfigResolution {
@@ -134,6 +138,7 @@ export function resolveConfig(input: unknown): ConfigResolution {
       memoryFiles: raw.memoryFiles ?? [],
       argumentProvenance: raw.argumentProvenance ?? DEFAULTS.argumentProvenance,
       argumentProvenanceAtTrusted: raw.argumentProvenanceAtTrusted ?? DEFAULTS.argumentProvenanceAtTrusted,
+      crossSessionTaint: raw.crossSessionTaint ?? DEFAULTS.crossSessionTaint,
       toolArgumentRoles: raw.toolArgumentRoles ?? {},
       toolOperations: raw.toolOperations ?? {},
       agents,
