@@ -746,6 +746,7 @@ export class Guard {
           tool: call.tool,
           params: call.params,
           roles: this.config.toolArgumentRoles,
+          operations: this.config.toolOperations,
           action: policy.actionClass(call.tool),
           taint,
           mode: mode.mode,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ACTION_CLASSES, type ActionClass } from "./action-classes.js";
 import { ARGUMENT_ROLES, type ToolArgumentRoles } from "./argument-roles.js";
+import type { ToolOperationTable } from "./argument-operations.js";
 import { ConfigError, type ConfigProblem } from "./config-error.js";
 import { validateFileTrustGlob } from "./file-trust.js";
 import { memoryFileMatcher } from "./memory-files.js";
@@ -45,6 +46,9 @@ export const configInputSchema = z.strictObject({
   execOutputTrust: z.enum(["by-command", "tool"]).optional(),
   execCommandTrust: z.record(z.string().min(1).max(200), trust).optional(),
   toolArgumentRoles: z.record(toolName, z.record(z.string().min(1).max(200), z.enum(ARGUMENT_ROLES))).optional(),
+  toolOperations: z
+    .record(toolName, z.strictObject({ words: z.array(z.string().min(1).max(100)).min(1).optional(), irreversible: z.boolean().optional() }))
+    .optional(),
   agents: z.record(z.string().min(1), z.strictObject(policyShape)).optional(),
 });
 export type ConfigInput = z.input<typeof configInputSchema>;
@@ -83,6 +87,8 @@ export interface ResolvedConfig extends PolicyConfig {
   /** Per program (`make`) or program and subcommand (`git fetch`), `*` for any other: the trust of its output. */
   readonly execCommandTrust: Readonly<Record<string, TrustLevel>>;
   readonly toolArgumentRoles: ToolArgumentRoles;
+  /** The operation of each side-effecting tool and the owner's words that ask for it (docs/argument-provenance.md). */
+  readonly toolOperations: ToolOperationTable;
   readonly agents: Readonly<Record<string, PolicyConfig>>;
 }
 
@@ -153,6 +159,7 @@ export function resolveConfig(input: unknown): ConfigResolution {
       execOutputTrust: raw.execOutputTrust ?? DEFAULTS.execOutputTrust,
       execCommandTrust: raw.execCommandTrust ?? {},
       toolArgumentRoles: raw.toolArgumentRoles ?? {},
+      toolOperations: raw.toolOperations ?? {},
       agents,
     },
   };
