@@ -40,6 +40,15 @@ export const validConfig = fc.record(
     memoryFiles: fc.array(fc.constantFrom("notes.txt", "docs/*.md", "plans/**"), { maxLength: 2 }),
     argumentProvenance: fc.boolean(),
     argumentProvenanceAtTrusted: fc.boolean(),
+    crossSessionTaint: fc.boolean(),
+    fileTrust: fc.dictionary(fc.constantFrom("downloads/**", "*.eml", "~/inbox/**", "notes.txt"), fc.constantFrom(...TRUST_LEVELS), { maxKeys: 2 }),
+    execOutputTrust: fc.constantFrom("by-command", "tool"),
+    execCommandTrust: fc.dictionary(fc.constantFrom("make", "git fetch", "curl", "*"), fc.constantFrom(...TRUST_LEVELS), { maxKeys: 2 }),
+    toolOperations: fc.dictionary(
+      tool,
+      fc.record({ words: fc.array(fc.constantFrom("run", "send", "delete", "pay"), { minLength: 1, maxLength: 2 }), irreversible: fc.boolean() }, optional),
+      { maxKeys: 2 },
+    ),
     toolArgumentRoles: fc.dictionary(tool, fc.dictionary(fc.constantFrom("path", "target", "command", "amount"), fc.constantFrom(...ARGUMENT_ROLES), { maxKeys: 2 }), {
       maxKeys: 2,
     }),
