@@ -7,4 +7,6 @@ const globs = (process.env.MUTATION_TESTS ?? "test/**/*.test.ts").split(",");
 const include = globs.filter((g) => !g.startsWith("!"));
 const exclude = [...configDefaults.exclude, ...globs.filter((g) => g.startsWith("!")).map((g) => g.slice(1))];
 
-export default defineConfig({ ...base, test: { ...base.test, include, exclude } });
+// Instrumented code runs several times slower, and a mutation run shares the machine: the heavy
+// property tests (a quarter of a million replay ids) get more time than in the plain suite.
+export default defineConfig({ ...base, test: { ...base.test, include, exclude, testTimeout: 180_000 } });

@@ -46,16 +46,16 @@ const MUTANTS = [
   },
   {
     name: "guard: owner-DM with no target ignores the group",
-    file: "src/guard.ts",
-    from: "return s.senderIsOwner === true && s.group === null;",
-    to: "return s.senderIsOwner === true;",
+    file: "src/core/message-recipients.ts",
+    from: 'if (named.length === 0) return inOwnerDm && action !== "broadcast";',
+    to: 'if (named.length === 0) return context.senderIsOwner === true && action !== "broadcast";',
     test: ["test/guard/owner-dm-group.test.ts", "-t", "rule: with no target"],
   },
   {
     name: "guard: owner-DM target === senderId ignores the group",
-    file: "src/guard.ts",
-    from: "target === s.senderId && s.group === null",
-    to: "target === s.senderId",
+    file: "src/core/message-recipients.ts",
+    from: "(inOwnerDm && context.senderId !== null && name === context.senderId)",
+    to: "(context.senderIsOwner === true && context.senderId !== null && name === context.senderId)",
     test: ["test/guard/owner-dm-group.test.ts", "-t", "rule: the owner's own sender id"],
   },
   {

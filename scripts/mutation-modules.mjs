@@ -3,7 +3,8 @@
 // out). docs/testing.md records each module's score.
 export const MUTATION_MODULES = {
   // The policy engine: trust levels, the tool policy, configuration and its monotonicity, approval
-  // codes, owner commands, initial trust, the provenance graph, protected-file patterns.
+  // codes, owner commands, initial trust, the provenance graph, protected-file patterns, the
+  // owner-DM recipient rule.
   core: {
     mutate: [
       "src/core/trust-levels.ts",
@@ -15,6 +16,7 @@ export const MUTATION_MODULES = {
       "src/core/initial-trust.ts",
       "src/core/provenance-graph.ts",
       "src/core/memory-files.ts",
+      "src/core/message-recipients.ts",
     ],
     tests: ["test/core/**/*.test.ts"],
   },
