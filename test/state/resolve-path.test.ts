@@ -121,7 +121,8 @@ describe("protectedMemoryTarget", () => {
     symlinkSync(outside, join(ws, "x"));
     symlinkSync(join(ws, "memory"), join(ws, "docs", "mem"));
     expect(target("x/../docs/mem/new.md")).toEqual({ resolvedPath: join(ws, "memory", "new.md"), relativePath: "memory/new.md" });
-    expect(target(join(ws, "x/../docs/mem/new.md"))?.relativePath).toBe("memory/new.md");
+    // The same written absolute (a template string: join() would remove the x/.. itself).
+    expect(target(`${ws}/x/../docs/mem/new.md`)?.relativePath).toBe("memory/new.md");
     // The same through a configured memory folder that exists only by name.
     expect(target("x/../docs/notes/new.md", ["docs/notes/**"])?.relativePath).toBe("docs/notes/new.md");
   });
@@ -156,6 +157,8 @@ describe("protectedMemoryTarget", () => {
     expect(target(join(synced, "new.md"))).toEqual({ resolvedPath: join(synced, "new.md"), relativePath: "memory/new.md" });
     expect(target(join(synced, "old.md"))?.relativePath).toBe("memory/old.md");
     expect(target(join(synced, "notes.txt"))).toBeNull();
+    // Beside the synced folder is not in it, even under a pattern that takes anything in memory/.
+    expect(target(join(outside, "elsewhere.txt"), ["memory/**"])).toBeNull();
   });
 
   it("catches writes to the file a protected symlink leads to, existing or not", () => {
@@ -381,6 +384,9 @@ describe("where a path lands, at the edges", () => {
     expect(target("notes.txt")).toBeNull();
     fill(50_000 - 4 - 1, 50_000 - 4);
     expect(target("notes.txt")).toEqual({ resolvedPath: join(ws, "notes.txt"), relativePath: "notes.txt" });
+    // A target outside the workspace, or the workspace itself, is named by its absolute path.
+    expect(target(join(outside, "x.txt"))).toEqual({ resolvedPath: join(outside, "x.txt"), relativePath: join(outside, "x.txt") });
+    expect(target(".")).toEqual({ resolvedPath: ws, relativePath: ws });
   }, 120_000);
 
   it("returns null for hostile non-string and NUL-bearing input, without touching the file system", () => {
