@@ -7,7 +7,7 @@
 //   npm run mutation -- --changed main --break 90
 //                                             ... and exit 1 if a module scores below 90 % there
 //   npm run mutation -- --changed main --plan what would be mutated, without running
-//   npm run mutation -- --changed HEAD~1 --gate
+//   npm run mutation -- --changed HEAD~1 --max-lines 12 --gate
 //                                             exit 1 if a module whose recorded full run reached the
 //                                             goal (its `gate` in mutation-modules.mjs) scores below
 //                                             it on the changed lines (what CI runs)
@@ -28,16 +28,18 @@ let changedSince = null;
 let breakAt = null;
 let planOnly = false;
 let gate = false;
+let maxLines = Infinity;
 const named = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--changed") changedSince = args[++i] ?? null;
   else if (args[i] === "--break") breakAt = Number(args[++i]);
   else if (args[i] === "--plan") planOnly = true;
   else if (args[i] === "--gate") gate = true;
+  else if (args[i] === "--max-lines") maxLines = Number(args[++i]);
   else named.push(args[i]);
 }
-if ((args.includes("--changed") && !changedSince) || (breakAt !== null && !(breakAt >= 0 && breakAt <= 100))) {
-  console.error("usage: mutation.mjs [module...] [--changed <git ref>] [--break <score 0-100> | --gate] [--plan]");
+if ((args.includes("--changed") && !changedSince) || !(maxLines > 0) || (breakAt !== null && !(breakAt >= 0 && breakAt <= 100))) {
+  console.error("usage: mutation.mjs [module...] [--changed <git ref> [--max-lines N]] [--break <score 0-100> | --gate] [--plan]");
   process.exit(2);
 }
 const unknown = named.filter((name) => !Object.hasOwn(MUTATION_MODULES, name));
@@ -76,11 +78,24 @@ if (changedSince === null) {
   for (const name of moduleNames) plan.push({ name, mutate: MUTATION_MODULES[name].mutate, incremental: true });
 } else {
   const ranges = changedLines(changedSince);
+  // A bounded subset: at most maxLines changed lines in all, taken file by file in order (a merge
+  // can change thousands; CI must stay minutes long).
+  let budget = maxLines;
+  let dropped = 0;
   for (const name of moduleNames) {
-    const files = filesOf(MUTATION_MODULES[name], [...ranges.keys()]);
-    const mutate = files.flatMap((f) => ranges.get(f).map((r) => `${f}:${r}`));
+    const mutate = [];
+    for (const f of filesOf(MUTATION_MODULES[name], [...ranges.keys()])) {
+      for (const range of ranges.get(f)) {
+        const [start, end] = range.split("-").map(Number);
+        const take = Math.min(end - start + 1, budget);
+        dropped += end - start + 1 - take;
+        if (take > 0) mutate.push(`${f}:${start}-${start + take - 1}`);
+        budget -= take;
+      }
+    }
     if (mutate.length > 0) plan.push({ name, mutate, incremental: false });
   }
+  if (dropped > 0) console.log(`mutation: ${dropped} more changed line(s) left out (--max-lines ${maxLines})`);
   if (plan.length === 0) console.log(`mutation: no line of the security core changed since ${changedSince}`);
 }
 
