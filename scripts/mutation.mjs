@@ -119,7 +119,7 @@ for (const { name, mutate, incremental } of plan) {
     tsconfigFile: "tsconfig.json",
     typescriptChecker: { prioritizePerformanceOverAccuracy: true },
     mutate,
-    ignorePatterns: ["dist", ".cache", "reports", "bench", "examples", "docs"],
+    ignorePatterns: ["dist", ".cache", "reports", ".stryker-tmp", "bench", "examples", "docs"],
     coverageAnalysis: "perTest",
     incremental,
     incrementalFile: `reports/mutation/${name}.incremental.json`,
