@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { type Socket, createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import koffi from "koffi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedRequestLine } from "../../src/broker/broker-client.js";
+import { socketFd } from "../../src/broker/peer-credentials.js";
 import { type Sender, SenderReader, enableListenerCredentials } from "../../src/broker/sender-reader.js";
 import { type AttackMode, printed, runAttack, writeAttackScripts } from "./fd-passing-attack.js";
 import { type Harness, framesOf, startHarness } from "./harness.js";
@@ -16,6 +18,26 @@ import { type Harness, framesOf, startHarness } from "./harness.js";
  * that wrote it (SCM_CREDENTIALS), and the checks run on that process.
  */
 const SECRET_VALUE = "s3cret-credential-value-0042";
+
+/** sendmsg(2) with an SCM_RIGHTS message carrying `fds`, as a hostile client would send it. */
+function sendWithDescriptors(fd: number, data: Buffer, fds: readonly number[]): number {
+  const lib = koffi.load("libc.so.6");
+  const sendmsg = lib.func("long sendmsg(int fd, void *msg, int flags)") as (fd: number, msg: Buffer, flags: number) => number;
+  const control = Buffer.alloc(16 + 8 * Math.ceil((4 * fds.length) / 8));
+  control.writeBigUInt64LE(BigInt(16 + 4 * fds.length), 0);
+  control.writeInt32LE(1, 8); // SOL_SOCKET
+  control.writeInt32LE(1, 12); // SCM_RIGHTS
+  fds.forEach((f, i) => control.writeInt32LE(f, 16 + 4 * i));
+  const iov = Buffer.alloc(16);
+  iov.writeBigUInt64LE(koffi.address(data), 0);
+  iov.writeBigUInt64LE(BigInt(data.length), 8);
+  const msg = Buffer.alloc(56);
+  msg.writeBigUInt64LE(koffi.address(iov), 16);
+  msg.writeBigUInt64LE(1n, 24);
+  msg.writeBigUInt64LE(koffi.address(control), 32);
+  msg.writeBigUInt64LE(BigInt(control.length), 40);
+  return sendmsg(fd, msg, 0);
+}
 
 describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
   let dir: string;
@@ -142,6 +164,33 @@ describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
       expect(received).toEqual([{ bytes: "written-early", sender: { pid: process.pid, uid: process.getuid?.(), gid: process.getgid?.() } }]);
     } finally {
       await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("closes descriptors a client attaches to its request (SCM_RIGHTS) and serves the request as usual", async () => {
+    const plain = await startHarness({ tools: { echo: { binary: "/bin/echo" } } });
+    const fdCount = (): number => readdirSync("/proc/self/fd").length;
+    try {
+      const before = fdCount();
+      const line = Buffer.from(signedRequestLine(plain.secret, { tool: "echo", args: ["with-fds"], cwd: "/" }));
+      const reply = await new Promise<Buffer>((resolve, reject) => {
+        const client = createConnection(plain.daemon.socketPath, () => {
+          const extra = [openSync("/dev/null", "r"), openSync("/dev/null", "r")];
+          const sent = sendWithDescriptors(socketFd(client) as number, line, extra);
+          for (const fd of extra) closeSync(fd);
+          if (sent !== line.length) reject(new Error(`sendmsg sent ${sent}`));
+        });
+        const got: Buffer[] = [];
+        client.on("data", (c: Buffer) => got.push(c));
+        client.on("end", () => client.end());
+        client.on("close", () => resolve(Buffer.concat(got)));
+        client.on("error", reject);
+      });
+      expect(printed(reply)).toBe("with-fds\n");
+      await new Promise((r) => setTimeout(r, 100));
+      expect(fdCount()).toBe(before);
+    } finally {
+      await plain.close();
     }
   });
 
