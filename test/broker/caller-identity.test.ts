@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { chmodSync, closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { type Socket, createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -169,13 +169,22 @@ describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
 
   it("closes descriptors a client attaches to its request (SCM_RIGHTS) and serves the request as usual", async () => {
     const plain = await startHarness({ tools: { echo: { binary: "/bin/echo" } } });
-    const fdCount = (): number => readdirSync("/proc/self/fd").length;
+    // Descriptors open on a file of this test's own: any left after the exchange leaked into the daemon.
+    const marker = join(dir, "descriptor-marker");
+    writeFileSync(marker, "");
+    const markerFds = (): number =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === marker;
+        } catch {
+          return false;
+        }
+      }).length;
     try {
-      const before = fdCount();
       const line = Buffer.from(signedRequestLine(plain.secret, { tool: "echo", args: ["with-fds"], cwd: "/" }));
       const reply = await new Promise<Buffer>((resolve, reject) => {
         const client = createConnection(plain.daemon.socketPath, () => {
-          const extra = [openSync("/dev/null", "r"), openSync("/dev/null", "r")];
+          const extra = [openSync(marker, "r"), openSync(marker, "r")];
           const sent = sendWithDescriptors(socketFd(client) as number, line, extra);
           for (const fd of extra) closeSync(fd);
           if (sent !== line.length) reject(new Error(`sendmsg sent ${sent}`));
@@ -188,7 +197,7 @@ describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
       });
       expect(printed(reply)).toBe("with-fds\n");
       await new Promise((r) => setTimeout(r, 100));
-      expect(fdCount()).toBe(before);
+      expect(markerFds()).toBe(0);
     } finally {
       await plain.close();
     }
