@@ -872,16 +872,16 @@ export class Guard {
   /**
    * Sessions whose content a turn's message carries: a sub-agent's task comes from its parent
    * (`spawnedBy`), an inter-session message (a `sessions_send`, a sub-agent's announced result)
-   * from its source session. Each carries at least that session's taint. A session the guard does
-   * not know leaves the turn's own classification (a sub-agent's task trusted as in the seed, an
-   * inter-session message from another agent external).
+   * from its source session. Each carries at least that session's taint. A parent the guard does
+   * not know counts at the worst level of any session here; an unknown source of an inter-session
+   * message leaves the turn's own classification (another agent's message is external).
    */
   private turnSources(turn: TurnInput): { level: TrustLevel; reason: string }[] {
     const sources: { level: TrustLevel; reason: string }[] = [];
     if (!this.config.crossSessionTaint) return sources;
     if (turn.spawnedBy) {
-      const level = this.sessionLevel(turn.spawnedBy);
-      if (level !== undefined) sources.push({ level, reason: `task from parent session ${turn.spawnedBy} (at ${level})` });
+      const { level, reason } = sessionContentLevel([turn.spawnedBy], false, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
+      sources.push({ level, reason: `task carrying ${reason}` });
     }
     const p = turn.inputProvenance;
     if (p?.kind === "inter_session" && typeof p.sourceSessionKey === "string" && p.sourceSessionKey !== turn.spawnedBy) {
