@@ -44,19 +44,34 @@ export const MUTATION_MODULES = {
     mutate: ["src/guard.ts", "src/guard-config.ts"],
     tests: ["test/guard/**/*.test.ts"],
   },
-  // Message authentication: the envelope's MAC and token checks, replay, tool-result MACs.
+  // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
+  // the tool-result MACs, against the unit, known-answer and property tests that exercise them.
   auth: {
     mutate: [
       "src/auth/envelope.ts",
       "src/auth/envelope-mac.ts",
       "src/auth/envelope-token.ts",
       "src/auth/hmac-outer.ts",
-      "src/auth/replay-cache.ts",
       "src/auth/tool-result-mac.ts",
       "src/auth/well-formed.ts",
     ],
-    // cli.test.ts and traces.test.ts drive the built CLI (dist/), which a mutation sandbox does not build.
-    tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts", "!test/auth/traces.test.ts"],
+    tests: [
+      "test/auth/envelope.test.ts",
+      "test/auth/envelope-token.test.ts",
+      "test/auth/tool-result-mac.test.ts",
+      "test/auth/rfc-001-table.test.ts",
+      "test/auth/properties.test.ts",
+    ],
+  },
+  // The MAC check alone (a subset of auth that a loaded machine can run in minutes).
+  "auth-mac": {
+    mutate: ["src/auth/envelope-mac.ts", "src/auth/hmac-outer.ts"],
+    tests: ["test/auth/envelope.test.ts", "test/auth/rfc-001-table.test.ts", "test/auth/tool-result-mac.test.ts"],
+  },
+  // Replay protection for envelopes.
+  "auth-replay": {
+    mutate: ["src/auth/replay-cache.ts"],
+    tests: ["test/auth/replay-cache.test.ts", "test/auth/envelope.test.ts"],
   },
   // Who a turn comes from: inbound classification, session keys, inter-agent requesters.
   "auth-session": {
