@@ -41,6 +41,7 @@ export const validConfig = fc.record(
     argumentProvenance: fc.boolean(),
     argumentProvenanceAtTrusted: fc.boolean(),
     crossSessionTaint: fc.boolean(),
+    approvalScope: fc.constantFrom("call", "turn"),
     fileTrust: fc.dictionary(fc.constantFrom("downloads/**", "*.eml", "~/inbox/**", "notes.txt"), fc.constantFrom(...TRUST_LEVELS), { maxKeys: 2 }),
     execOutputTrust: fc.constantFrom("by-command", "tool"),
     execCommandTrust: fc.dictionary(fc.constantFrom("make", "git fetch", "curl", "*"), fc.constantFrom(...TRUST_LEVELS), { maxKeys: 2 }),
