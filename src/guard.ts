@@ -1,6 +1,9 @@
 import { randomBytes as nodeRandomBytes } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { ApprovalCodes } from "./core/approval-codes.js";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { ApprovalCodes, type ApprovalScope, type HeldCall } from "./core/approval-codes.js";
+import { escapeText, heldCall } from "./core/call-text.js";
 import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
 import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
 import { policyForAgent, type ResolvedConfig } from "./core/config.js";
@@ -12,6 +15,10 @@ import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
 import { writeTargets } from "./core/write-targets.js";
+import { EXEC_TOOL, execOutputTrust, execWrittenFiles, PROCESS_TOOL, type ExecTrust } from "./core/exec-trust.js";
+import { FILE_READ_TOOLS, FileTrustRules } from "./core/file-trust.js";
+import { hostPathReadings } from "./core/host-paths.js";
+import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "./state/file-label-store.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
 import { CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences } from "./core/session-content.js";
@@ -136,6 +143,10 @@ export interface GuardDependencies {
   readonly logger?: Logger;
   readonly now?: () => number;
   readonly randomBytes?: (n: number) => Uint8Array;
+  /** Where relative tool paths point (the agent's workspace); default `config.workspaceDir`, else the current directory. */
+  readonly workspaceDir?: string;
+  /** Labels of files written under taint (default: held in memory only). */
+  readonly fileLabels?: FileLabelStore;
   /** The home directory a `~` in a tool's path names (the host's: `os.homedir()` by default). */
   readonly homeDir?: string;
   /** Runs once when the guard closes, after the watermarks are flushed (closes the ledger it opened). */
@@ -158,8 +169,10 @@ interface SessionState {
   taintReason: string;
   /** Which owner messages and tool outputs each value came from (argument provenance). */
   readonly values: ValueProvenance;
-  /** Arguments of cross-session calls not answered yet, by call id: their output is read against them. */
-  readonly crossSessionCalls: Map<string, Readonly<Record<string, unknown>>>;
+  /** Arguments of calls not answered yet, by call id: what a call's output is worth can depend on them. */
+  readonly callParams: Map<string, Readonly<Record<string, unknown>>>;
+  /** The least trusted output any `exec` of this session may produce: `process` hands back background output. */
+  execLevel: TrustLevel;
 }
 
 /**
@@ -183,9 +196,15 @@ export class Guard {
   private readonly now: () => number;
   private readonly gates: readonly ToolGate[];
   private readonly home: string;
+  private readonly workspaceDir: string;
+  private readonly fileTrust: FileTrustRules;
+  private readonly fileLabels: FileLabelStore;
 
   constructor(private readonly deps: GuardDependencies) {
     this.home = deps.homeDir ?? homedir();
+    this.workspaceDir = resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd());
+    this.fileTrust = new FileTrustRules(deps.config.fileTrust);
+    this.fileLabels = deps.fileLabels ?? new MemoryFileLabelStore();
     this.config = deps.config;
     this.audit = deps.audit ?? NO_AUDIT;
     this.logger = deps.logger ?? SILENT_LOGGER;
@@ -246,6 +265,8 @@ export class Guard {
       config,
       watermarks,
       memoryFiles: new WorkspaceMemoryFiles(options.workspaceDir, config.memoryFiles),
+      workspaceDir: options.workspaceDir,
+      fileLabels: new WorkspaceFileLabelStore(options.workspaceDir),
       audit,
       logger,
       ...(ledger && deferred
@@ -316,7 +337,7 @@ export class Guard {
         return tools.filter((tool) => {
           if (hidden.has(tool)) return false;
           const { mode } = policy.modeFor(tool, taint, { messageToOwner: false });
-          return mode !== "restrict" || this.approvals.isApproved(sessionId, tool, s.turnId, this.now());
+          return mode !== "restrict" || this.approvals.isToolApproved(sessionId, tool, s.turnId, this.now());
         });
       },
       () => (this.config.failMode === "closed" ? [] : [...tools]),
@@ -386,7 +407,11 @@ export class Guard {
       (): ToolResultOutcome => {
         const s = this.session(sessionId);
         this.continueIfEnded(s);
-        const carried = this.crossSessionContent(s, result);
+        const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
+        if (result.id !== undefined) s.callParams.delete(result.id);
+        const params = result.params ?? remembered ?? {};
+        this.recordWrites(s, result.tool, params);
+        const carried = this.crossSessionContent(result, params) ?? this.contentTrust(s, result.tool, params);
         const trust = minTrust(this.policy(s.agentId).outputTaint(result.tool), carried?.level ?? "trusted");
         const before = s.graph.maxTaint;
         const label = carried === null ? `${result.tool} response` : `${result.tool} response: ${carried.reason}`;
@@ -454,12 +479,17 @@ export class Guard {
     );
   }
 
-  /** The owner's approval, from a slash command or a `.approve` message. */
-  approve(sessionId: string, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null): CommandOutcome {
+  /**
+   * The owner's approval, from a slash command or a `.approve` message: for `minutes` when given,
+   * else for `scope` (the one call the code was issued for, or the tool for the turn), else as
+   * `approvalScope` says.
+   */
+  approve(sessionId: string, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null, scope?: "call" | "turn"): CommandOutcome {
+    const asked: ApprovalScope | null = minutes !== null ? { kind: "minutes", minutes } : scope !== undefined ? { kind: scope } : null;
     return this.guarded(
       "approve",
       sessionId,
-      () => this.applyApproval(this.session(sessionId), tool, code, minutes, senderIsOwner),
+      () => this.applyApproval(this.session(sessionId), tool, code, asked, senderIsOwner),
       () => ({ kind: "approve" as const, accepted: false, message: "approval could not be processed (see log)" }),
     );
   }
@@ -533,6 +563,7 @@ export class Guard {
     s.iterations = 0;
     s.awaitingModel = true;
     s.turnBlocked = false;
+    s.callParams.clear();
     s.graph = new ProvenanceGraph(s.turnId);
     s.graph.add("system_prompt", "system prompt", "trusted");
     s.taintReason = "system prompt";
@@ -630,11 +661,11 @@ export class Guard {
     const parsed = parseOwnerCommand(text);
     if (parsed === null) return null;
     if (parsed.kind === "invalid") return { kind: parsed.command, accepted: false, message: parsed.error };
-    if (parsed.kind === "approve") return this.applyApproval(s, parsed.tool, parsed.code, parsed.minutes, s.senderIsOwner);
+    if (parsed.kind === "approve") return this.applyApproval(s, parsed.tool, parsed.code, parsed.scope, s.senderIsOwner);
     return this.applyReset(s, parsed.level, s.senderIsOwner);
   }
 
-  private applyApproval(s: SessionState, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null): CommandOutcome {
+  private applyApproval(s: SessionState, tool: string, code: string, asked: ApprovalScope | null, senderIsOwner: boolean | null): CommandOutcome {
     if (senderIsOwner !== true) {
       this.logger.warn(`session ${s.sessionId}: approval attempt from a sender who is not the verified owner; ignored`);
       this.audit.record("CLAIM", { kind: "approval-ignored", sessionId: s.sessionId, tool, senderIsOwner });
@@ -642,21 +673,27 @@ export class Guard {
     }
     // Between turns (a slash command), a turn-scoped approval is for the turn that comes next.
     const turnId = s.graph.sealed ? `${s.sessionId}#${s.turnSeq + 1}` : s.turnId;
-    const result = this.approvals.approve(s.sessionId, tool, code, minutes, turnId, this.now());
+    const scope: ApprovalScope = asked ?? { kind: this.config.approvalScope };
+    const result = this.approvals.approve(s.sessionId, tool, code, scope, turnId, this.now());
     this.audit.record("CLAIM", {
       kind: "approval",
       sessionId: s.sessionId,
       turnId,
       tool,
       accepted: result.ok,
-      ...(result.ok ? { tools: result.tools, until: result.until } : { failure: result.failure }),
+      ...(result.ok ? { tools: result.tools, until: result.until, scope: result.scope, call: result.call } : { failure: result.failure }),
     });
     if (!result.ok) {
       this.logger.warn(`session ${s.sessionId}: approval refused (${result.failure})`);
       return { kind: "approve", accepted: false, message: result.message };
     }
-    const scope = result.until === null ? "for this turn" : `until ${new Date(result.until).toISOString()}`;
-    return { kind: "approve", accepted: true, message: `approved ${result.tools.join(", ")} ${scope}` };
+    const what =
+      result.scope === "call"
+        ? `approved this call once: ${result.call}`
+        : result.until === null
+          ? `approved ${result.tools.join(", ")} for this turn (every call)`
+          : `approved ${result.tools.join(", ")} until ${new Date(result.until).toISOString()} (every call)`;
+    return { kind: "approve", accepted: true, message: what };
   }
 
   private applyReset(s: SessionState, level: TrustLevel, senderIsOwner: boolean | null): CommandOutcome {
@@ -680,7 +717,7 @@ export class Guard {
 
   private decide(s: SessionState, call: ToolCallInput): Decision {
     this.continueIfEnded(s);
-    if (CROSS_SESSION_TOOLS.has(call.tool) && call.id !== undefined) s.crossSessionCalls.set(call.id, call.params);
+    if (call.id !== undefined) s.callParams.set(call.id, call.params);
     const now = this.now();
     if (s.awaitingModel) {
       s.awaitingModel = false;
@@ -694,6 +731,10 @@ export class Guard {
     const taint = s.graph.maxTaint;
     const provenance = this.provenance(s.graph.taintSource);
     const base = { tool: call.tool, taint, provenance };
+    const held = heldCall(call.tool, call.params);
+    // Asked once per decision: a grant for this one call is spent when it lets the call through.
+    let approval: boolean | undefined;
+    const approved = (): boolean => (approval ??= this.approvals.takeApproval(s.sessionId, held, s.turnId, now));
     if (s.turnBlocked) {
       return { ...base, verdict: "block", rule: "iteration-cap", reason: `the turn exceeded maxIterations (${this.config.maxIterations}) and is blocked` };
     }
@@ -702,8 +743,8 @@ export class Guard {
       const verdict = gate.check({ sessionId: s.sessionId, turnId: s.turnId, tool: call.tool, params: call.params, taint, senderIsOwner: s.senderIsOwner });
       if (verdict === undefined) continue;
       if (verdict.verdict === "confirm") {
-        if (this.approvals.isApproved(s.sessionId, call.tool, s.turnId, now)) continue;
-        return this.confirm(s, base, verdict.rule, verdict.reason, now);
+        if (approved()) continue;
+        return this.confirm(s, base, held, verdict.rule, verdict.reason, now);
       }
       return { ...base, verdict: "block", rule: verdict.rule, reason: verdict.reason };
     }
@@ -732,8 +773,8 @@ export class Guard {
       : null;
     if (byArguments?.verdict === "allow") return { ...base, verdict: "allow", rule: ARGUMENT_PROVENANCE_RULE, reason: byArguments.decision.reason };
     if (mode.mode === "allow" && byArguments === null) return { ...base, verdict: "allow", rule: mode.rule, reason: mode.reason };
-    if (this.approvals.isApproved(s.sessionId, call.tool, s.turnId, now)) {
-      return { ...base, verdict: "allow", rule: "approved", reason: `the owner approved ${call.tool}` };
+    if (approved()) {
+      return { ...base, verdict: "allow", rule: "approved", reason: `the owner approved ${held.shown}` };
     }
     this.deps.watermarks.noteImpacted(s.sessionId, call.tool);
     if (mode.mode === "restrict") {
@@ -743,28 +784,36 @@ export class Guard {
       const why =
         byArguments.why ??
         (mode.mode === "allow" ? "argumentProvenanceAtTrusted: an argument is not vouched for by trusted data" : `${mode.reason}; its arguments are not all determined by trusted data`);
-      const asked = this.confirm(s, base, ARGUMENT_PROVENANCE_RULE, why, now);
+      const asked = this.confirm(s, base, held, ARGUMENT_PROVENANCE_RULE, why, now);
       return { ...asked, reason: `${asked.reason}\n${byArguments.decision.reason}` };
     }
-    return this.confirm(s, base, mode.rule, mode.reason, now);
+    return this.confirm(s, base, held, mode.rule, mode.reason, now);
   }
 
   private confirm(
     s: SessionState,
     base: { tool: string; taint: TrustLevel; provenance: DecisionProvenance | null },
+    held: HeldCall,
     rule: string,
     why: string,
     now: number,
   ): Decision {
-    const issued = this.approvals.issue(s.sessionId, base.tool, now);
+    const issued = this.approvals.issue(s.sessionId, held, now);
     const seconds = Math.max(0, Math.round((issued.expiresAt - now) / 1000));
     const source = base.provenance ? ` Context contains ${base.taint} content from ${base.provenance.label}.` : "";
+    const tool = escapeText(base.tool);
+    // The owner approves what is shown here: the exact call, escaped, and the scope each form grants.
+    const forms =
+      this.config.approvalScope === "call"
+        ? `Approve this call once:  .approve ${tool} ${issued.code}\n` + `Approve every ${tool} call this turn:  .approve ${tool} ${issued.code} turn\n`
+        : `Approve every ${tool} call this turn:  .approve ${tool} ${issued.code}\n` + `Approve this call once:  .approve ${tool} ${issued.code} call\n`;
     const reason =
-      `Tool '${base.tool}' is blocked by security policy (${why}).${source}\n` +
-      `Blocked tools: ${issued.tools.join(", ")}\n` +
+      `Tool '${tool}' is blocked by security policy (${why}).${source}\n` +
+      `Call: ${held.shown}\n` +
+      `Blocked tools: ${tool}\n` +
       `Approval code: ${issued.code} (expires in ${seconds}s)\n` +
-      `Approve:  .approve ${base.tool} ${issued.code} [minutes]\n` +
-      `Approve all:  .approve all ${issued.code} [minutes]`;
+      forms +
+      `Approve every ${tool} call for some minutes:  .approve ${tool} ${issued.code} <minutes>`;
     return { ...base, verdict: "confirm", rule, reason, code: issued.code };
   }
 
@@ -847,12 +896,82 @@ export class Guard {
   }
 
   /** For a tool that hands back another session's content: the least trust that content has. */
-  private crossSessionContent(s: SessionState, result: ToolResultInput): { level: TrustLevel; reason: string } | null {
+  private crossSessionContent(result: ToolResultInput, params: Readonly<Record<string, unknown>>): { level: TrustLevel; reason: string } | null {
     if (!this.config.crossSessionTaint || !CROSS_SESSION_TOOLS.has(result.tool)) return null;
-    const remembered = result.id !== undefined ? s.crossSessionCalls.get(result.id) : undefined;
-    if (result.id !== undefined) s.crossSessionCalls.delete(result.id);
-    const { refs, truncated } = sessionReferences(result.params ?? remembered ?? {}, result.output);
+    const { refs, truncated } = sessionReferences(params, result.output);
     return sessionContentLevel(refs, truncated, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
+  }
+
+  /**
+   * What a call's output is worth from what it did (docs/engine.md "Output trust"): an `exec` from
+   * its command, a file read from the file's `fileTrust` rule and label, `process` from the worst
+   * `exec` of the session (it hands back background output).
+   */
+  private contentTrust(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): ExecTrust | null {
+    if (tool === EXEC_TOOL && this.config.execOutputTrust === "by-command") {
+      const command = params["command"];
+      const trust: ExecTrust =
+        typeof command === "string"
+          ? execOutputTrust(command, { overrides: this.config.execCommandTrust, fileLevel: (path) => this.fileLevel(path) })
+          : { level: "untrusted", reason: "exec with no command string" };
+      s.execLevel = minTrust(s.execLevel, trust.level);
+      return trust;
+    }
+    if (tool === PROCESS_TOOL && this.config.execOutputTrust === "by-command") {
+      return { level: s.execLevel, reason: `background output of this session's commands (at ${s.execLevel})` };
+    }
+    if (FILE_READ_TOOLS.has(tool)) {
+      const path = typeof params["path"] === "string" ? params["path"] : typeof params["file_path"] === "string" ? params["file_path"] : undefined;
+      return path === undefined ? null : this.fileLevel(path);
+    }
+    return null;
+  }
+
+  /** A file's trust: the first `fileTrust` rule it matches and its label, whichever is worse; null when neither says anything. */
+  private fileLevel(rawPath: string): ExecTrust | null {
+    if (this.fileLabels.unreadable !== null) return { level: "untrusted", reason: this.fileLabels.unreadable };
+    let worst: ExecTrust | null = null;
+    for (const absolute of this.absoluteReadings(rawPath)) {
+      const rel = relative(this.workspaceDir, absolute);
+      const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
+      const rule = this.fileTrust.levelFor(inside, absolute);
+      const label = this.fileLabels.get(absolute);
+      for (const found of [rule, label === undefined ? null : { level: label.level, reason: `${absolute} was written by ${label.tool} at ${label.level} (${label.at})` }]) {
+        if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
+      }
+    }
+    return worst;
+  }
+
+  /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory resolved where they exist. */
+  private absoluteReadings(rawPath: string): string[] {
+    const out = new Set<string>();
+    for (const reading of hostPathReadings(rawPath, "tool", this.home)) {
+      const lexical = resolve(this.workspaceDir, reading);
+      out.add(lexical);
+      try {
+        out.add(join(realpathSync.native(dirname(lexical)), basename(lexical)));
+      } catch {
+        // A directory that does not exist has no other name.
+      }
+    }
+    return [...out];
+  }
+
+  /** A file written while the turn is tainted is labelled with that taint; a whole rewrite at trusted clears it. */
+  private recordWrites(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): void {
+    const taint = s.graph.maxTaint;
+    let targets: string[];
+    if (FILE_WRITE_TOOLS.has(tool)) targets = writeTargets(tool, params, this.home, extractPatchTargets);
+    else if (tool === EXEC_TOOL && typeof params["command"] === "string") targets = execWrittenFiles(params["command"]);
+    else return;
+    const at = new Date(this.now()).toISOString();
+    for (const target of targets) {
+      for (const absolute of this.absoluteReadings(target)) {
+        if (taint !== "trusted") this.fileLabels.mark(absolute, { level: taint, sessionId: s.sessionId, tool, at });
+        else if (tool === "write" || tool === "Write") this.fileLabels.clear(absolute);
+      }
+    }
   }
 
   /** A session's taint, by the guard's id or the host's key: its live taint or watermark, whichever is worse. */
@@ -936,7 +1055,8 @@ export class Guard {
       turnBlocked: false,
       taintReason: "system prompt",
       values: new ValueProvenance(),
-      crossSessionCalls: new Map(),
+      callParams: new Map(),
+      execLevel: "trusted",
     };
   }
 
