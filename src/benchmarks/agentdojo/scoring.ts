@@ -1,4 +1,5 @@
 import type { CallRecord, TraceResult } from "./replay-runner.js";
+import { nullPrototype } from "../../core/config-shape.js";
 
 export interface BenignScore {
   readonly tasks: number;
@@ -63,7 +64,7 @@ export function scoreAttacks(results: readonly TraceResult[]): AttackScore {
   let stoppedAtApproval = 0;
   let blocked = 0;
   let egressExecuted = 0;
-  const promptFindings: Record<string, number> = {};
+  const promptFindings = nullPrototype<number>();
   for (const r of results) {
     const attacker = r.calls.filter((c) => c.origin === "injection");
     const effects = attacker.filter((c) => c.sideEffect);
