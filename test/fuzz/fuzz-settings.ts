@@ -42,7 +42,7 @@ export const hostileText = fc.oneof(
 );
 
 /** A value nested `depth` levels deep, around the limits and far past them. */
-export const deepValue = fc.integer({ min: 1, max: 3_000 }).map((depth) => {
+export const deepValue = fc.integer({ min: 1, max: 6_000 }).map((depth) => {
   let v: unknown = "leaf";
   for (let i = 0; i < depth; i++) v = i % 2 === 0 ? { v } : [v];
   return v;

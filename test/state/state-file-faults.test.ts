@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
 import { FileWatermarkStore } from "../../src/state/watermark-store.js";
-import { MAX_STATE_FILE_BYTES } from "../../src/state/state-file-read.js";
 import { tempWorkspace } from "../guard/helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
@@ -33,7 +32,8 @@ const FAULTS: ReadonlyArray<{ name: string; detail: RegExp; setUp: (dir: string)
     detail: /bytes; a state file is at most/,
     setUp: (dir) => {
       const fd = openSync(join(dir, "watermarks.json"), "w");
-      ftruncateSync(fd, MAX_STATE_FILE_BYTES + 1);
+      // Sparse: 64 MiB and a byte, the first size over the limit, without writing it.
+      ftruncateSync(fd, 64 * 1024 * 1024 + 1);
       closeSync(fd);
     },
   },
