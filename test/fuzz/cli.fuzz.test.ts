@@ -6,17 +6,20 @@ import { listCommand, showCommand } from "../../src/cli/blocked-writes.js";
 import { readConfigFile } from "../../src/cli/config.js";
 import { describeCliError } from "../../src/cli/exit.js";
 import { replayFile } from "../../src/cli/replay.js";
+import { SILENT_LOGGER } from "../../src/core/logger.js";
 import { displayBlock, displayJson, displayText, isDisplaySafe } from "../../src/core/safe-display.js";
 import { resolveGuardConfig } from "../../src/guard-config.js";
-import { FUZZ_PARAMS, FUZZ_TIMEOUT_MS, hostileName, hostileText, hostileValue, scratchDir } from "./fuzz-settings.js";
+import { deepJsonText, fuzzParams, FUZZ_TIMEOUT_MS, hostileName, hostileText, scratchDir, shallowValue } from "./fuzz-settings.js";
 
 /** The errors a command may end with: each names what was wrong. A TypeError or RangeError is a bug. */
 const FRIENDLY = new Set(["InputFileError", "ConfigError", "TraceError", "SyntaxError", "YAMLParseError", "YAMLWarning", "BlockedWriteError", "InputLimitError"]);
 
 const fileBody = fc.oneof(
-  hostileValue.map((v) => JSON.stringify(v) ?? ""),
+  shallowValue.map((v) => JSON.stringify(v) ?? ""),
+  deepJsonText,
+  deepJsonText.map((deep) => `{"toolOverrides":${deep}}`),
   fc.string({ unit: "binary", maxLength: 200 }),
-  fc.array(hostileValue.map((v) => JSON.stringify(v) ?? ""), { maxLength: 4 }).map((l) => l.join("\n")),
+  fc.array(shallowValue.map((v) => JSON.stringify(v) ?? ""), { maxLength: 4 }).map((l) => l.join("\n")),
   fc.constantFrom('{"plugins":{"entries":{"provenant":{"config":{"agents":{"constructor":{}}}}}}}', "a: [[[[[[", "{}"),
 );
 
@@ -64,14 +67,14 @@ describe("fuzzing the CLI's commands on arbitrary files", () => {
             const ws = join(dir, `ws${n}`);
             mkdirSync(ws);
             try {
-              for (const line of replayFile(file, { workspace: ws, now: "2026-01-01T00:00:00Z" })) expect(isDisplaySafe(line.replaceAll("\n", ""))).toBe(true);
+              for (const line of replayFile(file, { workspace: ws, now: "2026-01-01T00:00:00Z", logger: SILENT_LOGGER })) expect(isDisplaySafe(line.replaceAll("\n", ""))).toBe(true);
             } catch (error) {
               friendly(error);
             }
             rmSync(ws, { recursive: true, force: true });
             rmSync(file, { force: true });
           }),
-          FUZZ_PARAMS,
+          fuzzParams("cli config check and replay", 0.5),
         );
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -99,7 +102,7 @@ describe("fuzzing the CLI's commands on arbitrary files", () => {
             rmSync(ws, { recursive: true, force: true });
           }
         }),
-        FUZZ_PARAMS,
+        fuzzParams("cli blocked-writes", 1),
       );
     },
     FUZZ_TIMEOUT_MS,
@@ -111,7 +114,7 @@ describe("fuzzing safe display", () => {
     "displayed text holds no control, bidi or lone-surrogate character, and displayed JSON reads back as the same value",
     () => {
       fc.assert(
-        fc.property(fc.oneof(hostileText, fc.string({ unit: "binary" })), hostileValue, hostileName, (text, value, name) => {
+        fc.property(fc.oneof(hostileText, fc.string({ unit: "binary" })), shallowValue, hostileName, (text, value, name) => {
           expect(isDisplaySafe(displayText(text))).toBe(true);
           for (const line of displayBlock(text).split("\n")) expect(isDisplaySafe(line.replaceAll("\t", ""))).toBe(true);
           const json = displayJson({ value, name });
@@ -121,7 +124,7 @@ describe("fuzzing safe display", () => {
           for (const line of indented.split("\n")) expect(isDisplaySafe(line)).toBe(true);
           expect(JSON.parse(indented)).toEqual({ name, text });
         }),
-        FUZZ_PARAMS,
+        fuzzParams("safe display", 2),
       );
     },
     FUZZ_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -10,9 +10,25 @@ import fc from "fast-check";
 export const FUZZ_RUNS = Math.max(1, Number.parseInt(process.env.FUZZ_RUNS ?? "150", 10) || 150);
 
 /** Generous per-property time: a campaign is bounded by its input count, not by the test runner. */
-export const FUZZ_TIMEOUT_MS = 60_000 + FUZZ_RUNS * 50;
+export const FUZZ_TIMEOUT_MS = 60_000 + FUZZ_RUNS * 100;
 
-export const FUZZ_PARAMS: fc.Parameters<unknown> = { numRuns: FUZZ_RUNS, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) };
+/**
+ * fast-check parameters for a property whose inputs cost `weight` times less than the guard's
+ * (cheap parsers run more inputs in the same time). Each property's count is appended to
+ * FUZZ_REPORT when set, so a campaign's total is the sum of what actually ran.
+ */
+export function fuzzParams(name: string, weight = 1): fc.Parameters<unknown> {
+  const numRuns = Math.max(1, Math.round(FUZZ_RUNS * weight));
+  const report = process.env.FUZZ_REPORT;
+  return {
+    numRuns,
+    ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
+    ...(report ? { reporter: (details: fc.RunDetails<unknown>) => {
+      appendFileSync(report, `${name}\t${details.numRuns}\t${details.failed ? "failed" : "passed"}\n`);
+      if (details.failed) throw new Error(fc.defaultReportMessage(details) ?? "property failed");
+    } } : {}),
+  };
+}
 
 /** Scratch directories on tmpfs where there is one: the state stores fsync every durable write. */
 export function scratchDir(prefix: string): string {
@@ -47,6 +63,16 @@ export const deepValue = fc.integer({ min: 1, max: 6_000 }).map((depth) => {
   for (let i = 0; i < depth; i++) v = i % 2 === 0 ? { v } : [v];
   return v;
 });
+
+/** The same as JSON text, built without JSON.stringify (which itself overflows on such depths). */
+export const deepJsonText = fc.integer({ min: 1, max: 6_000 }).map((depth) => `${'{"v":['.repeat(depth)}"leaf"${"]}".repeat(depth)}`);
+
+/** Values JSON.stringify can write: for properties that serialise what they generate. */
+export const shallowValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  { weight: 2, arbitrary: hostileText },
+  { weight: 1, arbitrary: fc.dictionary(hostileName, hostileText, { maxKeys: 4 }) },
+);
 
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.jsonValue({ maxDepth: 3 }) },

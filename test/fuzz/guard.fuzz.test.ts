@@ -12,7 +12,7 @@ import { canonicalJSON } from "../../src/ledger/canonical-json.js";
 import { BlockedWriteStore } from "../../src/state/blocked-write-store.js";
 import { parseQuarantine } from "../../src/state/quarantine.js";
 import { parseWatermarkFile } from "../../src/state/watermark-file.js";
-import { FUZZ_PARAMS, FUZZ_TIMEOUT_MS, hostileName, hostileText, hostileValue, scratchDir } from "./fuzz-settings.js";
+import { fuzzParams, FUZZ_TIMEOUT_MS, hostileName, hostileText, hostileValue, scratchDir } from "./fuzz-settings.js";
 
 const TOOLS = ["exec", "web_fetch", "web_search", "read", "write", "edit", "apply_patch", "message", "gateway", "browser", "memory_search", "sessions_send", "cron", "Exec", "verify"];
 const tool = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...TOOLS) }, { weight: 1, arbitrary: hostileName });
@@ -150,7 +150,7 @@ describe("fuzzing the guard's methods", () => {
             rmSync(ws, { recursive: true, force: true });
           }
         }),
-        FUZZ_PARAMS,
+        fuzzParams("guard methods", 0.5),
       );
     },
     FUZZ_TIMEOUT_MS,

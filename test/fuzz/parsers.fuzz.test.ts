@@ -8,7 +8,7 @@ import { resolveRequesterKey } from "../../src/auth/requester.js";
 import { a2aRequesterKey, deriveTurnSessionKey } from "../../src/auth/session-key.js";
 import { ConfigError } from "../../src/core/config-error.js";
 import { resolveGuardConfig } from "../../src/guard-config.js";
-import { deepValue, FUZZ_PARAMS, FUZZ_TIMEOUT_MS, hostileName, hostileText, hostileValue } from "./fuzz-settings.js";
+import { deepJsonText, fuzzParams, shallowValue, FUZZ_TIMEOUT_MS, hostileName, hostileText, hostileValue } from "./fuzz-settings.js";
 
 const configKey = fc.constantFrom("taintPolicy", "toolOverrides", "toolOutputTaints", "toolActionClasses", "agents", "failMode", "ownerIds", "memoryFiles", "sig", "auth", "toolArgumentRoles");
 /** Configurations shaped like real ones, with hostile keys and values where names go. */
@@ -22,15 +22,17 @@ const configLike = fc.dictionary(
 );
 
 const traceLine = fc.oneof(
+  deepJsonText.map((deep) => `{"event":"tool_result","id":"c1","tool":"read","output":${deep}}`),
+  deepJsonText.map((deep) => `{"event":"config","config":{"toolOverrides":${deep}}}`),
   fc.record({
     event: fc.constantFrom("config", "turn", "tool_call", "tool_result", "response", "other"),
     session: hostileName,
     id: hostileName,
     tool: hostileName,
     text: hostileText,
-    params: hostileValue,
-    output: hostileValue,
-    config: fc.oneof(configLike, deepValue),
+    params: shallowValue,
+    output: shallowValue,
+    config: fc.dictionary(fc.oneof(configKey, hostileName), shallowValue, { maxKeys: 3 }),
   }, { requiredKeys: ["event"] }).map((e) => JSON.stringify(e)),
   fc.string({ unit: "binary", maxLength: 120 }),
 );
@@ -49,7 +51,7 @@ describe("fuzzing the parsers", () => {
             expect(error).toBeInstanceOf(ConfigError);
           }
         }),
-        FUZZ_PARAMS,
+        fuzzParams("configuration", 2),
       );
     },
     FUZZ_TIMEOUT_MS,
@@ -67,7 +69,7 @@ describe("fuzzing the parsers", () => {
             expect((error as TraceError).line).toBeGreaterThan(0);
           }
         }),
-        FUZZ_PARAMS,
+        fuzzParams("traces", 1),
       );
     },
     FUZZ_TIMEOUT_MS,
@@ -88,7 +90,7 @@ describe("fuzzing the parsers", () => {
             resolveRequesterKey({ systemPrompt: prompt, inputProvenance: { kind: body, sourceSessionKey: text } });
           }
         }),
-        FUZZ_PARAMS,
+        fuzzParams("envelopes and session keys", 3),
       );
     },
     FUZZ_TIMEOUT_MS,

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parseQuarantine } from "../../src/state/quarantine.js";
 import { parseWatermarkFile } from "../../src/state/watermark-file.js";
 import { FileWatermarkStore } from "../../src/state/watermark-store.js";
-import { FUZZ_PARAMS, FUZZ_TIMEOUT_MS, hostileName, scratchDir } from "./fuzz-settings.js";
+import { fuzzParams, FUZZ_TIMEOUT_MS, hostileName, scratchDir } from "./fuzz-settings.js";
 
 const level = fc.constantFrom("trusted", "shared", "external", "untrusted", "owner", "", null);
 const watermark = fc.record(
@@ -65,7 +65,7 @@ describe("fuzzing the watermark state files", () => {
             rmSync(ws, { recursive: true, force: true });
           }
         }),
-        FUZZ_PARAMS,
+        fuzzParams("watermark state files", 0.5),
       );
     },
     FUZZ_TIMEOUT_MS,
