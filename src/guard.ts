@@ -418,7 +418,7 @@ export class Guard {
         }
         if (this.config.developerMode) {
           const impacted = this.deps.watermarks.get(sessionId)?.lastImpactedTool ?? null;
-          out = `${developerHeader(taint, s.taintReason, impacted)}\n${out}`;
+          out = `${developerHeader(taint, displayText(s.taintReason), impacted === null ? null : displayText(impacted))}\n${out}`;
         }
         return { text: out, taint, ...extra };
       },
