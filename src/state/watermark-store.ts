@@ -413,7 +413,9 @@ export class FileWatermarkStore implements WatermarkStore {
       version: 1,
       since: prior?.since ?? detectedAt,
       corruptFiles: [...(prior?.corruptFiles ?? []), { file: name, movedTo: movedName, detectedAt, error: `${detail}${extra}` }],
-      cleared: prior?.cleared ?? {},
+      // The owner's earlier resets vouched for state that is now lost again: every session,
+      // those too, is untrusted until reset anew.
+      cleared: {},
     };
     try {
       this.writeQuarantine(marker);

@@ -101,6 +101,19 @@ describe("every state-file failure is quarantined, not thrown", () => {
     expect(existsSync(join(dir, "quarantine.json"))).toBe(true);
   });
 
+  it("a watermarks.json found corrupt again voids the owner's earlier resets: those sessions are untrusted too", () => {
+    const ws = tempWorkspace();
+    const dir = join(ws, ".provenance");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "watermarks.json"), "{");
+    const first = new FileWatermarkStore(ws);
+    first.reset("a", "trusted", "owner", new Date("2026-02-10T20:40:00.000Z"));
+    first.close();
+    expect(new FileWatermarkStore(ws).get("a")?.level).toBe("trusted");
+    writeFileSync(join(dir, "watermarks.json"), "");
+    expect(new FileWatermarkStore(ws).get("a")?.level).toBe("untrusted");
+  });
+
   it("a .provenance that is a file: the guard still opens and holds every session untrusted", () => {
     const ws = tempWorkspace();
     writeFileSync(join(ws, ".provenance"), "not a directory");
