@@ -1,5 +1,9 @@
 import { randomBytes as nodeRandomBytes } from "node:crypto";
-import { ApprovalCodes } from "./core/approval-codes.js";
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { ApprovalCodes, type ApprovalScope, type HeldCall } from "./core/approval-codes.js";
+import { escapeText, heldCall } from "./core/call-text.js";
 import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
 import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
 import { policyForAgent, type ResolvedConfig } from "./core/config.js";
@@ -9,8 +13,15 @@ import type { ToolGate } from "./core/gate.js";
 import { classifyInitialTrust } from "./core/initial-trust.js";
 import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
-import { extractPatchTargets } from "./sig/patch-targets.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
+import { writeTargets } from "./core/write-targets.js";
+import { EXEC_TOOL, execOutputTrust, execWrittenFiles, PROCESS_TOOL, type ExecTrust } from "./core/exec-trust.js";
+import { FILE_READ_TOOLS, FileTrustRules } from "./core/file-trust.js";
+import { hostPathReadings } from "./core/host-paths.js";
+import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "./state/file-label-store.js";
+import { extractPatchTargets } from "./sig/patch-targets.js";
+import { isMessageToOwner } from "./core/message-recipients.js";
+import { CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences } from "./core/session-content.js";
 import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
 import { ToolPolicy } from "./core/tool-policy.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
@@ -35,6 +46,11 @@ import { FileWatermarkStore, type WatermarkStore } from "./state/watermark-store
 /** Who sent a turn and through what, as the framework reports it. */
 export interface TurnInput {
   readonly sessionId: string;
+  /**
+   * The host's other name for this session, the one its tools use to name it (OpenClaw's session
+   * key): `sessions_history {sessionKey}` and sub-agents' `spawnedBy` are matched against it.
+   */
+  readonly sessionKey?: string | null;
   readonly agentId?: string | null;
   readonly sender: { readonly id?: string | null; readonly isOwner?: boolean | null };
   /** The channel (telegram, discord, ...); absent for system events such as cron. */
@@ -112,6 +128,8 @@ export interface ToolResultInput {
   readonly id?: string;
   readonly tool: string;
   readonly output: unknown;
+  /** The call's arguments, when the adapter has them (else those seen at `beforeToolCall` for the same id). */
+  readonly params?: Readonly<Record<string, unknown>>;
 }
 
 export interface GuardDependencies {
@@ -129,6 +147,12 @@ export interface GuardDependencies {
   readonly logger?: Logger;
   readonly now?: () => number;
   readonly randomBytes?: (n: number) => Uint8Array;
+  /** Where relative tool paths point (the agent's workspace); default `config.workspaceDir`, else the current directory. */
+  readonly workspaceDir?: string;
+  /** Labels of files written under taint (default: held in memory only). */
+  readonly fileLabels?: FileLabelStore;
+  /** The home directory a `~` in a tool's path names (the host's: `os.homedir()` by default). */
+  readonly homeDir?: string;
   /** Runs once when the guard closes, after the watermarks are flushed (closes the ledger it opened). */
   readonly onClose?: () => void;
 }
@@ -142,12 +166,17 @@ interface SessionState {
   senderIsOwner: boolean | null;
   senderId: string | null;
   group: string | null;
+  provider: string | null;
   iterations: number;
   awaitingModel: boolean;
   turnBlocked: boolean;
   taintReason: string;
   /** Which owner messages and tool outputs each value came from (argument provenance). */
   readonly values: ValueProvenance;
+  /** Arguments of calls not answered yet, by call id: what a call's output is worth can depend on them. */
+  readonly callParams: Map<string, Readonly<Record<string, unknown>>>;
+  /** The least trusted output any `exec` of this session may produce: `process` hands back background output. */
+  execLevel: TrustLevel;
 }
 
 /**
@@ -162,14 +191,24 @@ interface SessionState {
 export class Guard {
   readonly config: ResolvedConfig;
   private readonly sessions = new Map<string, SessionState>();
+  /** The host's session keys, to the guard's session ids. */
+  private readonly sessionKeys = new Map<string, string>();
   private readonly policies = new Map<string, ToolPolicy>();
   private readonly approvals: ApprovalCodes;
   private readonly audit: AuditSink;
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly gates: readonly ToolGate[];
+  private readonly home: string;
+  private readonly workspaceDir: string;
+  private readonly fileTrust: FileTrustRules;
+  private readonly fileLabels: FileLabelStore;
 
   constructor(private readonly deps: GuardDependencies) {
+    this.home = deps.homeDir ?? homedir();
+    this.workspaceDir = resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd());
+    this.fileTrust = new FileTrustRules(deps.config.fileTrust);
+    this.fileLabels = deps.fileLabels ?? new MemoryFileLabelStore();
     this.config = deps.config;
     this.audit = deps.audit ?? NO_AUDIT;
     this.logger = deps.logger ?? SILENT_LOGGER;
@@ -230,6 +269,8 @@ export class Guard {
       config,
       watermarks,
       memoryFiles: new WorkspaceMemoryFiles(options.workspaceDir, config.memoryFiles),
+      workspaceDir: options.workspaceDir,
+      fileLabels: new WorkspaceFileLabelStore(options.workspaceDir),
       audit,
       logger,
       ...(ledger && deferred
@@ -307,7 +348,7 @@ export class Guard {
         return tools.filter((tool) => {
           if (hidden.has(tool)) return false;
           const { mode } = policy.modeFor(tool, taint, { messageToOwner: false });
-          return mode !== "restrict" || this.approvals.isApproved(sessionId, tool, s.turnId, this.now());
+          return mode !== "restrict" || this.approvals.isToolApproved(sessionId, tool, s.turnId, this.now());
         });
       },
       () => (this.config.failMode === "closed" ? [] : [...tools]),
@@ -355,7 +396,7 @@ export class Guard {
         this.audit.record("CLAIM", { kind: "decision", sessionId, callId: call.id ?? null, ...kept, reason, codeIssued: code !== undefined });
         return decision;
       },
-      (error) => this.failedDecision(sessionId, call.tool, error),
+      (error) => this.failedDecision(sessionId, call, error),
     );
   }
 
@@ -371,14 +412,24 @@ export class Guard {
       (): ToolResultOutcome => {
         const s = this.session(sessionId);
         this.continueIfEnded(s);
-        result = { ...result, output: boundedWellFormed(result.output, TOOL_OUTPUT_LIMITS, `${displayText(result.tool)} output`) };
-        const trust = this.policy(s.agentId).outputTaint(result.tool);
+        result = {
+          ...result,
+          output: boundedWellFormed(result.output, TOOL_OUTPUT_LIMITS, `${displayText(result.tool)} output`),
+          ...(result.params !== undefined ? { params: boundedWellFormed(result.params, TOOL_PARAMS_LIMITS, `${displayText(result.tool)} parameters`) } : {}),
+        };
+        const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
+        if (result.id !== undefined) s.callParams.delete(result.id);
+        const params = result.params ?? remembered ?? {};
+        this.recordWrites(s, result.tool, params);
+        const carried = this.crossSessionContent(result, params) ?? this.contentTrust(s, result.tool, params);
+        const trust = minTrust(this.policy(s.agentId).outputTaint(result.tool), carried?.level ?? "trusted");
         const before = s.graph.maxTaint;
-        s.graph.add("tool", `${result.tool} response`, trust, { tool: result.tool });
+        const label = carried === null ? `${result.tool} response` : `${result.tool} response: ${carried.reason}`;
+        s.graph.add("tool", label, trust, { tool: result.tool });
         if (this.tracesValues()) s.values.observe({ id: result.id ?? `${s.turnId}/${result.tool}`, kind: "tool", tool: result.tool, trust }, result.output);
         s.awaitingModel = true;
         if (lessTrusted(s.graph.maxTaint, before)) {
-          s.taintReason = `${result.tool} response`;
+          s.taintReason = label;
           this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, result.tool, new Date(this.now()));
           this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: result.tool });
         }
@@ -442,12 +493,17 @@ export class Guard {
     );
   }
 
-  /** The owner's approval, from a slash command or a `.approve` message. */
-  approve(sessionId: string, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null): CommandOutcome {
+  /**
+   * The owner's approval, from a slash command or a `.approve` message: for `minutes` when given,
+   * else for `scope` (the one call the code was issued for, or the tool for the turn), else as
+   * `approvalScope` says.
+   */
+  approve(sessionId: string, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null, scope?: "call" | "turn"): CommandOutcome {
+    const asked: ApprovalScope | null = minutes !== null ? { kind: "minutes", minutes } : scope !== undefined ? { kind: scope } : null;
     return this.guarded(
       "approve",
       sessionId,
-      () => this.applyApproval(this.session(sessionId), tool, code, minutes, senderIsOwner),
+      () => this.applyApproval(this.session(sessionId), tool, code, asked, senderIsOwner),
       () => ({ kind: "approve" as const, accepted: false, message: "approval could not be processed (see log)" }),
     );
   }
@@ -511,6 +567,7 @@ export class Guard {
       this.deps.watermarks.clear(turn.sessionId);
       this.audit.record("CLAIM", { kind: "fresh-session", sessionId: turn.sessionId });
     }
+    if (turn.sessionKey) this.sessionKeys.set(turn.sessionKey, turn.sessionId);
     s.turnSeq += 1;
     s.turnId = `${turn.sessionId}#${s.turnSeq}`;
     const authenticated = this.authenticate(turn, s.turnId);
@@ -521,9 +578,11 @@ export class Guard {
     s.senderIsOwner = isOwner;
     s.senderId = turn.sender.id ?? null;
     s.group = turn.group ?? null;
+    s.provider = turn.provider ?? null;
     s.iterations = 0;
     s.awaitingModel = true;
     s.turnBlocked = false;
+    s.callParams.clear();
     s.graph = new ProvenanceGraph(s.turnId);
     s.graph.add("system_prompt", "system prompt", "trusted");
     s.taintReason = "system prompt";
@@ -542,6 +601,14 @@ export class Guard {
     if (lessTrusted(s.graph.maxTaint, before)) {
       s.taintReason = initial.reason;
       this.deps.watermarks.escalate(turn.sessionId, initial.level, initial.reason, "turn", new Date(this.now()));
+    }
+    for (const source of this.turnSources(turn)) {
+      const previous = s.graph.maxTaint;
+      s.graph.add("history", source.reason, source.level);
+      if (lessTrusted(s.graph.maxTaint, previous)) {
+        s.taintReason = source.reason;
+        this.deps.watermarks.escalate(turn.sessionId, source.level, source.reason, "turn", new Date(this.now()));
+      }
     }
 
     if (this.tracesValues()) {
@@ -613,11 +680,11 @@ export class Guard {
     const parsed = parseOwnerCommand(text);
     if (parsed === null) return null;
     if (parsed.kind === "invalid") return { kind: parsed.command, accepted: false, message: parsed.error };
-    if (parsed.kind === "approve") return this.applyApproval(s, parsed.tool, parsed.code, parsed.minutes, s.senderIsOwner);
+    if (parsed.kind === "approve") return this.applyApproval(s, parsed.tool, parsed.code, parsed.scope, s.senderIsOwner);
     return this.applyReset(s, parsed.level, s.senderIsOwner);
   }
 
-  private applyApproval(s: SessionState, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null): CommandOutcome {
+  private applyApproval(s: SessionState, tool: string, code: string, asked: ApprovalScope | null, senderIsOwner: boolean | null): CommandOutcome {
     if (senderIsOwner !== true) {
       this.logger.warn(`session ${s.sessionId}: approval attempt from a sender who is not the verified owner; ignored`);
       this.audit.record("CLAIM", { kind: "approval-ignored", sessionId: s.sessionId, tool, senderIsOwner });
@@ -625,21 +692,27 @@ export class Guard {
     }
     // Between turns (a slash command), a turn-scoped approval is for the turn that comes next.
     const turnId = s.graph.sealed ? `${s.sessionId}#${s.turnSeq + 1}` : s.turnId;
-    const result = this.approvals.approve(s.sessionId, tool, code, minutes, turnId, this.now());
+    const scope: ApprovalScope = asked ?? { kind: this.config.approvalScope };
+    const result = this.approvals.approve(s.sessionId, tool, code, scope, turnId, this.now());
     this.audit.record("CLAIM", {
       kind: "approval",
       sessionId: s.sessionId,
       turnId,
       tool,
       accepted: result.ok,
-      ...(result.ok ? { tools: result.tools, until: result.until } : { failure: result.failure }),
+      ...(result.ok ? { tools: result.tools, until: result.until, scope: result.scope, call: result.call } : { failure: result.failure }),
     });
     if (!result.ok) {
       this.logger.warn(`session ${s.sessionId}: approval refused (${result.failure})`);
       return { kind: "approve", accepted: false, message: result.message };
     }
-    const scope = result.until === null ? "for this turn" : `until ${new Date(result.until).toISOString()}`;
-    return { kind: "approve", accepted: true, message: `approved ${result.tools.join(", ")} ${scope}` };
+    const what =
+      result.scope === "call"
+        ? `approved this call once: ${result.call}`
+        : result.until === null
+          ? `approved ${result.tools.join(", ")} for this turn (every call)`
+          : `approved ${result.tools.join(", ")} until ${new Date(result.until).toISOString()} (every call)`;
+    return { kind: "approve", accepted: true, message: what };
   }
 
   private applyReset(s: SessionState, level: TrustLevel, senderIsOwner: boolean | null): CommandOutcome {
@@ -663,6 +736,7 @@ export class Guard {
 
   private decide(s: SessionState, call: ToolCallInput): Decision {
     this.continueIfEnded(s);
+    if (call.id !== undefined) s.callParams.set(call.id, call.params);
     const now = this.now();
     if (s.awaitingModel) {
       s.awaitingModel = false;
@@ -676,6 +750,10 @@ export class Guard {
     const taint = s.graph.maxTaint;
     const provenance = this.provenance(s.graph.taintSource);
     const base = { tool: call.tool, taint, provenance };
+    const held = heldCall(call.tool, call.params);
+    // Asked once per decision: a grant for this one call is spent when it lets the call through.
+    let approval: boolean | undefined;
+    const approved = (): boolean => (approval ??= this.approvals.takeApproval(s.sessionId, held, s.turnId, now));
     if (s.turnBlocked) {
       return { ...base, verdict: "block", rule: "iteration-cap", reason: `the turn exceeded maxIterations (${this.config.maxIterations}) and is blocked` };
     }
@@ -684,8 +762,8 @@ export class Guard {
       const verdict = gate.check({ sessionId: s.sessionId, turnId: s.turnId, tool: call.tool, params: call.params, taint, senderIsOwner: s.senderIsOwner });
       if (verdict === undefined) continue;
       if (verdict.verdict === "confirm") {
-        if (this.approvals.isApproved(s.sessionId, call.tool, s.turnId, now)) continue;
-        return this.confirm(s, base, verdict.rule, verdict.reason, now);
+        if (approved()) continue;
+        return this.confirm(s, base, held, verdict.rule, verdict.reason, now);
       }
       return { ...base, verdict: "block", rule: verdict.rule, reason: verdict.reason };
     }
@@ -703,6 +781,7 @@ export class Guard {
           tool: call.tool,
           params: call.params,
           roles: this.config.toolArgumentRoles,
+          operations: this.config.toolOperations,
           action: policy.actionClass(call.tool),
           taint,
           mode: mode.mode,
@@ -713,8 +792,8 @@ export class Guard {
       : null;
     if (byArguments?.verdict === "allow") return { ...base, verdict: "allow", rule: ARGUMENT_PROVENANCE_RULE, reason: byArguments.decision.reason };
     if (mode.mode === "allow" && byArguments === null) return { ...base, verdict: "allow", rule: mode.rule, reason: mode.reason };
-    if (this.approvals.isApproved(s.sessionId, call.tool, s.turnId, now)) {
-      return { ...base, verdict: "allow", rule: "approved", reason: `the owner approved ${call.tool}` };
+    if (approved()) {
+      return { ...base, verdict: "allow", rule: "approved", reason: `the owner approved ${held.shown}` };
     }
     this.deps.watermarks.noteImpacted(s.sessionId, call.tool);
     if (mode.mode === "restrict") {
@@ -722,33 +801,41 @@ export class Guard {
     }
     if (byArguments !== null) {
       const why = mode.mode === "allow" ? "argumentProvenanceAtTrusted: an argument is not vouched for by trusted data" : `${mode.reason}; its arguments are not all determined by trusted data`;
-      const asked = this.confirm(s, base, ARGUMENT_PROVENANCE_RULE, why, now);
+      const asked = this.confirm(s, base, held, ARGUMENT_PROVENANCE_RULE, why, now);
       return { ...asked, reason: `${asked.reason}\n${byArguments.decision.reason}` };
     }
-    return this.confirm(s, base, mode.rule, mode.reason, now);
+    return this.confirm(s, base, held, mode.rule, mode.reason, now);
   }
 
   private confirm(
     s: SessionState,
     base: { tool: string; taint: TrustLevel; provenance: DecisionProvenance | null },
+    held: HeldCall,
     rule: string,
     why: string,
     now: number,
   ): Decision {
-    const issued = this.approvals.issue(s.sessionId, base.tool, now);
+    const issued = this.approvals.issue(s.sessionId, held, now);
     const seconds = Math.max(0, Math.round((issued.expiresAt - now) / 1000));
     const source = base.provenance ? ` Context contains ${base.taint} content from ${base.provenance.label}.` : "";
+    const tool = escapeText(base.tool);
+    // The owner approves what is shown here: the exact call, escaped, and the scope each form grants.
+    const forms =
+      this.config.approvalScope === "call"
+        ? `Approve this call once:  .approve ${tool} ${issued.code}\n` + `Approve every ${tool} call this turn:  .approve ${tool} ${issued.code} turn\n`
+        : `Approve every ${tool} call this turn:  .approve ${tool} ${issued.code}\n` + `Approve this call once:  .approve ${tool} ${issued.code} call\n`;
     const reason =
-      `Tool '${base.tool}' is blocked by security policy (${why}).${source}\n` +
-      `Blocked tools: ${issued.tools.join(", ")}\n` +
+      `Tool '${tool}' is blocked by security policy (${why}).${source}\n` +
+      `Call: ${held.shown}\n` +
+      `Blocked tools: ${tool}\n` +
       `Approval code: ${issued.code} (expires in ${seconds}s)\n` +
-      `Approve:  .approve ${base.tool} ${issued.code} [minutes]\n` +
-      `Approve all:  .approve all ${issued.code} [minutes]`;
+      forms +
+      `Approve every ${tool} call for some minutes:  .approve ${tool} ${issued.code} <minutes>`;
     return { ...base, verdict: "confirm", rule, reason, code: issued.code };
   }
 
   private stageMemoryWrite(s: SessionState, call: ToolCallInput, taint: TrustLevel, now: number): Omit<Decision, "tool" | "taint" | "provenance"> | null {
-    const targets = call.tool === "apply_patch" ? extractPatchTargets(stringParam(call.params, "input", "patch") ?? "") : [stringParam(call.params, "path", "file_path") ?? ""];
+    const targets = writeTargets(call.tool, call.params, this.home, extractPatchTargets);
     for (const target of targets) {
       if (target === "") continue;
       const hit = this.deps.memoryFiles.protectedTarget(target);
@@ -791,14 +878,132 @@ export class Guard {
     return null;
   }
 
-  /** A send to the owner's own DM: an explicit target that is one of the owner's ids, or no target in the owner's DM. */
+  /** A send only to the owner (core/message-recipients.ts reads every recipient field). */
   private isMessageToOwner(s: SessionState, call: ToolCallInput): boolean {
     if (call.tool !== MESSAGE_TOOL) return false;
-    const target = stringParam(call.params, "target", "to", "recipient", "channelId", "chatId");
-    if (target !== undefined) {
-      return this.config.ownerIds.includes(target) || (s.senderIsOwner === true && s.senderId !== null && target === s.senderId && s.group === null);
+    return isMessageToOwner(call.params, {
+      ownerIds: this.config.ownerIds,
+      senderId: s.senderId,
+      senderIsOwner: s.senderIsOwner,
+      group: s.group,
+      provider: s.provider,
+    });
+  }
+
+  /**
+   * Sessions whose content a turn's message carries: a sub-agent's task comes from its parent
+   * (`spawnedBy`), an inter-session message (a `sessions_send`, a sub-agent's announced result)
+   * from its source session. Each carries at least that session's taint. A session the guard does
+   * not know leaves the turn's own classification (a sub-agent's task trusted as in the seed, an
+   * inter-session message from another agent external).
+   */
+  private turnSources(turn: TurnInput): { level: TrustLevel; reason: string }[] {
+    const sources: { level: TrustLevel; reason: string }[] = [];
+    if (!this.config.crossSessionTaint) return sources;
+    if (turn.spawnedBy) {
+      const level = this.sessionLevel(turn.spawnedBy);
+      if (level !== undefined) sources.push({ level, reason: `task from parent session ${turn.spawnedBy} (at ${level})` });
     }
-    return s.senderIsOwner === true && s.group === null;
+    const p = turn.inputProvenance;
+    if (p?.kind === "inter_session" && typeof p.sourceSessionKey === "string" && p.sourceSessionKey !== turn.spawnedBy) {
+      const level = this.sessionLevel(p.sourceSessionKey);
+      if (level !== undefined) sources.push({ level, reason: `message from session ${p.sourceSessionKey} (at ${level})` });
+    }
+    return sources;
+  }
+
+  /** For a tool that hands back another session's content: the least trust that content has. */
+  private crossSessionContent(result: ToolResultInput, params: Readonly<Record<string, unknown>>): { level: TrustLevel; reason: string } | null {
+    if (!this.config.crossSessionTaint || !CROSS_SESSION_TOOLS.has(result.tool)) return null;
+    const { refs, truncated } = sessionReferences(params, result.output);
+    return sessionContentLevel(refs, truncated, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
+  }
+
+  /**
+   * What a call's output is worth from what it did (docs/engine.md "Output trust"): an `exec` from
+   * its command, a file read from the file's `fileTrust` rule and label, `process` from the worst
+   * `exec` of the session (it hands back background output).
+   */
+  private contentTrust(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): ExecTrust | null {
+    if (tool === EXEC_TOOL && this.config.execOutputTrust === "by-command") {
+      const command = params["command"];
+      const trust: ExecTrust =
+        typeof command === "string"
+          ? execOutputTrust(command, { overrides: this.config.execCommandTrust, fileLevel: (path) => this.fileLevel(path) })
+          : { level: "untrusted", reason: "exec with no command string" };
+      s.execLevel = minTrust(s.execLevel, trust.level);
+      return trust;
+    }
+    if (tool === PROCESS_TOOL && this.config.execOutputTrust === "by-command") {
+      return { level: s.execLevel, reason: `background output of this session's commands (at ${s.execLevel})` };
+    }
+    if (FILE_READ_TOOLS.has(tool)) {
+      const path = typeof params["path"] === "string" ? params["path"] : typeof params["file_path"] === "string" ? params["file_path"] : undefined;
+      return path === undefined ? null : this.fileLevel(path);
+    }
+    return null;
+  }
+
+  /** A file's trust: the first `fileTrust` rule it matches and its label, whichever is worse; null when neither says anything. */
+  private fileLevel(rawPath: string): ExecTrust | null {
+    if (this.fileLabels.unreadable !== null) return { level: "untrusted", reason: this.fileLabels.unreadable };
+    let worst: ExecTrust | null = null;
+    for (const absolute of this.absoluteReadings(rawPath)) {
+      const rel = relative(this.workspaceDir, absolute);
+      const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
+      const rule = this.fileTrust.levelFor(inside, absolute);
+      const label = this.fileLabels.get(absolute);
+      for (const found of [rule, label === undefined ? null : { level: label.level, reason: `${absolute} was written by ${label.tool} at ${label.level} (${label.at})` }]) {
+        if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
+      }
+    }
+    return worst;
+  }
+
+  /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory resolved where they exist. */
+  private absoluteReadings(rawPath: string): string[] {
+    const out = new Set<string>();
+    for (const reading of hostPathReadings(rawPath, "tool", this.home)) {
+      const lexical = resolve(this.workspaceDir, reading);
+      out.add(lexical);
+      try {
+        out.add(join(realpathSync.native(dirname(lexical)), basename(lexical)));
+      } catch {
+        // A directory that does not exist has no other name.
+      }
+    }
+    return [...out];
+  }
+
+  /** A file written while the turn is tainted is labelled with that taint; a whole rewrite at trusted clears it. */
+  private recordWrites(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): void {
+    const taint = s.graph.maxTaint;
+    let targets: string[];
+    if (FILE_WRITE_TOOLS.has(tool)) targets = writeTargets(tool, params, this.home, extractPatchTargets);
+    else if (tool === EXEC_TOOL && typeof params["command"] === "string") targets = execWrittenFiles(params["command"]);
+    else return;
+    const at = new Date(this.now()).toISOString();
+    for (const target of targets) {
+      for (const absolute of this.absoluteReadings(target)) {
+        if (taint !== "trusted") this.fileLabels.mark(absolute, { level: taint, sessionId: s.sessionId, tool, at });
+        else if (tool === "write" || tool === "Write") this.fileLabels.clear(absolute);
+      }
+    }
+  }
+
+  /** A session's taint, by the guard's id or the host's key: its live taint or watermark, whichever is worse. */
+  private sessionLevel(ref: string): TrustLevel | undefined {
+    const id = this.sessionKeys.get(ref) ?? ref;
+    const live = this.sessions.get(id)?.graph.maxTaint;
+    const stored = this.deps.watermarks.get(id)?.level;
+    if (live === undefined) return stored;
+    return stored === undefined ? live : minTrust(live, stored);
+  }
+
+  private worstSessionLevel(): TrustLevel {
+    let worst: TrustLevel = "trusted";
+    for (const id of this.sessions.keys()) worst = minTrust(worst, this.sessionLevel(id) ?? "trusted");
+    return worst;
   }
 
   private provenance(node: ProvenanceNode | null): DecisionProvenance | null {
@@ -861,11 +1066,14 @@ export class Guard {
       senderIsOwner: null,
       senderId: null,
       group: null,
+      provider: null,
       iterations: 0,
       awaitingModel: true,
       turnBlocked: false,
       taintReason: "system prompt",
       values: new ValueProvenance(),
+      callParams: new Map(),
+      execLevel: "trusted",
     };
   }
 
@@ -893,17 +1101,19 @@ export class Guard {
    * side effect unasked. An approval the owner already gave for the tool still counts; otherwise
    * an approval code is issued where the code book still works.
    */
-  private failedDecision(sessionId: string, tool: string, error: unknown): Decision {
+  private failedDecision(sessionId: string, call: ToolCallInput, error: unknown): Decision {
+    const tool = call.tool;
     const now = this.now();
     let code: { code: string; expiresInSeconds: number } | undefined;
     try {
       const turnId = this.sessions.get(sessionId)?.turnId ?? `${sessionId}#0`;
-      if (this.config.failMode === "open" && this.approvals.isApproved(sessionId, tool, turnId, now)) {
+      const held = heldCall(tool, call.params);
+      if (this.config.failMode === "open" && this.approvals.takeApproval(sessionId, held, turnId, now)) {
         return { tool, verdict: "allow", taint: "untrusted", rule: "approved", reason: `the owner approved ${displayText(tool)}`, provenance: null };
       }
       const decision = failSafeDecision(this.config.failMode, tool, error);
       if (decision.verdict !== "confirm") return decision;
-      const issued = this.approvals.issue(sessionId, tool, now);
+      const issued = this.approvals.issue(sessionId, held, now);
       code = { code: issued.code, expiresInSeconds: Math.max(0, Math.round((issued.expiresAt - now) / 1000)) };
     } catch (codeError) {
       this.logger.error(`session ${sessionId}: no approval code could be issued for a failed decision`, codeError);
@@ -962,14 +1172,6 @@ export class Guard {
     const reason = displayBlock(withTool);
     return reason === decision.reason ? decision : { ...decision, reason };
   }
-}
-
-function stringParam(params: Readonly<Record<string, unknown>>, ...names: string[]): string | undefined {
-  for (const name of names) {
-    const value = params[name];
-    if (typeof value === "string") return value;
-  }
-  return undefined;
 }
 
 /** The same value with every string in it passed through `f` (tool outputs are text or JSON). */

@@ -132,7 +132,6 @@ describe("safe display in approval prompts", () => {
     const decision = guard.beforeToolCall("s", { tool, params: {} });
     expect(decision.verdict).toBe("confirm");
     expect(decision.reason).not.toMatch(/[\x1b\r\u202e]/);
-    expect(decision.reason).toContain("exec\\n\\x1b[2K\\rApproval code: 00000000\\u202e");
     expect(decision.reason.split("\n").filter((l) => l.startsWith("Approval code:"))).toHaveLength(1);
     guard.close();
   });
