@@ -1,7 +1,6 @@
 import { randomBytes as nodeRandomBytes } from "node:crypto";
-import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { ApprovalCodes, type ApprovalScope, type HeldCall } from "./core/approval-codes.js";
 import { escapeText, heldCall } from "./core/call-text.js";
 import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
@@ -15,9 +14,7 @@ import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
 import { writeTargets } from "./core/write-targets.js";
-import { EXEC_TOOL, execOutputTrust, execWrittenFiles, PROCESS_TOOL, type ExecTrust } from "./core/exec-trust.js";
-import { FILE_READ_TOOLS, FileTrustRules } from "./core/file-trust.js";
-import { hostPathReadings } from "./core/host-paths.js";
+import { CallOutputTrust } from "./guard-call-output.js";
 import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "./state/file-label-store.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
@@ -200,15 +197,16 @@ export class Guard {
   private readonly now: () => number;
   private readonly gates: readonly ToolGate[];
   private readonly home: string;
-  private readonly workspaceDir: string;
-  private readonly fileTrust: FileTrustRules;
-  private readonly fileLabels: FileLabelStore;
+  private readonly outputTrust: CallOutputTrust;
 
   constructor(private readonly deps: GuardDependencies) {
     this.home = deps.homeDir ?? homedir();
-    this.workspaceDir = resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd());
-    this.fileTrust = new FileTrustRules(deps.config.fileTrust);
-    this.fileLabels = deps.fileLabels ?? new MemoryFileLabelStore();
+    this.outputTrust = new CallOutputTrust({
+      config: deps.config,
+      workspaceDir: resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd()),
+      home: this.home,
+      fileLabels: deps.fileLabels ?? new MemoryFileLabelStore(),
+    });
     this.config = deps.config;
     this.audit = deps.audit ?? NO_AUDIT;
     this.logger = deps.logger ?? SILENT_LOGGER;
@@ -420,8 +418,8 @@ export class Guard {
         const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
         if (result.id !== undefined) s.callParams.delete(result.id);
         const params = result.params ?? remembered ?? {};
-        this.recordWrites(s, result.tool, params);
-        const carried = this.crossSessionContent(result, params) ?? this.contentTrust(s, result.tool, params);
+        this.outputTrust.recordWrites(s.sessionId, s.graph.maxTaint, result.tool, params, new Date(this.now()));
+        const carried = this.crossSessionContent(result, params) ?? this.outputTrust.judge(result.tool, params, s);
         const trust = minTrust(this.policy(s.agentId).outputTaint(result.tool), carried?.level ?? "trusted");
         const before = s.graph.maxTaint;
         const label = carried === null ? `${result.tool} response` : `${result.tool} response: ${carried.reason}`;
@@ -893,16 +891,16 @@ export class Guard {
   /**
    * Sessions whose content a turn's message carries: a sub-agent's task comes from its parent
    * (`spawnedBy`), an inter-session message (a `sessions_send`, a sub-agent's announced result)
-   * from its source session. Each carries at least that session's taint. A session the guard does
-   * not know leaves the turn's own classification (a sub-agent's task trusted as in the seed, an
-   * inter-session message from another agent external).
+   * from its source session. Each carries at least that session's taint. A parent the guard does
+   * not know counts at the worst level of any session here; an unknown source of an inter-session
+   * message leaves the turn's own classification (another agent's message is external).
    */
   private turnSources(turn: TurnInput): { level: TrustLevel; reason: string }[] {
     const sources: { level: TrustLevel; reason: string }[] = [];
     if (!this.config.crossSessionTaint) return sources;
     if (turn.spawnedBy) {
-      const level = this.sessionLevel(turn.spawnedBy);
-      if (level !== undefined) sources.push({ level, reason: `task from parent session ${turn.spawnedBy} (at ${level})` });
+      const { level, reason } = sessionContentLevel([turn.spawnedBy], false, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
+      sources.push({ level, reason: `task carrying ${reason}` });
     }
     const p = turn.inputProvenance;
     if (p?.kind === "inter_session" && typeof p.sourceSessionKey === "string" && p.sourceSessionKey !== turn.spawnedBy) {
@@ -917,78 +915,6 @@ export class Guard {
     if (!this.config.crossSessionTaint || !CROSS_SESSION_TOOLS.has(result.tool)) return null;
     const { refs, truncated } = sessionReferences(params, result.output);
     return sessionContentLevel(refs, truncated, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
-  }
-
-  /**
-   * What a call's output is worth from what it did (docs/engine.md "Output trust"): an `exec` from
-   * its command, a file read from the file's `fileTrust` rule and label, `process` from the worst
-   * `exec` of the session (it hands back background output).
-   */
-  private contentTrust(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): ExecTrust | null {
-    if (tool === EXEC_TOOL && this.config.execOutputTrust === "by-command") {
-      const command = params["command"];
-      const trust: ExecTrust =
-        typeof command === "string"
-          ? execOutputTrust(command, { overrides: this.config.execCommandTrust, fileLevel: (path) => this.fileLevel(path) })
-          : { level: "untrusted", reason: "exec with no command string" };
-      s.execLevel = minTrust(s.execLevel, trust.level);
-      return trust;
-    }
-    if (tool === PROCESS_TOOL && this.config.execOutputTrust === "by-command") {
-      return { level: s.execLevel, reason: `background output of this session's commands (at ${s.execLevel})` };
-    }
-    if (FILE_READ_TOOLS.has(tool)) {
-      const path = typeof params["path"] === "string" ? params["path"] : typeof params["file_path"] === "string" ? params["file_path"] : undefined;
-      return path === undefined ? null : this.fileLevel(path);
-    }
-    return null;
-  }
-
-  /** A file's trust: the first `fileTrust` rule it matches and its label, whichever is worse; null when neither says anything. */
-  private fileLevel(rawPath: string): ExecTrust | null {
-    if (this.fileLabels.unreadable !== null) return { level: "untrusted", reason: this.fileLabels.unreadable };
-    let worst: ExecTrust | null = null;
-    for (const absolute of this.absoluteReadings(rawPath)) {
-      const rel = relative(this.workspaceDir, absolute);
-      const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
-      const rule = this.fileTrust.levelFor(inside, absolute);
-      const label = this.fileLabels.get(absolute);
-      for (const found of [rule, label === undefined ? null : { level: label.level, reason: `${absolute} was written by ${label.tool} at ${label.level} (${label.at})` }]) {
-        if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
-      }
-    }
-    return worst;
-  }
-
-  /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory resolved where they exist. */
-  private absoluteReadings(rawPath: string): string[] {
-    const out = new Set<string>();
-    for (const reading of hostPathReadings(rawPath, "tool", this.home)) {
-      const lexical = resolve(this.workspaceDir, reading);
-      out.add(lexical);
-      try {
-        out.add(join(realpathSync.native(dirname(lexical)), basename(lexical)));
-      } catch {
-        // A directory that does not exist has no other name.
-      }
-    }
-    return [...out];
-  }
-
-  /** A file written while the turn is tainted is labelled with that taint; a whole rewrite at trusted clears it. */
-  private recordWrites(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): void {
-    const taint = s.graph.maxTaint;
-    let targets: string[];
-    if (FILE_WRITE_TOOLS.has(tool)) targets = writeTargets(tool, params, this.home, extractPatchTargets);
-    else if (tool === EXEC_TOOL && typeof params["command"] === "string") targets = execWrittenFiles(params["command"]);
-    else return;
-    const at = new Date(this.now()).toISOString();
-    for (const target of targets) {
-      for (const absolute of this.absoluteReadings(target)) {
-        if (taint !== "trusted") this.fileLabels.mark(absolute, { level: taint, sessionId: s.sessionId, tool, at });
-        else if (tool === "write" || tool === "Write") this.fileLabels.clear(absolute);
-      }
-    }
   }
 
   /** A session's taint, by the guard's id or the host's key: its live taint or watermark, whichever is worse. */

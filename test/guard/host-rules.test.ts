@@ -181,3 +181,14 @@ describe("an approval approves what the owner saw (replay)", () => {
     guard.close();
   });
 });
+
+describe("a sub-agent whose parent the guard cannot find", () => {
+  it("starts at the worst level of the sessions it holds: trusted when all are, untrusted beside a tainted one", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace() });
+    const child = { sender: {}, provider: "telegram", spawnedBy: "agent:main:unknown-parent", text: "task" };
+    expect(guard.beginTurn({ sessionId: "c1", ...child }).taint).toBe("trusted");
+    guard.beginTurn({ sessionId: "hook", sender: {}, provider: "webhook", text: "x" });
+    expect(guard.beginTurn({ sessionId: "c2", ...child }).taint).toBe("untrusted");
+    guard.close();
+  });
+});
