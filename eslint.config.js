@@ -1,7 +1,7 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", ".cache/", "coverage/"] },
+  { ignores: ["dist/", "node_modules/", ".cache/", "coverage/", "reports/", ".stryker-tmp/"] },
   ...tseslint.configs.recommended,
   {
     rules: {

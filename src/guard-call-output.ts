@@ -39,10 +39,16 @@ export class CallOutputTrust {
     const byCommand = this.options.config.execOutputTrust === "by-command";
     if (tool === EXEC_TOOL && byCommand) {
       const command = params["command"];
-      const trust: ExecTrust =
+      // Relative paths in the command start from `workdir` when the call names one, and the
+      // directory itself is read like a file (a command run inside an inbox reads the inbox).
+      const workdir = workdirOf(params);
+      const base = this.baseDir(workdir);
+      let trust: ExecTrust =
         typeof command === "string"
-          ? execOutputTrust(command, { overrides: this.options.config.execCommandTrust, fileLevel: (path) => this.fileLevel(path) })
+          ? execOutputTrust(command, { overrides: this.options.config.execCommandTrust, fileLevel: (path) => this.fileLevel(path, base) })
           : { level: "untrusted", reason: "exec with no command string" };
+      const inDir = workdir === null ? null : this.fileLevel(workdir);
+      if (inDir !== null && lessTrusted(inDir.level, trust.level)) trust = inDir;
       session.execLevel = minTrust(session.execLevel, trust.level);
       return trust;
     }
@@ -59,12 +65,15 @@ export class CallOutputTrust {
   /** A file written while the turn is tainted is labelled with that taint; a whole rewrite at trusted clears it. */
   recordWrites(sessionId: string, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date): void {
     let targets: string[];
+    let base = this.options.workspaceDir;
     if (FILE_WRITE_TOOLS.has(tool)) targets = writeTargets(tool, params, this.options.home, extractPatchTargets);
-    else if (tool === EXEC_TOOL && typeof params["command"] === "string") targets = execWrittenFiles(params["command"]);
-    else return;
+    else if (tool === EXEC_TOOL && typeof params["command"] === "string") {
+      targets = execWrittenFiles(params["command"]);
+      base = this.baseDir(workdirOf(params));
+    } else return;
     const at = now.toISOString();
     for (const target of targets) {
-      for (const absolute of this.absoluteReadings(target)) {
+      for (const absolute of this.absoluteReadings(target, base)) {
         if (taint !== "trusted") this.options.fileLabels.mark(absolute, { level: taint, sessionId, tool, at });
         else if (tool === "write" || tool === "Write") this.options.fileLabels.clear(absolute);
       }
@@ -72,11 +81,11 @@ export class CallOutputTrust {
   }
 
   /** A file's trust: the first `fileTrust` rule it matches and its label, whichever is worse; null when neither says anything. */
-  fileLevel(rawPath: string): ExecTrust | null {
+  fileLevel(rawPath: string, base: string = this.options.workspaceDir): ExecTrust | null {
     const labels = this.options.fileLabels;
     if (labels.unreadable !== null) return { level: "untrusted", reason: labels.unreadable };
     let worst: ExecTrust | null = null;
-    for (const absolute of this.absoluteReadings(rawPath)) {
+    for (const absolute of this.absoluteReadings(rawPath, base)) {
       const rel = relative(this.options.workspaceDir, absolute);
       const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
       const label = labels.get(absolute);
@@ -89,11 +98,17 @@ export class CallOutputTrust {
     return worst;
   }
 
+  /** Where an `exec`'s relative paths start: its `workdir`, else the workspace. */
+  private baseDir(workdir: string | null): string {
+    if (workdir === null) return this.options.workspaceDir;
+    return this.absoluteReadings(workdir, this.options.workspaceDir)[0] ?? this.options.workspaceDir;
+  }
+
   /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory resolved where they exist. */
-  private absoluteReadings(rawPath: string): string[] {
+  private absoluteReadings(rawPath: string, base: string): string[] {
     const out = new Set<string>();
     for (const reading of hostPathReadings(rawPath, "tool", this.options.home)) {
-      const lexical = resolve(this.options.workspaceDir, reading);
+      const lexical = resolve(base, reading);
       out.add(lexical);
       try {
         out.add(join(realpathSync.native(dirname(lexical)), basename(lexical)));
@@ -103,4 +118,10 @@ export class CallOutputTrust {
     }
     return [...out];
   }
+}
+
+/** OpenClaw's `exec` runs in `workdir` when given (empty means the default). */
+function workdirOf(params: Readonly<Record<string, unknown>>): string | null {
+  const workdir = params["workdir"];
+  return typeof workdir === "string" && workdir.trim() !== "" ? workdir : null;
 }

@@ -798,7 +798,9 @@ export class Guard {
       return { ...base, verdict: "block", rule: mode.rule, reason: `Tool '${call.tool}' is restricted by security policy (${mode.reason}); no approval is possible.` };
     }
     if (byArguments !== null) {
-      const why = mode.mode === "allow" ? "argumentProvenanceAtTrusted: an argument is not vouched for by trusted data" : `${mode.reason}; its arguments are not all determined by trusted data`;
+      const why =
+        byArguments.why ??
+        (mode.mode === "allow" ? "argumentProvenanceAtTrusted: an argument is not vouched for by trusted data" : `${mode.reason}; its arguments are not all determined by trusted data`);
       const asked = this.confirm(s, base, held, ARGUMENT_PROVENANCE_RULE, why, now);
       return { ...asked, reason: `${asked.reason}\n${byArguments.decision.reason}` };
     }

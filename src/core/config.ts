@@ -110,7 +110,10 @@ export const DEFAULTS = Object.freeze({
   developerMode: false,
   failMode: "open" as const,
   allowResetWhenOwnerUnknown: false,
-  argumentProvenance: false,
+  // On: under taint, a call the owner's words and trusted data fully vouch for runs unasked
+  // (docs/argument-provenance.md); `argumentProvenance: false` is the seed's plain high-water mark.
+  argumentProvenance: true,
+  // Off: only a policy that trusts output others write needs it (docs/agentdojo.md).
   argumentProvenanceAtTrusted: false,
   crossSessionTaint: true,
   approvalScope: "call" as const,

@@ -6,6 +6,7 @@ import type { AuditRecordType } from "../../src/core/audit-sink.js";
 import { ConfigError } from "../../src/core/config-error.js";
 import { configInputSchema } from "../../src/core/config.js";
 import { Guard } from "../../src/guard.js";
+import { CONFIG_TOOLS, validConfig } from "./config-arbitrary.js";
 import { tempWorkspace } from "./helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
@@ -150,29 +151,36 @@ describe("bad input", () => {
 
   it("property: any config that validates never crashes the engine", () => {
     const ws = tempWorkspace();
-    const tools = fc.constantFrom("exec", "read", "web_fetch", "message", "gateway", "browser", "write", "mystery", "apply_patch");
+    const tools = fc.constantFrom(...CONFIG_TOOLS);
     fc.assert(
-      fc.property(
-        fc.anything().filter((c) => configInputSchema.safeParse(c).success),
-        fc.array(fc.tuple(tools, fc.boolean()), { maxLength: 12 }),
-        (config, calls) => {
-          const errors: unknown[] = [];
-          const guard = Guard.open({ config, workspaceDir: ws, logger: { info() {}, warn() {}, error: (_m, e) => errors.push(e) } });
-          guard.beginTurn({ sessionId: "p", sender: OWNER, provider: "telegram", text: "go" });
-          for (const [tool, result] of calls) {
-            guard.toolsFor("p", [tool]);
-            guard.beforeToolCall("p", { tool, params: { path: "notes.txt", content: "x" } });
-            if (result) guard.afterToolCall("p", { tool, output: "out" });
-          }
-          guard.beforeResponse("p", "done");
-          guard.endTurn("p");
-          guard.close();
-          expect(errors).toEqual([]);
-        },
-      ),
+      fc.property(validConfig, fc.array(fc.tuple(tools, fc.boolean()), { maxLength: 12 }), (config, calls) => {
+        // The generator is built to the schema: a config it makes that the schema refuses is a bug in the test.
+        expect(configInputSchema.safeParse(config).error).toBeUndefined();
+        const errors: unknown[] = [];
+        const guard = Guard.open({ config, workspaceDir: ws, logger: { info() {}, warn() {}, error: (_m, e) => errors.push(e) } });
+        guard.beginTurn({ sessionId: "p", sender: OWNER, provider: "telegram", text: "go" });
+        for (const [tool, result] of calls) {
+          guard.toolsFor("p", [tool]);
+          const decision = guard.beforeToolCall("p", { tool, params: { path: "notes.txt", content: "x" } });
+          expect(["allow", "confirm", "block"]).toContain(decision.verdict);
+          if (result) guard.afterToolCall("p", { tool, output: "out" });
+        }
+        guard.beforeResponse("p", "done");
+        guard.endTurn("p");
+        guard.close();
+        expect(errors).toEqual([]);
+      }),
       { numRuns: 60 },
     );
   });
+
+  it("the config generator reaches real configurations, not only the default", () => {
+    const samples = fc.sample(validConfig, { numRuns: 200, seed: 18 });
+    const keys = new Set(samples.flatMap((c) => Object.keys(c)));
+    expect(samples.filter((c) => Object.keys(c).length >= 3).length).toBeGreaterThan(100);
+    expect([...keys].sort()).toEqual(Object.keys(configInputSchema.shape).filter((k) => k !== "workspaceDir").sort());
+  });
+
 });
 
 describe("per-agent overrides", () => {

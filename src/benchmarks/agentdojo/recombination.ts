@@ -1,4 +1,4 @@
-import type { ArgumentRole } from "../../core/argument-roles.js";
+import type { ConfiguredRole } from "../../core/argument-roles.js";
 import { operationOf } from "../../core/argument-operations.js";
 import { nullPrototype } from "../../core/config-shape.js";
 import { AGENTDOJO_ARGUMENT_ROLES, AGENTDOJO_OPERATIONS } from "./argument-roles.js";
@@ -151,7 +151,7 @@ interface JsonSchema {
 function fillings(
   tool: string,
   parameters: unknown,
-  roles: Readonly<Record<string, ArgumentRole>>,
+  roles: Readonly<Record<string, ConfiguredRole>>,
   values: OwnerValues,
   examples: Map<string, Map<string, Set<Shape>>>,
 ): Record<string, unknown>[] {

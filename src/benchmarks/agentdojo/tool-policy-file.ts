@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ACTION_CLASSES, type ActionClass } from "../../core/action-classes.js";
-import { ARGUMENT_ROLES, type ArgumentRole } from "../../core/argument-roles.js";
+import { ARGUMENT_ROLES, type ConfiguredRole } from "../../core/argument-roles.js";
 import { TRUST_LEVELS, type TrustLevel } from "../../core/trust-levels.js";
 import { AGENTDOJO_ARGUMENT_ROLES, AGENTDOJO_OPERATIONS } from "./argument-roles.js";
 import { CorpusError, SUITES, type SuiteName } from "./corpus.js";
@@ -23,7 +23,7 @@ export interface ToolEntry {
   readonly output: TrustLevel;
   /** A read whose request itself can carry data out (a URL). */
   readonly egress: boolean;
-  readonly args: Readonly<Record<string, ArgumentRole>> | undefined;
+  readonly args: Readonly<Record<string, ConfiguredRole>> | undefined;
 }
 
 export type SuitePolicy = Readonly<Record<string, ToolEntry>>;
@@ -70,7 +70,7 @@ export function guardConfigFor(suite: SuiteName, policy: SuitePolicy, setting: A
   const toolOutputTaints = nullPrototype<TrustLevel>();
   const toolActionClasses = nullPrototype<ActionClass>();
   const toolOverrides = nullPrototype<Record<string, string>>();
-  const toolArgumentRoles = nullPrototype<Readonly<Record<string, ArgumentRole>>>();
+  const toolArgumentRoles = nullPrototype<Readonly<Record<string, ConfiguredRole>>>();
   for (const [tool, entry] of Object.entries(policy)) {
     toolOutputTaints[tool] = entry.output;
     toolActionClasses[tool] = entry.action;
