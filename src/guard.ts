@@ -34,6 +34,10 @@ import { DeferredAuditSink } from "./ledger/deferred-sink.js";
 import { defaultLedgerPath, openLedger, type Ledger } from "./ledger/index.js";
 import { SigRuntime } from "./sig/runtime.js";
 import { WorkspaceMemoryFiles } from "./state/workspace-memory-files.js";
+import { neutraliseEnvelopes } from "./auth/envelope-markers.js";
+import { boundedWellFormed, TOOL_OUTPUT_LIMITS, TOOL_PARAMS_LIMITS } from "./core/input-limits.js";
+import { displayBlock, displayText } from "./core/safe-display.js";
+import { describeFailure, failSafeDecision } from "./guard-fail-safe.js";
 import { FileWatermarkStore, type WatermarkStore } from "./state/watermark-store.js";
 
 /** Who sent a turn and through what, as the framework reports it. */
@@ -314,10 +318,17 @@ export class Guard {
   }
 
   beginTurn(turn: TurnInput): TurnStart {
-    return this.guarded("beginTurn", turn.sessionId, () => this.startTurn(turn), (): TurnStart => {
-      const s = this.sessions.get(turn.sessionId);
-      return { turnId: s?.turnId ?? "", taint: this.config.failMode === "closed" ? "untrusted" : "trusted", command: null, text: turn.text };
-    });
+    return this.guarded(
+      "beginTurn",
+      turn.sessionId,
+      () => this.startTurn({ ...turn, text: boundedWellFormed(turn.text, TOOL_PARAMS_LIMITS, "the turn's text") }),
+      (error): TurnStart => {
+        // A turn that could not be classified is nobody's instruction: whatever the calls after
+        // it try is decided at untrusted, and its text goes on without any authority.
+        const s = this.raiseToUntrusted(turn.sessionId, `the turn could not be processed (${describeFailure(error)})`);
+        return { turnId: s?.turnId ?? "", taint: "untrusted", command: null, text: turn.text };
+      },
+    );
   }
 
   /** Layer 1: the tools the model may be shown now. Restricted tools are removed; confirm-mode tools stay, so a call earns an approval code. */
@@ -375,21 +386,15 @@ export class Guard {
       "beforeToolCall",
       sessionId,
       () => {
-        const decision = this.decide(this.session(sessionId), call);
+        const params = boundedWellFormed(call.params, TOOL_PARAMS_LIMITS, `${displayText(call.tool)} parameters`);
+        const decision = this.displaySafe(this.decide(this.session(sessionId), params === call.params ? call : { ...call, params }));
         // The ledger keeps why, not the live approval code: it is a file tools can read.
         const { code, ...kept } = decision;
         const reason = code === undefined ? kept.reason : kept.reason.replaceAll(code, "<code>");
         this.audit.record("CLAIM", { kind: "decision", sessionId, callId: call.id ?? null, ...kept, reason, codeIssued: code !== undefined });
         return decision;
       },
-      (): Decision => ({
-        tool: call.tool,
-        verdict: this.config.failMode === "closed" ? "block" : "allow",
-        taint: "untrusted",
-        rule: `fail-${this.config.failMode}`,
-        reason: this.config.failMode === "closed" ? "the guard failed and failMode is closed" : "the guard failed; failing open (see log)",
-        provenance: null,
-      }),
+      (error) => this.failedDecision(sessionId, call, error),
     );
   }
 
@@ -405,6 +410,11 @@ export class Guard {
       (): ToolResultOutcome => {
         const s = this.session(sessionId);
         this.continueIfEnded(s);
+        result = {
+          ...result,
+          output: boundedWellFormed(result.output, TOOL_OUTPUT_LIMITS, `${displayText(result.tool)} output`),
+          ...(result.params !== undefined ? { params: boundedWellFormed(result.params, TOOL_PARAMS_LIMITS, `${displayText(result.tool)} parameters`) } : {}),
+        };
         const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
         if (result.id !== undefined) s.callParams.delete(result.id);
         const params = result.params ?? remembered ?? {};
@@ -428,7 +438,11 @@ export class Guard {
         if (!check.ok) this.logger.warn(`session ${sessionId}: ${result.tool} result did not verify (${check.check})`);
         return { taint: s.graph.maxTaint, output: mapStrings(result.output, (t) => auth.neutraliseEnvelopes(t)), seal };
       },
-      () => ({ taint: "untrusted" as const, output: result.output }),
+      (error) => {
+        const failure = describeFailure(error);
+        this.raiseToUntrusted(sessionId, `${displayText(result.tool)} response could not be processed (${failure})`);
+        return { taint: "untrusted" as const, output: this.failedOutput(result.output, failure) };
+      },
     );
   }
 
@@ -453,7 +467,7 @@ export class Guard {
         }
         if (this.config.developerMode) {
           const impacted = this.deps.watermarks.get(sessionId)?.lastImpactedTool ?? null;
-          out = `${developerHeader(taint, s.taintReason, impacted)}\n${out}`;
+          out = `${developerHeader(taint, displayText(s.taintReason), impacted === null ? null : displayText(impacted))}\n${out}`;
         }
         return { text: out, taint, ...extra };
       },
@@ -529,8 +543,13 @@ export class Guard {
     return this.sessions.get(sessionId)?.graph.maxTaint;
   }
 
+  /** Never throws: a watermark that cannot be flushed is logged (the escalations were durable already), and the ledger still closes. */
   close(): void {
-    this.deps.watermarks.close();
+    try {
+      this.deps.watermarks.close();
+    } catch (error) {
+      this.logger.error("closing the watermark store failed", error);
+    }
     this.deps.onClose?.();
   }
 
@@ -986,7 +1005,7 @@ export class Guard {
     };
   }
 
-  private guarded<T>(method: string, sessionId: string, body: () => T, fallback: () => T): T {
+  private guarded<T>(method: string, sessionId: string, body: () => T, fallback: (error: unknown) => T): T {
     try {
       return body();
     } catch (error) {
@@ -1001,8 +1020,85 @@ export class Guard {
       } catch (auditError) {
         this.logger.error("the audit sink failed while recording a failure", auditError);
       }
-      return fallback();
+      return fallback(error);
     }
+  }
+
+  /**
+   * The decision for a call the guard could not decide (docs/engine.md, "Fail mode"): never a
+   * side effect unasked. An approval the owner already gave for the tool still counts; otherwise
+   * an approval code is issued where the code book still works.
+   */
+  private failedDecision(sessionId: string, call: ToolCallInput, error: unknown): Decision {
+    const tool = call.tool;
+    const now = this.now();
+    let code: { code: string; expiresInSeconds: number } | undefined;
+    try {
+      const turnId = this.sessions.get(sessionId)?.turnId ?? `${sessionId}#0`;
+      const held = heldCall(tool, call.params);
+      if (this.config.failMode === "open" && this.approvals.takeApproval(sessionId, held, turnId, now)) {
+        return { tool, verdict: "allow", taint: "untrusted", rule: "approved", reason: `the owner approved ${displayText(tool)}`, provenance: null };
+      }
+      const decision = failSafeDecision(this.config.failMode, tool, error);
+      if (decision.verdict !== "confirm") return decision;
+      const issued = this.approvals.issue(sessionId, held, now);
+      code = { code: issued.code, expiresInSeconds: Math.max(0, Math.round((issued.expiresAt - now) / 1000)) };
+    } catch (codeError) {
+      this.logger.error(`session ${sessionId}: no approval code could be issued for a failed decision`, codeError);
+    }
+    return failSafeDecision(this.config.failMode, tool, error, code);
+  }
+
+  /**
+   * After a failure the session's context is treated as untrusted: best effort, each step on its
+   * own, since the state that failed may be the session's.
+   */
+  private raiseToUntrusted(sessionId: string, reason: string): SessionState | undefined {
+    let s: SessionState | undefined;
+    try {
+      s = this.sessions.get(sessionId);
+      if (s === undefined) {
+        s = this.newSession(sessionId);
+        this.sessions.set(sessionId, s);
+      }
+      this.continueIfEnded(s);
+      s.graph.add("history", reason, "untrusted");
+      s.taintReason = reason;
+    } catch (error) {
+      this.logger.error(`session ${sessionId}: could not mark the context untrusted in memory`, error);
+    }
+    try {
+      this.deps.watermarks.escalate(sessionId, "untrusted", reason, "guard-failure", new Date(this.now()));
+    } catch (error) {
+      this.logger.error(`session ${sessionId}: could not persist the untrusted watermark`, error);
+    }
+    return s;
+  }
+
+  /**
+   * A tool output the guard could not process still reaches the model, but never with a live
+   * `[MSG_AUTH:` marker in it: neutralised when it is text, withheld when it cannot be.
+   */
+  private failedOutput(output: unknown, failure: string): unknown {
+    if (this.deps.auth === undefined) return output;
+    try {
+      if (typeof output === "string") return neutraliseEnvelopes(output);
+      boundedWellFormed(output, TOOL_OUTPUT_LIMITS, "tool output");
+      return mapStrings(output, neutraliseEnvelopes);
+    } catch {
+      return `[provenant withheld this tool output: it could not be checked (${failure})]`;
+    }
+  }
+
+  /**
+   * Reasons reach the owner (approval prompts, chat) and name tools the model chose: a tool name
+   * with a newline or an escape sequence must not forge or hide a line of the prompt.
+   */
+  private displaySafe(decision: Decision): Decision {
+    const tool = displayText(decision.tool);
+    const withTool = tool === decision.tool ? decision.reason : decision.reason.replaceAll(decision.tool, tool);
+    const reason = displayBlock(withTool);
+    return reason === decision.reason ? decision : { ...decision, reason };
   }
 }
 

@@ -94,7 +94,7 @@ describe("Developer Mode", () => {
 });
 
 describe("Fail-Open Design", () => {
-  it("an internal error fails open by default, logged and recorded", () => {
+  it("an internal error never allows a side effect by default: logged, recorded, and the owner is asked", () => {
     const { guard, audit } = taintedGuard();
     const errors: string[] = [];
     const broken = Guard.open({ workspaceDir: tempWorkspace(), audit: audit.sink, logger: { info() {}, warn() {}, error: (m) => errors.push(m) } });
@@ -103,7 +103,11 @@ describe("Fail-Open Design", () => {
       throw new Error("boom");
     };
     (broken as unknown as { sessions: Map<string, { graph: { add: (...a: unknown[]) => unknown } }> }).sessions.get("s")!.graph.add("tool", "t", "untrusted");
-    expect(broken.beforeToolCall("s", { tool: "exec", params: {} })).toMatchObject({ verdict: "allow", rule: "fail-open" });
+    // No approval code could be issued either: the host's own approval prompt asks.
+    const decision = broken.beforeToolCall("s", { tool: "exec", params: {} });
+    expect(decision).toMatchObject({ verdict: "confirm", rule: "fail-open", taint: "untrusted" });
+    expect(decision.code).toBeUndefined();
+    expect(decision.reason).toContain("Error: boom");
     expect(errors[0]).toContain("beforeToolCall failed");
     expect(audit.records.some((r) => r.type === "META" && r.data.kind === "fail-open")).toBe(true);
     void guard;
