@@ -12,6 +12,7 @@ import { parseOwnerCommand } from "./core/owner-commands.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
 import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
+import { DecidedCalls } from "./core/decided-calls.js";
 import { ToolPolicy } from "./core/tool-policy.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
 import { ValueProvenance } from "./core/value-provenance.js";
@@ -102,12 +103,20 @@ export interface ToolCallInput {
   readonly id?: string;
   readonly tool: string;
   readonly params: Readonly<Record<string, unknown>>;
+  /** The host call that made this one (OpenClaw's Tool Search `tool_call` or code bridge). */
+  readonly parentId?: string;
 }
 
 export interface ToolResultInput {
   readonly id?: string;
   readonly tool: string;
   readonly output: unknown;
+  readonly parentId?: string;
+  /**
+   * The host's word on whether the call ran: true when the owner approved a held call through
+   * the host's own prompt, false when the host reports it never ran. Absent: the guard's record.
+   */
+  readonly ran?: boolean;
 }
 
 export interface GuardDependencies {
@@ -164,6 +173,7 @@ export class Guard {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly gates: readonly ToolGate[];
+  private readonly calls = new DecidedCalls();
 
   constructor(private readonly deps: GuardDependencies) {
     this.config = deps.config;
@@ -336,7 +346,15 @@ export class Guard {
       "beforeToolCall",
       sessionId,
       () => {
-        const decision = this.decide(this.session(sessionId), call);
+        const s = this.session(sessionId);
+        // A Tool Search call is decided as the call it wraps, once (see core/decided-calls.ts).
+        const next = this.calls.toDecide(sessionId, call);
+        if (next.kind === "decided-as-parent") {
+          this.audit.record("CLAIM", { kind: "decided-as-parent", sessionId, callId: call.id ?? null, parentId: next.parentId, tool: call.tool });
+          return { tool: call.tool, verdict: "allow", taint: s.graph.maxTaint, rule: "decided-as-parent", reason: `decided as the call ${next.parentId} that made it`, provenance: null };
+        }
+        const decision = this.decide(s, { ...call, ...next.call });
+        this.calls.decided(sessionId, call, next.call, decision.verdict);
         // The ledger keeps why, not the live approval code: it is a file tools can read.
         const { code, ...kept } = decision;
         const reason = code === undefined ? kept.reason : kept.reason.replaceAll(code, "<code>");
@@ -366,15 +384,24 @@ export class Guard {
       (): ToolResultOutcome => {
         const s = this.session(sessionId);
         this.continueIfEnded(s);
-        const trust = this.policy(s.agentId).outputTaint(result.tool);
-        const before = s.graph.maxTaint;
-        s.graph.add("tool", `${result.tool} response`, trust, { tool: result.tool });
-        if (this.tracesValues()) s.values.observe({ id: result.id ?? `${s.turnId}/${result.tool}`, kind: "tool", tool: result.tool, trust }, result.output);
         s.awaitingModel = true;
-        if (lessTrusted(s.graph.maxTaint, before)) {
-          s.taintReason = `${result.tool} response`;
-          this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, result.tool, new Date(this.now()));
-          this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: result.tool });
+        const meaning = this.calls.result(sessionId, result);
+        if (!meaning.ran) {
+          // A held or blocked call's "result" is the host's refusal, not anything the tool said.
+          this.audit.record("CLAIM", { kind: "result-of-call-not-run", sessionId, callId: result.id ?? null, tool: result.tool });
+        } else {
+          const tool = meaning.tool;
+          const byCatalogue = this.policy(s.agentId).outputTaint(tool);
+          const trust = meaning.atMost === undefined ? byCatalogue : minTrust(byCatalogue, meaning.atMost);
+          this.calls.innerResult(sessionId, result.parentId, trust);
+          const before = s.graph.maxTaint;
+          s.graph.add("tool", `${tool} response`, trust, { tool });
+          if (this.tracesValues()) s.values.observe({ id: result.id ?? `${s.turnId}/${tool}`, kind: "tool", tool, trust }, result.output);
+          if (lessTrusted(s.graph.maxTaint, before)) {
+            s.taintReason = `${tool} response`;
+            this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, tool, new Date(this.now()));
+            this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: tool });
+          }
         }
         const auth = this.deps.auth?.authenticator;
         if (auth === undefined) return { taint: s.graph.maxTaint, output: result.output };
@@ -498,6 +525,7 @@ export class Guard {
     }
     s.turnSeq += 1;
     s.turnId = `${turn.sessionId}#${s.turnSeq}`;
+    this.calls.clear(turn.sessionId);
     const authenticated = this.authenticate(turn, s.turnId);
     // A message that fails authentication is nobody's instruction: not the owner's, and untrusted.
     const isOwner = authenticated === undefined ? (turn.sender.isOwner ?? null) : authenticated.ownerVerified;

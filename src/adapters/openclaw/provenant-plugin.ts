@@ -65,7 +65,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     return sharedGuard(shared, dir, configKey, () => openGuard(dir, logger));
   };
   const defaultWorkspace = (): string => config.workspaceDir ?? openclawDefaultWorkspace(api.config);
-  const { sessions, surface } = shared;
+  const { sessions, surface, calls } = shared;
   /**
    * OpenClaw's approval prompt needs somewhere to appear: a chat channel's same-chat `/approve` or
    * an approval client. Runs with no requester channel (a local CLI turn, an operator's gateway
@@ -179,7 +179,14 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     const refusal = turn === undefined ? null : confirm(turn, ctx.requester?.senderIsOwner);
     if (refusal !== null) return { block: true, blockReason: `provenant: ${refusal}` };
     const guard = guardFor(turn?.workspaceDir ?? defaultWorkspace());
-    const decision = guard.beforeToolCall(sessionId, { ...(ctx.toolCallId ? { id: ctx.toolCallId } : {}), tool: event.toolName, params: event.params });
+    // Tool Search: the host fires this hook for a `tool_call` and again for the call it wraps.
+    const parentId = calls.noteCall(sessionId, ctx.toolCallId, event.toolName);
+    const decision = guard.beforeToolCall(sessionId, {
+      ...(ctx.toolCallId ? { id: ctx.toolCallId } : {}),
+      tool: event.toolName,
+      params: event.params,
+      ...(parentId !== undefined ? { parentId } : {}),
+    });
     if (decision.verdict !== "allow") logger.warn(`session ${sessionId}: ${decision.verdict} ${decision.tool} (${decision.rule}, context ${decision.taint})`);
     const channel = ctx.requester?.channel;
     return toolCallResult(decision, {
@@ -187,6 +194,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       approvalWaitMs: guard.config.approvalTtlSeconds * 1000,
       onResolution: (resolution) => {
         logger.info(`session ${sessionId}: owner approval for ${decision.tool}: ${resolution}`);
+        if (resolution === "allow-once" || resolution === "allow-always") calls.noteApproved(sessionId, ctx.toolCallId);
         // OpenClaw cancels at once when nothing can show the prompt; from then on that channel
         // gets the approval code instead.
         if (resolution === "cancelled" && channel !== undefined) surfacesWithoutApprovals.add(channel);
@@ -212,8 +220,17 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
    * does not await it, but calls it inline, and the handler is synchronous).
    */
   const seenByMiddleware = new Set<string>();
-  const toolOutput = (sessionId: string, toolCallId: string | undefined, tool: string, output: unknown) =>
-    guardFor(sessions.turn(sessionId)?.workspaceDir ?? defaultWorkspace()).afterToolCall(sessionId, { ...(toolCallId ? { id: toolCallId } : {}), tool, output });
+  const toolOutput = (sessionId: string, toolCallId: string | undefined, tool: string, output: unknown, failed: boolean) => {
+    const parentId = calls.parentOf(sessionId, toolCallId, tool);
+    const ran = calls.ran(sessionId, toolCallId, failed);
+    return guardFor(sessions.turn(sessionId)?.workspaceDir ?? defaultWorkspace()).afterToolCall(sessionId, {
+      ...(toolCallId ? { id: toolCallId } : {}),
+      tool,
+      output,
+      ...(parentId !== undefined ? { parentId } : {}),
+      ...(ran !== undefined ? { ran } : {}),
+    });
+  };
 
   if (typeof api.registerAgentToolResultMiddleware === "function") {
     api.registerAgentToolResultMiddleware(
@@ -221,7 +238,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
         const sessionId = sessions.sessionIdFor(ctx);
         if (sessionId === undefined) return undefined;
         seenByMiddleware.add(`${sessionId}\u0000${event.toolCallId}`);
-        const outcome = toolOutput(sessionId, event.toolCallId, event.toolName, event.result.content);
+        const outcome = toolOutput(sessionId, event.toolCallId, event.toolName, event.result.content, event.isError === true);
         if (outcome.output === event.result.content) return undefined;
         return { result: { ...event.result, content: outcome.output as typeof event.result.content } };
       },
@@ -233,7 +250,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     const sessionId = sessions.sessionIdFor(ctx);
     if (sessionId === undefined) return;
     if (ctx.toolCallId !== undefined && seenByMiddleware.delete(`${sessionId}\u0000${ctx.toolCallId}`)) return;
-    toolOutput(sessionId, ctx.toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result);
+    toolOutput(sessionId, ctx.toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result, event.error !== undefined);
   });
 
   api.on("agent_end", (_event, ctx) => {
