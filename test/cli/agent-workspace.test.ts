@@ -51,7 +51,7 @@ describe("the CLI finds the agent's workspace by itself", () => {
     mkdirSync(ws);
     writeFileSync(join(home, ".openclaw", "openclaw.json"), JSON.stringify({ agents: { defaults: { workspace: ws } } }));
     writeFileSync(join(ws, "SOUL.md"), "old\n");
-    new BlockedWriteStore(ws).stage({ sessionId: "s", tool: "write", operation: "write", content: "new\n", params: { path: "SOUL.md" }, targetPath: "SOUL.md", resolvedPath: join(ws, "SOUL.md"), taint: "untrusted", reason: "test", now: new Date(0) });
+    new BlockedWriteStore(ws).stage({ sessionId: "s", tool: "write", operation: "write", content: "new\n", targetPath: "SOUL.md", resolvedPath: join(ws, "SOUL.md"), taint: "untrusted", reason: "test", now: new Date(0) });
     const out: string[] = [];
     const code = listCommand({ cwd: elsewhere, env: { OPENCLAW_HOME: home }, out: (l) => out.push(l), err: (l) => out.push(l) }, {});
     expect(code).toBe(0);

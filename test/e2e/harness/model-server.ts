@@ -22,6 +22,8 @@ export interface ModelServer {
   /** Where pages are served from: GET `${pageUrl}/<name>` answers with `pages.get(name)`. */
   readonly pageUrl: string;
   readonly pages: Map<string, string>;
+  /** Every page path requested (`/pages/<name>`), in order: the attacker server's hit log. */
+  readonly hits: string[];
   readonly requests: ModelRequest[];
   close(): Promise<void>;
 }
@@ -249,10 +251,12 @@ function readBody(req: IncomingMessage): Promise<string> {
 export async function startModelServer(): Promise<ModelServer> {
   const requests: ModelRequest[] = [];
   const pages = new Map<string, string>();
+  const hits: string[] = [];
   const counter = { n: 0 };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = (req.url ?? "").split("?")[0] ?? "";
+      if (path.startsWith("/pages/")) hits.push(decodeURIComponent(path.slice("/pages/".length)));
       if (req.method === "GET" && path.startsWith("/pages/")) {
         const page = pages.get(decodeURIComponent(path.slice("/pages/".length)));
         res.writeHead(page === undefined ? 404 : 200, { "content-type": "text/plain; charset=utf-8" });
@@ -284,6 +288,7 @@ export async function startModelServer(): Promise<ModelServer> {
     url: `http://127.0.0.1:${port}/v1`,
     pageUrl: `http://127.0.0.1:${port}/pages`,
     pages,
+    hits,
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
