@@ -731,7 +731,7 @@ export class Guard {
     }
     this.deps.watermarks.noteImpacted(s.sessionId, call.tool);
     if (mode.mode === "restrict") {
-      return { ...base, verdict: "block", rule: mode.rule, reason: `Tool '${call.tool}' is restricted by security policy (${mode.reason}); no approval is possible.` };
+      return { ...base, verdict: "block", rule: mode.rule, reason: `Tool '${call.tool}' is restricted by security policy (${mode.reason}); no approval is possible. The owner can clear the conversation's taint with .reset-trust and ask again.` };
     }
     if (byArguments !== null) {
       const why = mode.mode === "allow" ? "argumentProvenanceAtTrusted: an argument is not vouched for by trusted data" : `${mode.reason}; its arguments are not all determined by trusted data`;

@@ -191,6 +191,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     const channel = ctx.requester?.channel;
     return toolCallResult(decision, {
       approvalSurface: channel !== undefined && !surfacesWithoutApprovals.has(channel),
+      slashCommands: channel !== undefined,
       approvalWaitMs: guard.config.approvalTtlSeconds * 1000,
       onResolution: (resolution) => {
         logger.info(`session ${sessionId}: owner approval for ${decision.tool}: ${resolution}`);

@@ -52,7 +52,23 @@ function run(target: SlashCommandTarget, ctx: CommandContext, dotForm: ".reset-t
   if (isOwner !== true) target.noteUnprovenOwner(ctx);
   const command: ValidOwnerCommand = parsed.kind === "approve" ? { ...parsed, minutes: parsed.minutes ?? SLASH_APPROVAL_DEFAULT_MINUTES } : parsed;
   const outcome = target.execute(ctx, command, isOwner);
-  return { text: outcome === null ? "provenant: this command has no conversation to apply to" : `provenant: ${outcome.message}` };
+  if (outcome === null) return { text: "provenant: this command has no conversation to apply to" };
+  if (!outcome.accepted && isOwner !== true) return { text: `provenant: ${outcome.message}. ${notProvenOwner(ctx)}` };
+  return { text: `provenant: ${outcome.message}` };
+}
+
+/**
+ * Says, in the chat, why a sender was not taken for the owner and what makes them one: the refusal
+ * is otherwise only in the gateway's log, where the person typing the command cannot see it.
+ */
+export function notProvenOwner(ctx: CommandContext): string {
+  const who = ctx.senderId === undefined ? "this sender" : `sender ${JSON.stringify(ctx.senderId)} on ${ctx.channel}`;
+  const entry = ctx.senderId === undefined ? `<channel>:<your id>` : `${ctx.channel}:${ctx.senderId}`;
+  return (
+    `OpenClaw did not mark ${who} as the owner, and provenant's ownerIds does not list it. ` +
+    `If this is you, set OpenClaw's owner (openclaw config set commands.ownerAllowFrom '["${entry}"]') ` +
+    `or add the id to plugins.entries.provenant.config.ownerIds, then send the command again.`
+  );
 }
 
 function slashSpelling(usage: string): string {

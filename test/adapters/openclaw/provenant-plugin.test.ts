@@ -40,7 +40,9 @@ describe("provenant on OpenClaw's hooks", () => {
     const verdict = o.callTool(s, "exec", { command: "rm -rf /" });
     expect(verdict?.block).toBe(true);
     expect(verdict?.blockReason).toMatch(/Approval code: [0-9a-f]{8}/);
-    expect(verdict?.blockReason).toMatch(/\/approve_tool exec [0-9a-f]{8} \[minutes\]/);
+    // No chat channel (a local run): a slash command would be plain text there, so none is offered.
+    expect(verdict?.blockReason).toMatch(/\.approve exec [0-9a-f]{8} \[minutes\]/);
+    expect(verdict?.blockReason).not.toContain("/approve_tool");
   });
 
   it("asks through OpenClaw's approval flow when the requester came through a chat channel", () => {
@@ -90,7 +92,8 @@ describe("provenant on OpenClaw's hooks", () => {
 
     const reset = o.commands.get("reset_trust");
     const refused = await reset?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/reset_trust", senderId: "someone" });
-    expect(refused?.text).toBe("provenant: only the owner can reset trust");
+    expect(refused?.text).toMatch(/^provenant: only the owner can reset trust\. OpenClaw did not mark sender "someone" on webchat as the owner/);
+    expect(refused?.text).toContain(`commands.ownerAllowFrom '["webchat:someone"]'`);
     expect(o.logs.some((l) => l.includes('sender "someone" on webchat') && l.includes("ownerIds"))).toBe(true);
     const accepted = await reset?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/reset_trust", senderId: "cli" });
     expect(accepted?.text).toBe("provenant: trust reset to trusted");
