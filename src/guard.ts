@@ -1,4 +1,7 @@
 import { randomBytes as nodeRandomBytes } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { ApprovalCodes } from "./core/approval-codes.js";
 import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
 import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
@@ -9,10 +12,18 @@ import type { ToolGate } from "./core/gate.js";
 import { classifyInitialTrust } from "./core/initial-trust.js";
 import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
-import { extractPatchTargets } from "./sig/patch-targets.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
+import { writeTargets } from "./core/write-targets.js";
+import { EXEC_TOOL, execOutputTrust, execWrittenFiles, PROCESS_TOOL, type ExecTrust } from "./core/exec-trust.js";
+import { FILE_READ_TOOLS, FileTrustRules } from "./core/file-trust.js";
+import { hostPathReadings } from "./core/host-paths.js";
+import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "./state/file-label-store.js";
+import { extractPatchTargets } from "./sig/patch-targets.js";
+import { isMessageToOwner } from "./core/message-recipients.js";
+import { CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences } from "./core/session-content.js";
 import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
 import { DecidedCalls } from "./core/decided-calls.js";
+import { TOOL_CALL_TOOL } from "./core/tool-search.js";
 import { ToolPolicy } from "./core/tool-policy.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
 import { ValueProvenance } from "./core/value-provenance.js";
@@ -32,6 +43,11 @@ import { FileWatermarkStore, type WatermarkStore } from "./state/watermark-store
 /** Who sent a turn and through what, as the framework reports it. */
 export interface TurnInput {
   readonly sessionId: string;
+  /**
+   * The host's other name for this session, the one its tools use to name it (OpenClaw's session
+   * key): `sessions_history {sessionKey}` and sub-agents' `spawnedBy` are matched against it.
+   */
+  readonly sessionKey?: string | null;
   readonly agentId?: string | null;
   readonly sender: { readonly id?: string | null; readonly isOwner?: boolean | null };
   /** The channel (telegram, discord, ...); absent for system events such as cron. */
@@ -111,6 +127,8 @@ export interface ToolResultInput {
   readonly id?: string;
   readonly tool: string;
   readonly output: unknown;
+  /** The call's arguments, when the adapter has them (else those seen at `beforeToolCall` for the same id). */
+  readonly params?: Readonly<Record<string, unknown>>;
   readonly parentId?: string;
   /**
    * The host's word on whether the call ran: true when the owner approved a held call through
@@ -134,6 +152,12 @@ export interface GuardDependencies {
   readonly logger?: Logger;
   readonly now?: () => number;
   readonly randomBytes?: (n: number) => Uint8Array;
+  /** Where relative tool paths point (the agent's workspace); default `config.workspaceDir`, else the current directory. */
+  readonly workspaceDir?: string;
+  /** Labels of files written under taint (default: held in memory only). */
+  readonly fileLabels?: FileLabelStore;
+  /** The home directory a `~` in a tool's path names (the host's: `os.homedir()` by default). */
+  readonly homeDir?: string;
   /** Runs once when the guard closes, after the watermarks are flushed (closes the ledger it opened). */
   readonly onClose?: () => void;
 }
@@ -147,12 +171,17 @@ interface SessionState {
   senderIsOwner: boolean | null;
   senderId: string | null;
   group: string | null;
+  provider: string | null;
   iterations: number;
   awaitingModel: boolean;
   turnBlocked: boolean;
   taintReason: string;
   /** Which owner messages and tool outputs each value came from (argument provenance). */
   readonly values: ValueProvenance;
+  /** Arguments of calls not answered yet, by call id: what a call's output is worth can depend on them. */
+  readonly callParams: Map<string, Readonly<Record<string, unknown>>>;
+  /** The least trusted output any `exec` of this session may produce: `process` hands back background output. */
+  execLevel: TrustLevel;
 }
 
 /**
@@ -167,6 +196,8 @@ interface SessionState {
 export class Guard {
   readonly config: ResolvedConfig;
   private readonly sessions = new Map<string, SessionState>();
+  /** The host's session keys, to the guard's session ids. */
+  private readonly sessionKeys = new Map<string, string>();
   private readonly policies = new Map<string, ToolPolicy>();
   private readonly approvals: ApprovalCodes;
   private readonly audit: AuditSink;
@@ -174,8 +205,16 @@ export class Guard {
   private readonly now: () => number;
   private readonly gates: readonly ToolGate[];
   private readonly calls = new DecidedCalls();
+  private readonly home: string;
+  private readonly workspaceDir: string;
+  private readonly fileTrust: FileTrustRules;
+  private readonly fileLabels: FileLabelStore;
 
   constructor(private readonly deps: GuardDependencies) {
+    this.home = deps.homeDir ?? homedir();
+    this.workspaceDir = resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd());
+    this.fileTrust = new FileTrustRules(deps.config.fileTrust);
+    this.fileLabels = deps.fileLabels ?? new MemoryFileLabelStore();
     this.config = deps.config;
     this.audit = deps.audit ?? NO_AUDIT;
     this.logger = deps.logger ?? SILENT_LOGGER;
@@ -236,6 +275,8 @@ export class Guard {
       config,
       watermarks,
       memoryFiles: new WorkspaceMemoryFiles(options.workspaceDir, config.memoryFiles),
+      workspaceDir: options.workspaceDir,
+      fileLabels: new WorkspaceFileLabelStore(options.workspaceDir),
       audit,
       logger,
       ...(ledger && deferred
@@ -350,6 +391,7 @@ export class Guard {
         // A Tool Search call is decided as the call it wraps, once (see core/decided-calls.ts).
         const next = this.calls.toDecide(sessionId, call);
         if (next.kind === "decided-as-parent") {
+          if (call.id !== undefined) s.callParams.set(call.id, call.params);
           this.audit.record("CLAIM", { kind: "decided-as-parent", sessionId, callId: call.id ?? null, parentId: next.parentId, tool: call.tool });
           return { tool: call.tool, verdict: "allow", taint: s.graph.maxTaint, rule: "decided-as-parent", reason: `decided as the call ${next.parentId} that made it`, provenance: null };
         }
@@ -385,20 +427,27 @@ export class Guard {
         const s = this.session(sessionId);
         this.continueIfEnded(s);
         s.awaitingModel = true;
+        const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
+        if (result.id !== undefined) s.callParams.delete(result.id);
         const meaning = this.calls.result(sessionId, result);
         if (!meaning.ran) {
           // A held or blocked call's "result" is the host's refusal, not anything the tool said.
           this.audit.record("CLAIM", { kind: "result-of-call-not-run", sessionId, callId: result.id ?? null, tool: result.tool });
         } else {
+          // A Tool Search wrapper's result is its target's output, with the target's arguments.
           const tool = meaning.tool;
-          const byCatalogue = this.policy(s.agentId).outputTaint(tool);
-          const trust = meaning.atMost === undefined ? byCatalogue : minTrust(byCatalogue, meaning.atMost);
+          const params = (result.tool === TOOL_CALL_TOOL ? remembered : (result.params ?? remembered)) ?? {};
+          this.recordWrites(s, tool, params);
+          const carried = this.crossSessionContent({ ...result, tool }, params) ?? this.contentTrust(s, tool, params);
+          const byTool = minTrust(this.policy(s.agentId).outputTaint(tool), carried?.level ?? "trusted");
+          const trust = meaning.atMost === undefined ? byTool : minTrust(byTool, meaning.atMost);
           this.calls.innerResult(sessionId, result.parentId, trust);
           const before = s.graph.maxTaint;
-          s.graph.add("tool", `${tool} response`, trust, { tool });
+          const label = carried === null ? `${tool} response` : `${tool} response: ${carried.reason}`;
+          s.graph.add("tool", label, trust, { tool });
           if (this.tracesValues()) s.values.observe({ id: result.id ?? `${s.turnId}/${tool}`, kind: "tool", tool, trust }, result.output);
           if (lessTrusted(s.graph.maxTaint, before)) {
-            s.taintReason = `${tool} response`;
+            s.taintReason = label;
             this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, tool, new Date(this.now()));
             this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: tool });
           }
@@ -523,6 +572,7 @@ export class Guard {
       this.deps.watermarks.clear(turn.sessionId);
       this.audit.record("CLAIM", { kind: "fresh-session", sessionId: turn.sessionId });
     }
+    if (turn.sessionKey) this.sessionKeys.set(turn.sessionKey, turn.sessionId);
     s.turnSeq += 1;
     s.turnId = `${turn.sessionId}#${s.turnSeq}`;
     this.calls.clear(turn.sessionId);
@@ -534,9 +584,11 @@ export class Guard {
     s.senderIsOwner = isOwner;
     s.senderId = turn.sender.id ?? null;
     s.group = turn.group ?? null;
+    s.provider = turn.provider ?? null;
     s.iterations = 0;
     s.awaitingModel = true;
     s.turnBlocked = false;
+    s.callParams.clear();
     s.graph = new ProvenanceGraph(s.turnId);
     s.graph.add("system_prompt", "system prompt", "trusted");
     s.taintReason = "system prompt";
@@ -555,6 +607,14 @@ export class Guard {
     if (lessTrusted(s.graph.maxTaint, before)) {
       s.taintReason = initial.reason;
       this.deps.watermarks.escalate(turn.sessionId, initial.level, initial.reason, "turn", new Date(this.now()));
+    }
+    for (const source of this.turnSources(turn)) {
+      const previous = s.graph.maxTaint;
+      s.graph.add("history", source.reason, source.level);
+      if (lessTrusted(s.graph.maxTaint, previous)) {
+        s.taintReason = source.reason;
+        this.deps.watermarks.escalate(turn.sessionId, source.level, source.reason, "turn", new Date(this.now()));
+      }
     }
 
     if (this.tracesValues()) {
@@ -676,6 +736,7 @@ export class Guard {
 
   private decide(s: SessionState, call: ToolCallInput): Decision {
     this.continueIfEnded(s);
+    if (call.id !== undefined) s.callParams.set(call.id, call.params);
     const now = this.now();
     if (s.awaitingModel) {
       s.awaitingModel = false;
@@ -716,6 +777,7 @@ export class Guard {
           tool: call.tool,
           params: call.params,
           roles: this.config.toolArgumentRoles,
+          operations: this.config.toolOperations,
           action: policy.actionClass(call.tool),
           taint,
           mode: mode.mode,
@@ -761,7 +823,7 @@ export class Guard {
   }
 
   private stageMemoryWrite(s: SessionState, call: ToolCallInput, taint: TrustLevel, now: number): Omit<Decision, "tool" | "taint" | "provenance"> | null {
-    const targets = call.tool === "apply_patch" ? extractPatchTargets(stringParam(call.params, "input", "patch") ?? "") : [stringParam(call.params, "path", "file_path") ?? ""];
+    const targets = writeTargets(call.tool, call.params, this.home, extractPatchTargets);
     for (const target of targets) {
       if (target === "") continue;
       const hit = this.deps.memoryFiles.protectedTarget(target);
@@ -804,14 +866,132 @@ export class Guard {
     return null;
   }
 
-  /** A send to the owner's own DM: an explicit target that is one of the owner's ids, or no target in the owner's DM. */
+  /** A send only to the owner (core/message-recipients.ts reads every recipient field). */
   private isMessageToOwner(s: SessionState, call: ToolCallInput): boolean {
     if (call.tool !== MESSAGE_TOOL) return false;
-    const target = stringParam(call.params, "target", "to", "recipient", "channelId", "chatId");
-    if (target !== undefined) {
-      return this.config.ownerIds.includes(target) || (s.senderIsOwner === true && s.senderId !== null && target === s.senderId && s.group === null);
+    return isMessageToOwner(call.params, {
+      ownerIds: this.config.ownerIds,
+      senderId: s.senderId,
+      senderIsOwner: s.senderIsOwner,
+      group: s.group,
+      provider: s.provider,
+    });
+  }
+
+  /**
+   * Sessions whose content a turn's message carries: a sub-agent's task comes from its parent
+   * (`spawnedBy`), an inter-session message (a `sessions_send`, a sub-agent's announced result)
+   * from its source session. Each carries at least that session's taint. A session the guard does
+   * not know leaves the turn's own classification (a sub-agent's task trusted as in the seed, an
+   * inter-session message from another agent external).
+   */
+  private turnSources(turn: TurnInput): { level: TrustLevel; reason: string }[] {
+    const sources: { level: TrustLevel; reason: string }[] = [];
+    if (!this.config.crossSessionTaint) return sources;
+    if (turn.spawnedBy) {
+      const level = this.sessionLevel(turn.spawnedBy);
+      if (level !== undefined) sources.push({ level, reason: `task from parent session ${turn.spawnedBy} (at ${level})` });
     }
-    return s.senderIsOwner === true && s.group === null;
+    const p = turn.inputProvenance;
+    if (p?.kind === "inter_session" && typeof p.sourceSessionKey === "string" && p.sourceSessionKey !== turn.spawnedBy) {
+      const level = this.sessionLevel(p.sourceSessionKey);
+      if (level !== undefined) sources.push({ level, reason: `message from session ${p.sourceSessionKey} (at ${level})` });
+    }
+    return sources;
+  }
+
+  /** For a tool that hands back another session's content: the least trust that content has. */
+  private crossSessionContent(result: ToolResultInput, params: Readonly<Record<string, unknown>>): { level: TrustLevel; reason: string } | null {
+    if (!this.config.crossSessionTaint || !CROSS_SESSION_TOOLS.has(result.tool)) return null;
+    const { refs, truncated } = sessionReferences(params, result.output);
+    return sessionContentLevel(refs, truncated, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
+  }
+
+  /**
+   * What a call's output is worth from what it did (docs/engine.md "Output trust"): an `exec` from
+   * its command, a file read from the file's `fileTrust` rule and label, `process` from the worst
+   * `exec` of the session (it hands back background output).
+   */
+  private contentTrust(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): ExecTrust | null {
+    if (tool === EXEC_TOOL && this.config.execOutputTrust === "by-command") {
+      const command = params["command"];
+      const trust: ExecTrust =
+        typeof command === "string"
+          ? execOutputTrust(command, { overrides: this.config.execCommandTrust, fileLevel: (path) => this.fileLevel(path) })
+          : { level: "untrusted", reason: "exec with no command string" };
+      s.execLevel = minTrust(s.execLevel, trust.level);
+      return trust;
+    }
+    if (tool === PROCESS_TOOL && this.config.execOutputTrust === "by-command") {
+      return { level: s.execLevel, reason: `background output of this session's commands (at ${s.execLevel})` };
+    }
+    if (FILE_READ_TOOLS.has(tool)) {
+      const path = typeof params["path"] === "string" ? params["path"] : typeof params["file_path"] === "string" ? params["file_path"] : undefined;
+      return path === undefined ? null : this.fileLevel(path);
+    }
+    return null;
+  }
+
+  /** A file's trust: the first `fileTrust` rule it matches and its label, whichever is worse; null when neither says anything. */
+  private fileLevel(rawPath: string): ExecTrust | null {
+    if (this.fileLabels.unreadable !== null) return { level: "untrusted", reason: this.fileLabels.unreadable };
+    let worst: ExecTrust | null = null;
+    for (const absolute of this.absoluteReadings(rawPath)) {
+      const rel = relative(this.workspaceDir, absolute);
+      const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
+      const rule = this.fileTrust.levelFor(inside, absolute);
+      const label = this.fileLabels.get(absolute);
+      for (const found of [rule, label === undefined ? null : { level: label.level, reason: `${absolute} was written by ${label.tool} at ${label.level} (${label.at})` }]) {
+        if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
+      }
+    }
+    return worst;
+  }
+
+  /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory resolved where they exist. */
+  private absoluteReadings(rawPath: string): string[] {
+    const out = new Set<string>();
+    for (const reading of hostPathReadings(rawPath, "tool", this.home)) {
+      const lexical = resolve(this.workspaceDir, reading);
+      out.add(lexical);
+      try {
+        out.add(join(realpathSync.native(dirname(lexical)), basename(lexical)));
+      } catch {
+        // A directory that does not exist has no other name.
+      }
+    }
+    return [...out];
+  }
+
+  /** A file written while the turn is tainted is labelled with that taint; a whole rewrite at trusted clears it. */
+  private recordWrites(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): void {
+    const taint = s.graph.maxTaint;
+    let targets: string[];
+    if (FILE_WRITE_TOOLS.has(tool)) targets = writeTargets(tool, params, this.home, extractPatchTargets);
+    else if (tool === EXEC_TOOL && typeof params["command"] === "string") targets = execWrittenFiles(params["command"]);
+    else return;
+    const at = new Date(this.now()).toISOString();
+    for (const target of targets) {
+      for (const absolute of this.absoluteReadings(target)) {
+        if (taint !== "trusted") this.fileLabels.mark(absolute, { level: taint, sessionId: s.sessionId, tool, at });
+        else if (tool === "write" || tool === "Write") this.fileLabels.clear(absolute);
+      }
+    }
+  }
+
+  /** A session's taint, by the guard's id or the host's key: its live taint or watermark, whichever is worse. */
+  private sessionLevel(ref: string): TrustLevel | undefined {
+    const id = this.sessionKeys.get(ref) ?? ref;
+    const live = this.sessions.get(id)?.graph.maxTaint;
+    const stored = this.deps.watermarks.get(id)?.level;
+    if (live === undefined) return stored;
+    return stored === undefined ? live : minTrust(live, stored);
+  }
+
+  private worstSessionLevel(): TrustLevel {
+    let worst: TrustLevel = "trusted";
+    for (const id of this.sessions.keys()) worst = minTrust(worst, this.sessionLevel(id) ?? "trusted");
+    return worst;
   }
 
   private provenance(node: ProvenanceNode | null): DecisionProvenance | null {
@@ -874,11 +1054,14 @@ export class Guard {
       senderIsOwner: null,
       senderId: null,
       group: null,
+      provider: null,
       iterations: 0,
       awaitingModel: true,
       turnBlocked: false,
       taintReason: "system prompt",
       values: new ValueProvenance(),
+      callParams: new Map(),
+      execLevel: "trusted",
     };
   }
 
@@ -900,14 +1083,6 @@ export class Guard {
       return fallback();
     }
   }
-}
-
-function stringParam(params: Readonly<Record<string, unknown>>, ...names: string[]): string | undefined {
-  for (const name of names) {
-    const value = params[name];
-    if (typeof value === "string") return value;
-  }
-  return undefined;
 }
 
 /** The same value with every string in it passed through `f` (tool outputs are text or JSON). */

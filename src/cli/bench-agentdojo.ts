@@ -11,7 +11,7 @@ interface BenchOptions {
   corpus: string;
   policy?: string;
   json?: string;
-  format: "corpus" | "trace";
+  format: "corpus" | "trace" | "recombine";
   injection: "goal" | "canary";
   argumentProvenance: boolean;
   atTrusted: boolean;
@@ -47,7 +47,7 @@ export function registerBenchCommands(program: Command): void {
     .requiredOption("--corpus <dir>", "the exported corpus (workspace.json, travel.json, banking.json, slack.json)")
     .option("--policy <file>", "tool policy (default: <corpus>/tool-policy.json)")
     .option("--json <out>", "write the totals and every replayed call to this file")
-    .addOption(new Option("--format <format>", "what to replay").choices(["corpus", "trace"]).default("corpus"))
+    .addOption(new Option("--format <format>", "what to replay").choices(["corpus", "trace", "recombine"]).default("corpus"))
     .addOption(new Option("--injection <text>", "what an injection vector holds in a corpus replay").choices(["goal", "canary"]).default("goal"))
     .option("--no-argument-provenance", "measure the plain high-water mark only")
     .option("--no-at-trusted", "do not check arguments of calls the taint policy allows at trusted taint")

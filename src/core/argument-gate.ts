@@ -1,5 +1,6 @@
 import { hasSideEffect, type ActionClass } from "./action-classes.js";
 import { decideByArguments, type ArgumentDecision } from "./argument-decision.js";
+import { operationOf, type ToolOperationTable } from "./argument-operations.js";
 import type { ToolArgumentRoles } from "./argument-roles.js";
 import type { PolicyMode } from "./policy-modes.js";
 import type { TrustLevel } from "./trust-levels.js";
@@ -10,6 +11,8 @@ export interface ArgumentGateInput {
   readonly tool: string;
   readonly params: Readonly<Record<string, unknown>>;
   readonly roles: ToolArgumentRoles;
+  /** The operation each tool performs and the words that ask for it (`toolOperations`; derived from the name otherwise). */
+  readonly operations: ToolOperationTable;
   readonly action: ActionClass;
   readonly taint: TrustLevel;
   /** The taint policy's mode for this call, and the rule that gave it. */
@@ -33,7 +36,9 @@ export const ARGUMENT_PROVENANCE_RULE = "argument-provenance";
  * policy decided (`rule` "taint-policy") are touched: an owner's explicit override, an unknown
  * tool, a restricted tool and a gate's verdict stand as they are.
  * - with `underTaint`, `confirm` under taint becomes `allow` when every argument satisfies its role's
- *   rule, once per effect per session (a repeat of the same targets and amounts asks);
+ *   rule and the call as a whole is vouched for (the owner named its operation; the values that
+ *   belong together come from one statement; an irreversible operation is named with its target),
+ *   once per effect per session (a repeat of the same targets and amounts asks);
  * - with `atTrusted`, `allow` at trusted taint becomes `confirm` when some argument fails its rule
  *   (an output the policy over-trusts can still carry someone else's words inside a field).
  * Returns null when the call is not argument provenance's to decide. Every side-effecting call
@@ -50,6 +55,12 @@ export function checkArguments(input: ArgumentGateInput): ArgumentVerdict | null
   if (decision === null) return null;
   if (underTaint) {
     if (!decision.runsUnasked) return { verdict: "confirm", decision };
+    const operation = operationOf(input.operations, input.tool, input.action);
+    const call = input.values.vouchCall(traces, operation);
+    if (!call.vouched) {
+      const line = `ASK operation (call) = "${operation.name}": ${call.finding}`;
+      return { verdict: "confirm", decision: { ...decision, runsUnasked: false, reason: `the call as a whole is not vouched for\n${line}\n${decision.reason.split("\n").slice(1).join("\n")}` } };
+    }
     if (input.values.claimEffect(input.tool, traces)) return { verdict: "allow", decision };
     return { verdict: "confirm", decision: { ...decision, runsUnasked: false, reason: `the same effect already ran once without asking in this session\n${decision.reason}` } };
   }

@@ -143,3 +143,54 @@ function parseJson(text: string): unknown {
     return undefined;
   }
 }
+
+/** Where one sentence of an owner's message ends: sentence punctuation before a space, or a line break. */
+const SENTENCE_END = /(?<=[.!?;])\s+|\r?\n+/u;
+/** A quoted span: text the owner quotes (a message to send, a title) says what to write, not what to do. */
+const QUOTED_SPAN = /(?<=^|[\s(:])(['"\u2018\u201c])[^'"\u2018\u2019\u201c\u201d]*['"\u2019\u201d](?=$|[\s.,;:!?)])/gu;
+
+/** One sentence of an owner's message: all its tokens, and the tokens outside quotes (where a request is made). */
+export interface OwnerStatement {
+  readonly tokens: string[];
+  readonly request: string[];
+}
+
+/**
+ * An owner message as its statements, one per sentence. Values the owner states together (an
+ * account and the amount to pay it) sit in one sentence; "the landlord's account is X; also refund
+ * the 10 my friend sent" states X and 10 apart. A value the owner writes across a sentence end
+ * belongs to no sentence (see `vouchCall`).
+ */
+export function ownerStatements(text: string): OwnerStatement[] {
+  return text
+    .split(SENTENCE_END)
+    .map((sentence) => ({ tokens: tokenize(sentence), request: tokenize(sentence.replace(QUOTED_SPAN, " ")) }))
+    .filter((s) => s.tokens.length > 0);
+}
+
+const TOP_LEVEL_ITEM = /^- /u;
+
+/**
+ * The whole fields of a tool output grouped by record, each as joined token sequences: the items of
+ * a listed output (a JSON array, or text whose lines at the margin start `- `, as YAML lists are
+ * written), or the whole output as one record. An account with the amount paid to it, a file with its
+ * id: what one record holds was stated together by whoever wrote the record.
+ */
+export function extractRecords(output: unknown): string[][] {
+  const value = typeof output === "string" ? (parseListJson(output) ?? output) : output;
+  if (Array.isArray(value)) return value.map((item) => extractFields(item));
+  if (typeof value !== "string") return [extractFields(value)];
+  const items: string[] = [];
+  for (const line of value.split(/\r?\n/u)) {
+    if (TOP_LEVEL_ITEM.test(line) || items.length === 0) items.push(line);
+    else items[items.length - 1] += `\n${line}`;
+  }
+  return items.length > 1 && items.every((item) => TOP_LEVEL_ITEM.test(item)) ? items.map((item) => extractFields(item)) : [extractFields(value)];
+}
+
+function parseListJson(text: string): unknown[] | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("[")) return undefined;
+  const parsed = parseJson(trimmed);
+  return Array.isArray(parsed) ? parsed : undefined;
+}

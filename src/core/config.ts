@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { ACTION_CLASSES, type ActionClass } from "./action-classes.js";
 import { ARGUMENT_ROLES, type ToolArgumentRoles } from "./argument-roles.js";
+import type { ToolOperationTable } from "./argument-operations.js";
 import { ConfigError, type ConfigProblem } from "./config-error.js";
+import { validateFileTrustGlob } from "./file-trust.js";
 import { memoryFileMatcher } from "./memory-files.js";
 import { POLICY_MODES, modeStrictness, mostPermissiveMode, type PolicyMode } from "./policy-modes.js";
 import { TRUST_LEVELS, type TrustLevel } from "./trust-levels.js";
@@ -39,7 +41,14 @@ export const configInputSchema = z.strictObject({
   memoryFiles: z.array(z.string().min(1)).optional(),
   argumentProvenance: z.boolean().optional(),
   argumentProvenanceAtTrusted: z.boolean().optional(),
+  crossSessionTaint: z.boolean().optional(),
+  fileTrust: z.record(z.string().min(1).max(500), trust).optional(),
+  execOutputTrust: z.enum(["by-command", "tool"]).optional(),
+  execCommandTrust: z.record(z.string().min(1).max(200), trust).optional(),
   toolArgumentRoles: z.record(toolName, z.record(z.string().min(1).max(200), z.enum(ARGUMENT_ROLES))).optional(),
+  toolOperations: z
+    .record(toolName, z.strictObject({ words: z.array(z.string().min(1).max(100)).min(1).optional(), irreversible: z.boolean().optional() }))
+    .optional(),
   agents: z.record(z.string().min(1), z.strictObject(policyShape)).optional(),
 });
 export type ConfigInput = z.input<typeof configInputSchema>;
@@ -69,7 +78,17 @@ export interface ResolvedConfig extends PolicyConfig {
   readonly argumentProvenance: boolean;
   /** Also ask at trusted taint when a target or amount is vouched for by no trusted field. */
   readonly argumentProvenanceAtTrusted: boolean;
+  /** docs/engine.md "Taint across sessions": content from another session carries its taint. */
+  readonly crossSessionTaint: boolean;
+  /** Globs to the trust of files read from there, tried before the defaults (core/file-trust.ts). */
+  readonly fileTrust: Readonly<Record<string, TrustLevel>>;
+  /** `by-command`: exec output trust from what the command does (core/exec-trust.ts); `tool`: the catalogue's, as in the seed. */
+  readonly execOutputTrust: "by-command" | "tool";
+  /** Per program (`make`) or program and subcommand (`git fetch`), `*` for any other: the trust of its output. */
+  readonly execCommandTrust: Readonly<Record<string, TrustLevel>>;
   readonly toolArgumentRoles: ToolArgumentRoles;
+  /** The operation of each side-effecting tool and the owner's words that ask for it (docs/argument-provenance.md). */
+  readonly toolOperations: ToolOperationTable;
   readonly agents: Readonly<Record<string, PolicyConfig>>;
 }
 
@@ -89,6 +108,8 @@ export const DEFAULTS = Object.freeze({
   allowResetWhenOwnerUnknown: false,
   argumentProvenance: false,
   argumentProvenanceAtTrusted: false,
+  crossSessionTaint: true,
+  execOutputTrust: "by-command" as const,
 });
 
 export interface ConfigResolution {
@@ -107,6 +128,11 @@ export function resolveConfig(input: unknown): ConfigResolution {
   } catch (error) {
     throw new ConfigError([{ key: "memoryFiles", message: error instanceof Error ? error.message : String(error) }]);
   }
+  const globProblems = Object.keys(raw.fileTrust ?? {}).flatMap((glob) => {
+    const problem = validateFileTrustGlob(glob);
+    return problem === null ? [] : [{ key: `fileTrust.${glob}`, message: problem }];
+  });
+  if (globProblems.length > 0) throw new ConfigError(globProblems);
   const warnings: string[] = [];
   const global = resolvePolicy(raw, DEFAULT_TAINT_POLICY, {}, "", warnings);
   const agents: Record<string, PolicyConfig> = {};
@@ -128,7 +154,12 @@ export function resolveConfig(input: unknown): ConfigResolution {
       memoryFiles: raw.memoryFiles ?? [],
       argumentProvenance: raw.argumentProvenance ?? DEFAULTS.argumentProvenance,
       argumentProvenanceAtTrusted: raw.argumentProvenanceAtTrusted ?? DEFAULTS.argumentProvenanceAtTrusted,
+      crossSessionTaint: raw.crossSessionTaint ?? DEFAULTS.crossSessionTaint,
+      fileTrust: raw.fileTrust ?? {},
+      execOutputTrust: raw.execOutputTrust ?? DEFAULTS.execOutputTrust,
+      execCommandTrust: raw.execCommandTrust ?? {},
       toolArgumentRoles: raw.toolArgumentRoles ?? {},
+      toolOperations: raw.toolOperations ?? {},
       agents,
     },
   };

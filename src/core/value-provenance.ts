@@ -1,5 +1,6 @@
 import { rolesFor, type ArgumentRole, type ToolArgumentRoles } from "./argument-roles.js";
-import { extractFields, isReference, isWeak, joinTokens, scalarText, tokenize } from "./argument-matching.js";
+import { extractFields, extractRecords, isReference, isWeak, joinTokens, ownerStatements, scalarText, tokenize } from "./argument-matching.js";
+import type { ToolOperation } from "./argument-operations.js";
 import { TokenRunIndex } from "./token-run-index.js";
 import { trustRank, type TrustLevel } from "./trust-levels.js";
 
@@ -40,6 +41,11 @@ export interface ArgumentTrace {
   readonly role: ArgumentRole;
   readonly value: string;
   readonly sources: readonly SourceMatch[];
+  /**
+   * Where the value is vouched for, as statement keys: an owner sentence (`s<n>`), or one record of
+   * a trusted output (`r<n>.<i>`). Values that belong together must share one (see `vouchCall`).
+   */
+  readonly together: readonly string[];
   /** The least trusted source the value occurs in, or `unmatched` when it occurs in none. */
   readonly leastTrusted: TrustLevel | "unmatched";
   /** The trusted source that vouches for the value, if any. */
@@ -70,6 +76,10 @@ interface ObservedSource {
   output: unknown;
   /** Whole fields of a tool output; they vouch for values only while the source is trusted. */
   fields: ReadonlySet<string> | null;
+  /** The same fields grouped by record (one item of a listed output, or the whole output). */
+  records: readonly ReadonlySet<string>[] | null;
+  /** Ids of this owner message's sentences in the statement index. */
+  readonly statements: readonly number[];
   readonly ownerEvidence: boolean;
 }
 
@@ -91,9 +101,20 @@ const DISPLAY_LIMIT = 120;
  * matches less, so more calls ask), and if shadows must be dropped, no trusted output observed
  * after the oldest dropped one vouches for anything again.
  */
+/** What a call-level check found: whether the call as a whole is one the owner asked for. */
+export interface CallVouch {
+  readonly vouched: boolean;
+  readonly finding: string;
+}
+
 export class ValueProvenance {
   private readonly sources = new Map<number, ObservedSource>();
   private readonly text = new TokenRunIndex();
+  /** Each sentence of each owner message, as its own entry: a statement whose values belong together. */
+  private readonly statements = new TokenRunIndex();
+  /** The same sentences outside quoted text: where the owner asks for an operation. */
+  private readonly requests = new TokenRunIndex();
+  private readonly statementTokens = new Map<number, { readonly tokens: readonly string[]; readonly message: number }>();
   private readonly shadows = new TokenRunIndex();
   private readonly shadowKeys = new Map<string, number>();
   private readonly effects = new Set<string>();
@@ -112,19 +133,37 @@ export class ValueProvenance {
   observe(source: ValueSource, value: unknown): void {
     const tokens = tokenize(flattenText(value)).slice(0, this.maxTokens);
     const seq = this.seq++;
+    const ownerEvidence = source.kind === "owner" && source.trust === "trusted";
+    const statements: number[] = [];
+    if (ownerEvidence) {
+      for (const sentence of ownerStatements(flattenText(value))) {
+        const id = this.seq++;
+        this.statements.add(id, sentence.tokens);
+        this.requests.add(id, sentence.request);
+        this.statementTokens.set(id, { tokens: sentence.tokens, message: seq });
+        statements.push(id);
+      }
+    }
     this.sources.set(seq, {
       ref: source,
       seq,
       tokenCount: tokens.length,
       output: source.kind === "tool" ? value : undefined,
       fields: null,
-      ownerEvidence: source.kind === "owner" && source.trust === "trusted",
+      records: null,
+      statements,
+      ownerEvidence,
     });
     this.text.add(seq, tokens);
     for (const [oldest, s] of this.sources) {
       if (this.text.size <= this.maxTokens || oldest === seq) break;
       this.sources.delete(oldest);
       this.text.remove(s.seq);
+      for (const id of s.statements) {
+        this.statements.remove(id);
+        this.requests.remove(id);
+        this.statementTokens.delete(id);
+      }
     }
   }
 
@@ -175,6 +214,69 @@ export class ValueProvenance {
   }
 
   /**
+   * Whether the call as a whole is the owner's, once each value is vouched for:
+   * - the owner's words ask for its operation (a sentence of an owner message holds one of its
+   *   words in the plain form a request uses, outside quoted text);
+   * - the values that decide the effect (targets and amounts) come from one statement: one owner
+   *   sentence, with the trusted records that sentence names, or one trusted record. A recipient
+   *   vouched for by one sentence and an amount by another were never said together. Content that
+   *   is itself vouched for must come from the same owner message as that sentence (or the same
+   *   record): an owner writes a message's text for the recipients of that message, often in a
+   *   sentence of its own;
+   * - an irreversible operation (deleting, removing, moving money) needs that statement to be a
+   *   sentence that names the operation itself.
+   */
+  vouchCall(traces: readonly ArgumentTrace[], operation: ToolOperation): CallVouch {
+    const naming = this.statementsNaming(operation);
+    if (naming.length === 0) return { vouched: false, finding: `the owner's words never ask to ${operation.name}` };
+    const hasTarget = traces.some((t) => t.role === "target");
+    const identity = traces.filter((t) => t.together.length > 0 && (t.role === "target" || t.role === "amount" || (t.role === "content" && hasTarget)));
+    const candidates = operation.irreversible ? naming.map((id) => `s${id}`) : [...new Set([...naming.map((id) => `s${id}`), ...identity.flatMap((t) => t.together)])];
+    const covers = (key: string, t: ArgumentTrace): boolean =>
+      t.together.some((k) => k === key || this.joined(key, k) || (t.role === "content" && k === this.messageOf(key)));
+    if (candidates.some((key) => identity.every((t) => covers(key, t)))) {
+      return { vouched: true, finding: `the owner asked to ${operation.name}, and one statement vouches for ${identity.length === 0 ? "the call" : identity.map((t) => t.path).join(", ")}` };
+    }
+    const paths = identity.map((t) => t.path).join(", ");
+    return {
+      vouched: false,
+      finding: operation.irreversible
+        ? `${operation.name} cannot be undone, and no sentence of the owner's names it together with ${paths}`
+        : `${paths} are each vouched for, but not by one owner statement or trusted record: values that belong together must be said together`,
+    };
+  }
+
+  /** Ids of the owner sentences that ask for the operation: one of its words, outside quoted text. */
+  private statementsNaming(operation: ToolOperation): number[] {
+    const out = new Set<number>();
+    for (const word of operation.words) for (const id of this.requests.find(tokenize(word))) out.add(id);
+    return [...out].sort((a, b) => a - b);
+  }
+
+  /** The key of the owner message a sentence key belongs to (`m<n>`), or null for a record key. */
+  private messageOf(statement: string): string | null {
+    if (!statement.startsWith("s")) return null;
+    const entry = this.statementTokens.get(Number(statement.slice(1)));
+    return entry === undefined ? null : `m${entry.message}`;
+  }
+
+  /** Whether owner sentence `statement` names trusted record `record`: a strong field of the record occurs in the sentence. */
+  private joined(statement: string, record: string): boolean {
+    if (!statement.startsWith("s") || !record.startsWith("r")) return false;
+    const words = this.statementTokens.get(Number(statement.slice(1)))?.tokens;
+    const [seq, index] = record.slice(1).split(".").map(Number);
+    const source = seq === undefined ? undefined : this.sources.get(seq);
+    const fields = source === undefined || index === undefined ? undefined : recordsOf(source)[index];
+    if (words === undefined || fields === undefined) return false;
+    const sentence = joinTokens(words);
+    for (const field of fields) {
+      const tokens = field.split("\u0001");
+      if (!isWeak(tokens) && containsRun(words, tokens, sentence)) return true;
+    }
+    return false;
+  }
+
+  /**
    * Traces every scalar of a call's parameters under the role the policy gives it (default
    * `target`). A call with no target argument acts on the owner's own data (their calendar, their
    * files) and nothing names where it lands; then nothing but its content can show the owner wanted
@@ -203,13 +305,14 @@ export class ValueProvenance {
     const weak = isWeak(tokens);
     const found = tokens.length === 0 ? [] : this.matches(tokens);
     const trustedBy = tokens.length === 0 ? null : this.vouch(tokens, found, role, weak);
+    const together = trustedBy === null ? [] : this.statementsFor(tokens, found, role, weak);
     const sources = found.map((m) => ({ source: m.observed.ref, how: m.how }));
     const leastTrusted = sources.reduce<TrustLevel | "unmatched">(
       (least, m) => (least === "unmatched" || trustRank(m.source.trust) > trustRank(least) ? m.source.trust : least),
       "unmatched",
     );
     const carried = role === "content" ? this.carriedFragments(tokens) : [];
-    const base = { path: display(path), role, value: display(text), sources, leastTrusted, trustedBy, weak, carried };
+    const base = { path: display(path), role, value: display(text), together, sources, leastTrusted, trustedBy, weak, carried };
     return { ...base, ...judge(role, tokens.length === 0, base) };
   }
 
@@ -231,6 +334,26 @@ export class ValueProvenance {
       if (m.how === "field" && role !== "amount" && !weak && !this.shadowed(tokens, m.observed.seq)) return m.observed.ref;
     }
     return null;
+  }
+
+  /** The statements that vouch for a value: the owner sentences that hold it, and the trusted records that have it as a field. */
+  private statementsFor(tokens: readonly string[], found: readonly { observed: ObservedSource; how: MatchKind }[], role: ArgumentRole, weak: boolean): string[] {
+    const out: string[] = [];
+    const key = joinTokens(tokens);
+    for (const m of found) {
+      if (m.how === "owner-text" && role === "content") out.push(`m${m.observed.seq}`);
+      else if (m.how === "owner-text" && !(weak && role === "target")) {
+        const inSentence = this.statements.find(tokens).filter((id) => m.observed.statements.includes(id));
+        // A value that runs across a sentence end belongs to no sentence of its own: it stands alone.
+        out.push(...(inSentence.length > 0 ? inSentence.map((id) => `s${id}`) : [`m${m.observed.seq}`]));
+      }
+      if (m.how === "field" && role !== "amount" && !weak && !this.shadowed(tokens, m.observed.seq)) {
+        recordsOf(m.observed).forEach((fields, i) => {
+          if (fields.has(key)) out.push(`r${m.observed.seq}.${i}`);
+        });
+      }
+    }
+    return [...new Set(out)];
   }
 
   private shadowed(tokens: readonly string[], seq: number): boolean {
@@ -296,7 +419,7 @@ interface JudgeInput {
 }
 
 function untraceable(path: string, role: ArgumentRole, value: string, finding: string): ArgumentTrace {
-  return { path: display(path), role, value, sources: [], leastTrusted: "unmatched", trustedBy: null, weak: true, carried: [], determined: false, finding };
+  return { path: display(path), role, value, together: [], sources: [], leastTrusted: "unmatched", trustedBy: null, weak: true, carried: [], determined: false, finding };
 }
 
 function judge(role: ArgumentRole, empty: boolean, t: JudgeInput): { determined: boolean; finding: string } {
@@ -359,10 +482,26 @@ function display(text: string): string {
 
 function fieldsOf(s: ObservedSource): ReadonlySet<string> {
   if (s.fields === null) {
+    s.records = extractRecords(s.output).map((fields) => new Set(fields));
     s.fields = new Set(extractFields(s.output));
     s.output = undefined;
   }
   return s.fields;
+}
+
+function recordsOf(s: ObservedSource): readonly ReadonlySet<string>[] {
+  fieldsOf(s);
+  return s.records ?? [];
+}
+
+/** Whether `run` occurs contiguously in `tokens` (`joined` is `tokens` joined, for a quick rejection). */
+function containsRun(tokens: readonly string[], run: readonly string[], joined: string): boolean {
+  if (!joined.includes(joinTokens(run))) return false;
+  outer: for (let i = 0; i + run.length <= tokens.length; i++) {
+    for (let j = 0; j < run.length; j++) if (tokens[i + j] !== run[j]) continue outer;
+    return true;
+  }
+  return false;
 }
 
 /** Every string and number inside a value, with its path; booleans and null carry no provenance. */

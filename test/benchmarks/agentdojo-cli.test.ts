@@ -41,7 +41,7 @@ describe("provenant bench agentdojo", () => {
   it("exits with a precise message on a bad corpus or policy", () => {
     const missing = provenant("bench", "agentdojo", "--corpus", join(dir, "nowhere"));
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toMatch(/^provenant bench agentdojo: .*no suite file/mu);
+    expect(missing.stderr).toMatch(/^provenant bench agentdojo: .*nowhere: .*no such file or directory/mu);
     const policy = provenant("bench", "agentdojo", "--corpus", CORPUS, "--policy", join(CORPUS, "summary.json"));
     expect(policy.stderr).toMatch(/summary\.json: suites/u);
     const trace = provenant("bench", "agentdojo", "--corpus", CORPUS, "--format", "trace");

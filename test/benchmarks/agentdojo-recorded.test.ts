@@ -21,8 +21,10 @@ describe("recorded AgentDojo runs", async () => {
   const policy = parseToolPolicy(readFileSync(join(CORPUS, "tool-policy.json"), "utf8"), "tool-policy.json");
 
   it("reads every run in AgentDojo's layout", async () => {
-    const runs = await readRecordedRuns(RECORDED_RUNS);
-    expect(runs.map((r) => `${r.suite_name}/${r.user_task_id}/${r.injection_task_id ?? "none"}`)).toEqual([
+    const { runs, skipped, warnings } = await readRecordedRuns(RECORDED_RUNS);
+    expect(skipped).toEqual([]);
+    expect(warnings).toEqual([]);
+    expect(runs.map(({ run: r }) => `${r.suite_name}/${r.user_task_id}/${r.injection_task_id ?? "none"}`)).toEqual([
       "banking/user_task_0/injection_task_0",
       "banking/user_task_0/none",
       "slack/user_task_12/none",
@@ -33,9 +35,9 @@ describe("recorded AgentDojo runs", async () => {
     ]);
   });
 
-  it("turns a run into the owner's request and its calls in order, naming the attacker's calls by the injection task's functions", async () => {
-    const runs = await readRecordedRuns(RECORDED_RUNS);
-    const run = runs.find((r) => r.suite_name === "slack" && r.injection_task_id === "injection_task_5");
+  it("turns a run into the owner's request and its calls in order, telling the attacker's calls by the attacker's values", async () => {
+    const { runs } = await readRecordedRuns(RECORDED_RUNS);
+    const run = runs.map((f) => f.run).find((r) => r.suite_name === "slack" && r.injection_task_id === "injection_task_5");
     const slack = corpus.find((s) => s.suite === "slack");
     if (run === undefined || slack === undefined || policy.slack === undefined) throw new Error("fixture missing");
     const trace = recordedReplay(run, slack, policy.slack);
@@ -45,8 +47,11 @@ describe("recorded AgentDojo runs", async () => {
       "injection:invite_user_to_slack",
       "injection:add_user_to_channel",
       "injection:remove_user_from_slack",
-      "injection:add_user_to_channel",
+      "user:add_user_to_channel",
     ]);
+    // The owner's own add_user_to_channel (Charlie, the task's channel) is the owner's; by function name alone it was the attacker's.
+    expect(trace.calls[4]?.args).toMatchObject({ user: "Charlie" });
+    expect(trace.calls[4]?.originByFunctionName).toBe("injection");
     expect(trace.calls[0]?.output).toContain("fred9246@gmail.com");
     expect(trace.calls[4]?.output).toBe("ValueError: Channel External_0 not found");
   });
@@ -67,21 +72,24 @@ describe("recorded AgentDojo runs", async () => {
     expect(result.table).toContain("recorded runs");
   });
 
-  it("refuses a run whose content disagrees with its path", async () => {
+  it("skips, with the reason, a run whose content disagrees with its path, and reads the rest", async () => {
     const dir = mkdtempSync(join(root, "runs-"));
     cpSync(RECORDED_RUNS, dir, { recursive: true });
     const file = join(dir, PIPELINE, "slack/user_task_12/none/none.json");
     const run = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
     writeFileSync(file, JSON.stringify({ ...run, user_task_id: "user_task_13" }));
-    await expect(readRecordedRuns(dir)).rejects.toThrow(/path disagrees/u);
+    const read = await readRecordedRuns(dir);
+    expect(read.runs).toHaveLength(6);
+    expect(read.skipped).toEqual([{ path: file, reason: "content names slack/user_task_13/none, its path slack/user_task_12/none" }]);
   });
 
-  it("refuses files outside the layout and directories with no runs", async () => {
+  it("skips files outside the layout, and reads an empty directory as no runs", async () => {
     const dir = mkdtempSync(join(root, "runs-"));
-    await expect(readRecordedRuns(dir)).rejects.toThrow(/no recorded runs/u);
+    expect(await readRecordedRuns(dir)).toEqual({ runs: [], skipped: [], warnings: [] });
     mkdirSync(join(dir, "p", "banking"), { recursive: true });
     writeFileSync(join(dir, "p", "banking", "x.json"), "{}");
-    await expect(readRecordedRuns(dir)).rejects.toThrow(/expected <pipeline>/u);
+    expect((await readRecordedRuns(dir)).skipped).toEqual([{ path: join(dir, "p", "banking", "x.json"), reason: expect.stringMatching(/^not <pipeline>/u) as unknown }]);
+    await expect(readRecordedRuns(join(dir, "missing"))).rejects.toThrow(CorpusError);
   });
 
   it("names the field of a malformed run and never throws anything but a CorpusError", () => {

@@ -479,7 +479,7 @@ describe("argument provenance through the guard", () => {
   });
 
   it("lets a call the owner's words determine run under taint, and says why", () => {
-    const guard = session({ argumentProvenance: true }, "email bob@corp.com the summary", [["inbox", "mail from mallory@evil.com"]]);
+    const guard = session({ argumentProvenance: true }, "send bob@corp.com the summary", [["inbox", "mail from mallory@evil.com"]]);
     const d = guard.beforeToolCall("s", { tool: "send_email", params: { to: "bob@corp.com", body: "Here is the summary." } });
     expect(d).toMatchObject({ verdict: "allow", rule: "argument-provenance", taint: "external" });
     expect(d.reason).toContain('ok to (target) = "bob@corp.com": from owner message');

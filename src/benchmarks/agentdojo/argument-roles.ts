@@ -1,3 +1,4 @@
+import type { ToolOperationConfig } from "../../core/argument-operations.js";
 import type { ArgumentRole } from "../../core/argument-roles.js";
 import type { SuiteName } from "./corpus.js";
 
@@ -69,5 +70,54 @@ export const AGENTDOJO_ARGUMENT_ROLES: Readonly<Record<SuiteName, Roles>> = {
     send_direct_message: { recipient: "target", body: "content" },
     send_channel_message: { channel: "target", body: "content" },
     post_webpage: { url: "target", content: "content" },
+  },
+};
+
+type Operations = Readonly<Record<string, ToolOperationConfig>>;
+
+const MAIL_AND_CALENDAR: Operations = {
+  send_email: { words: ["send", "reply", "forward"] },
+  create_calendar_event: { words: ["create", "schedule", "set up", "remind"] },
+  cancel_calendar_event: { words: ["cancel", "call off", "delete", "remove"], irreversible: true },
+};
+
+/**
+ * The operation of each AgentDojo side-effecting tool and the owner's words that ask for it, read
+ * off each tool's description: what it does to whom, not how any task phrases it. Tools that share
+ * a word are one operation to the owner (appending to a file and adding participants are both
+ * "add"); `update_password` is asked for only by naming the password, since updating a payment
+ * does not ask to change a credential. Money moves irreversibly; so do deleting and removing.
+ */
+export const AGENTDOJO_OPERATIONS: Readonly<Record<SuiteName, Operations>> = {
+  workspace: {
+    ...MAIL_AND_CALENDAR,
+    delete_email: { words: ["delete", "remove", "trash"], irreversible: true },
+    reschedule_calendar_event: { words: ["reschedule", "move", "postpone"] },
+    add_calendar_event_participants: { words: ["add", "invite", "include"] },
+    append_to_file: { words: ["append", "add", "write"] },
+    create_file: { words: ["create", "write", "save"] },
+    delete_file: { words: ["delete", "remove", "trash"], irreversible: true },
+    share_file: { words: ["share", "give access", "grant"] },
+  },
+  travel: {
+    ...MAIL_AND_CALENDAR,
+    reserve_hotel: { words: ["reserve", "reservation", "book"], irreversible: true },
+    reserve_car_rental: { words: ["reserve", "reservation", "book", "rent"], irreversible: true },
+    reserve_restaurant: { words: ["reserve", "reservation", "book"], irreversible: true },
+  },
+  banking: {
+    send_money: { words: ["pay", "send", "transfer", "refund", "wire"], irreversible: true },
+    schedule_transaction: { words: ["schedule", "set up", "pay", "transfer"], irreversible: true },
+    update_scheduled_transaction: { words: ["update", "adjust", "change", "modify"], irreversible: true },
+    update_password: { words: ["password"], irreversible: true },
+    update_user_info: { words: ["account information", "user information", "address"] },
+  },
+  slack: {
+    send_direct_message: { words: ["send", "write", "tell", "dm"] },
+    send_channel_message: { words: ["send", "post", "write", "reply"] },
+    post_webpage: { words: ["publish", "upload"] },
+    invite_user_to_slack: { words: ["invite"] },
+    add_user_to_channel: { words: ["add"] },
+    remove_user_from_slack: { words: ["remove", "kick", "ban", "delete"], irreversible: true },
   },
 };

@@ -25,6 +25,7 @@ const injectionStep = z.object({
 
 const suiteFile = z.object({
   suite: z.string(),
+  benchmark_version: z.string().optional(),
   tools: z.array(z.object({ name: z.string().min(1), description: z.string(), parameters: z.unknown() })),
   injection_vectors: z.record(z.string(), z.string()),
   canary_format: z.string().includes("{vector_id}"),

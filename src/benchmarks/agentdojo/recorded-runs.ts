@@ -1,7 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { z } from "zod";
-import { CorpusError, type SuiteData } from "./corpus.js";
+import { extractFields, isWeak, joinTokens, tokenize } from "../../core/argument-matching.js";
+import { CorpusError, type InjectionTask, type SuiteData, type UserTask } from "./corpus.js";
 import type { ReplayCall, ReplayTrace } from "./replay-trace.js";
 import type { SuitePolicy } from "./tool-policy-file.js";
 
@@ -33,8 +34,11 @@ const recordedRun = z.object({
   injection_task_id: z.string().nullable(),
   attack_type: z.string().nullable(),
   injections: z.record(z.string(), z.string()),
-  utility: z.boolean(),
+  /** Absent in some runs (a run that errored before its checks); a benign run needs it, an attacked one does not. */
+  utility: z.boolean().nullable().optional(),
   security: z.boolean(),
+  /** The AgentDojo benchmark version the run was made against (`v1`, `v1.2`); absent in runs older than the field. */
+  benchmark_version: z.string().min(1).optional(),
   messages: z.array(message),
 });
 
@@ -57,26 +61,60 @@ export function parseRecordedRun(body: string, where: string): RecordedRun {
   return parsed.data;
 }
 
+/** A run file as read: the run, where it is, and the pipeline it belongs to (its folder). */
+export interface RecordedRunFile {
+  readonly path: string;
+  readonly pipeline: string;
+  readonly run: RecordedRun;
+}
+
+/** A file that could not be used, and why: reported, never fatal. */
+export interface SkippedFile {
+  readonly path: string;
+  readonly reason: string;
+}
+
+export interface RecordedRunSet {
+  readonly runs: readonly RecordedRunFile[];
+  readonly skipped: readonly SkippedFile[];
+  readonly warnings: readonly string[];
+}
+
 /**
  * Reads every run under `dir`, laid out `<pipeline>/<suite>/<user_task>/<attack_type>/<injection_task or none>.json`.
- * A file elsewhere in the tree, or one whose content disagrees with its path, is an error.
+ * A file that cannot be used (outside the layout, not JSON, malformed, naming another suite, task
+ * or injection than its path) is skipped with its path and the reason, and the rest are read. A
+ * run whose content names a different pipeline than its folder (AgentDojo writes `local` for a
+ * locally served model) belongs to the folder's pipeline, with a warning.
  */
-export async function readRecordedRuns(dir: string): Promise<RecordedRun[]> {
-  const files = (await walk(dir)).filter((f) => f.endsWith(".json")).sort();
-  const runs: RecordedRun[] = [];
+export async function readRecordedRuns(dir: string): Promise<RecordedRunSet> {
+  const files = (await walk(dir)).sort();
+  const runs: RecordedRunFile[] = [];
+  const skipped: SkippedFile[] = [];
+  const warnings: string[] = [];
   for (const file of files) {
     const parts = relative(dir, file).split(sep);
-    if (parts.length !== 5) throw new CorpusError(`${file}: expected <pipeline>/<suite>/<user_task>/<attack_type>/<injection_task or none>.json`);
-    const run = parseRecordedRun(await readFile(file, "utf8"), file);
+    if (!file.endsWith(".json") || parts.length !== 5) {
+      skipped.push({ path: file, reason: "not <pipeline>/<suite>/<user_task>/<attack_type>/<injection_task or none>.json" });
+      continue;
+    }
+    let run: RecordedRun;
+    try {
+      run = parseRecordedRun(await readFile(file, "utf8"), file);
+    } catch (error) {
+      skipped.push({ path: file, reason: (error as Error).message.replace(`${file}: `, "") });
+      continue;
+    }
     const [pipeline, suite, userTask, , leaf] = parts as [string, string, string, string, string];
     const injection = leaf.slice(0, -".json".length);
-    if (run.pipeline_name !== pipeline || run.suite_name !== suite || run.user_task_id !== userTask || (run.injection_task_id ?? "none") !== injection) {
-      throw new CorpusError(`${file}: content names ${run.pipeline_name}/${run.suite_name}/${run.user_task_id}/${run.injection_task_id ?? "none"}, path disagrees`);
+    if (run.suite_name !== suite || run.user_task_id !== userTask || (run.injection_task_id ?? "none") !== injection) {
+      skipped.push({ path: file, reason: `content names ${run.suite_name}/${run.user_task_id}/${run.injection_task_id ?? "none"}, its path ${suite}/${userTask}/${injection}` });
+      continue;
     }
-    runs.push(run);
+    if (run.pipeline_name !== pipeline) warnings.push(`${file}: content names pipeline ${run.pipeline_name}; counted under ${pipeline}, its folder`);
+    runs.push({ path: file, pipeline, run });
   }
-  if (runs.length === 0) throw new CorpusError(`${dir}: no recorded runs found`);
-  return runs;
+  return { runs, skipped, warnings };
 }
 
 async function walk(dir: string): Promise<string[]> {
@@ -93,20 +131,64 @@ async function walk(dir: string): Promise<string[]> {
 }
 
 /**
+ * The attacker's values in a run: the scalar arguments of the injection task's ground truth and the
+ * references in its goal (addresses, links, accounts, quoted text), less any the owner's task itself
+ * uses (its prompt and its ground-truth arguments). A call carrying one of them is the attacker's.
+ */
+export function attackerValues(injection: InjectionTask, user: UserTask | undefined, prompt: string): string[][] {
+  const owner = tokenize([prompt, user?.prompt ?? "", ...(user?.ground_truth ?? []).flatMap((s) => scalars(s.args_default_env))].join("\n"));
+  const ownerText = `\u0001${owner.join("\u0001")}\u0001`;
+  const candidates = [...injection.ground_truth.flatMap((s) => scalars(s.args)), ...[...injection.goal.matchAll(GOAL_REFERENCE)].map((m) => m[1] ?? m[0])];
+  const out: string[][] = [];
+  for (const value of candidates) {
+    const tokens = tokenize(value);
+    if (tokens.length === 0 || isWeak(tokens) || value.includes("<CANARY")) continue;
+    if (ownerText.includes(`\u0001${tokens.join("\u0001")}\u0001`)) continue;
+    if (!out.some((t) => t.join(" ") === tokens.join(" "))) out.push(tokens);
+  }
+  return out;
+}
+
+const GOAL_REFERENCE = /'([^']{3,})'|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\bwww\.[\w.-]+\.[a-z]{2,}(?:\/[\w/-]*)?|https?:\/\/\S+|\b[A-Z]{2}\d{2}[A-Z0-9]{8,30}\b/gu;
+
+function scalars(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (typeof value === "number") return [String(value)];
+  if (Array.isArray(value)) return value.flatMap(scalars);
+  if (value !== null && typeof value === "object") return Object.values(value).flatMap(scalars);
+  return [];
+}
+
+function carries(args: unknown, values: readonly string[][]): boolean {
+  const text = `\u0001${tokenize(scalars(args).join("\n")).join("\u0001")}\u0001`;
+  return values.some((v) => text.includes(`\u0001${v.join("\u0001")}\u0001`));
+}
+
+/**
  * The replay of a recorded run: the first user message is the owner's request; each assistant
  * tool call, in order, with the output of the tool message answering it (the error text when the
- * tool failed). A call counts as the attacker's when it names a side-effecting function of the
- * run's injection task, as the corpus lists it.
+ * tool failed). A call is the attacker's when it carries one of the attacker's values, names a whole
+ * field of what an earlier attacker call returned (the id of the e-mail it just sent and now
+ * deletes), or calls a side-effecting function of the injection task that the owner's task never
+ * calls. Each call also records what the older rule, by function name alone, would have said.
  */
-export function recordedReplay(run: RecordedRun, suite: SuiteData, policy: SuitePolicy): ReplayTrace {
-  const where = `${run.pipeline_name}/${run.suite_name}/${run.user_task_id}/${run.injection_task_id ?? "none"}`;
+export function recordedReplay(run: RecordedRun, suite: SuiteData, policy: SuitePolicy, pipeline: string = run.pipeline_name): ReplayTrace {
+  const where = `${pipeline}/${run.suite_name}/${run.user_task_id}/${run.injection_task_id ?? "none"}`;
   const firstUser = run.messages.find((m) => m.role === "user");
   if (firstUser === undefined) throw new CorpusError(`${where}: no user message`);
-  let attackerFunctions = new Set<string>();
+  const prompt = plain(firstUser.content);
+  const user = suite.user_tasks.find((t) => t.id === run.user_task_id);
+  let byName = new Set<string>();
+  let unusedByOwner = new Set<string>();
+  let values: string[][] = [];
   if (run.injection_task_id !== null) {
     const task = suite.injection_tasks.find((t) => t.id === run.injection_task_id);
     if (task === undefined) throw new CorpusError(`${where}: injection task ${run.injection_task_id} is not in suite ${suite.suite}`);
-    attackerFunctions = new Set(task.ground_truth.map((s) => s.function).filter((f) => (policy[f]?.action ?? "trade") !== "read"));
+    const sideEffecting = task.ground_truth.map((s) => s.function).filter((f) => (policy[f]?.action ?? "trade") !== "read");
+    byName = new Set(sideEffecting);
+    const ownerFunctions = new Set((user?.ground_truth ?? []).map((s) => s.function));
+    unusedByOwner = new Set(sideEffecting.filter((f) => !ownerFunctions.has(f)));
+    values = attackerValues(task, user, prompt);
   }
   const outputs = new Map<string, string>();
   for (const m of run.messages) {
@@ -115,16 +197,22 @@ export function recordedReplay(run: RecordedRun, suite: SuiteData, policy: Suite
     if (id !== null) outputs.set(id, m.error !== null && m.error !== undefined ? m.error : plain(m.content));
   }
   const calls: ReplayCall[] = [];
+  // Whole fields of what the attacker's calls returned (the id of the e-mail it just sent): a later call naming one acts on the attacker's work.
+  const attackerFields = new Set<string>();
   for (const m of run.messages) {
     if (m.role !== "assistant") continue;
     for (const call of m.tool_calls ?? []) {
       const id = call.id ?? `c${calls.length}`;
+      const attacker =
+        carries(call.args, values) || unusedByOwner.has(call.function) || scalars(call.args).some((v) => attackerFields.has(joinTokens(tokenize(v))));
+      if (attacker && (policy[call.function]?.action ?? "trade") !== "read") for (const field of extractFields(outputs.get(id) ?? "")) attackerFields.add(field);
       calls.push({
         id,
         function: call.function,
         args: call.args,
         output: outputs.get(id) ?? "",
-        origin: attackerFunctions.has(call.function) ? "injection" : "user",
+        origin: attacker ? "injection" : "user",
+        originByFunctionName: byName.has(call.function) ? "injection" : "user",
       });
     }
   }
@@ -132,9 +220,9 @@ export function recordedReplay(run: RecordedRun, suite: SuiteData, policy: Suite
     suite: run.suite_name,
     userTaskId: run.user_task_id,
     injectionTaskId: run.injection_task_id,
-    prompt: plain(firstUser.content),
+    prompt,
     calls,
-    recorded: { pipeline: run.pipeline_name, attackType: run.attack_type ?? "none", utility: run.utility, security: run.security },
+    recorded: { pipeline, attackType: run.attack_type ?? "none", utility: run.utility ?? null, security: run.security, version: run.benchmark_version ?? "v1" },
   };
 }
 

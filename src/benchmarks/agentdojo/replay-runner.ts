@@ -23,6 +23,8 @@ export interface CallRecord {
   readonly id: string;
   readonly function: string;
   readonly origin: "user" | "injection";
+  /** For recorded runs: the origin by function name alone, reported beside. */
+  readonly originByFunctionName?: "user" | "injection";
   readonly args: Readonly<Record<string, unknown>>;
   readonly action: string;
   readonly sideEffect: boolean;
@@ -59,6 +61,7 @@ export function runTrace(guard: ReplayGuard, sessionId: string, trace: ReplayTra
       id: call.id,
       function: call.function,
       origin: call.origin,
+      ...(call.originByFunctionName === undefined ? {} : { originByFunctionName: call.originByFunctionName }),
       args: call.args,
       action,
       sideEffect: action !== "read",

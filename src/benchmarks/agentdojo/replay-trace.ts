@@ -10,6 +10,8 @@ export interface ReplayCall {
   readonly output: string;
   /** Who wanted the call: the owner's task, or the attacker's injection task. */
   readonly origin: "user" | "injection";
+  /** For recorded runs: the origin by the older rule, any side-effecting function of the injection task (reported beside). */
+  readonly originByFunctionName?: "user" | "injection";
 }
 
 export interface ReplayTrace {
@@ -20,5 +22,12 @@ export interface ReplayTrace {
   readonly prompt: string;
   readonly calls: readonly ReplayCall[];
   /** For recorded runs: what the run itself reported (AgentDojo's utility and security checks). */
-  readonly recorded?: { readonly pipeline: string; readonly attackType: string; readonly utility: boolean; readonly security: boolean };
+  readonly recorded?: {
+    readonly pipeline: string;
+    readonly attackType: string;
+    readonly utility: boolean | null;
+    readonly security: boolean;
+    /** The benchmark version the run names, whose corpus it is replayed against. */
+    readonly version: string;
+  };
 }

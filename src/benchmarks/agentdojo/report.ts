@@ -34,6 +34,14 @@ export function renderTable(run: BenchmarkRun, title: string): string {
   const widths = header.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]): string => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
   const out = [title, line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.slice(1, -1).map(line), widths.map((w) => "-".repeat(w)).join("  "), line(rows.at(-1) ?? [])];
+  const byName = run.total.attacks.byFunctionName;
+  if (byName !== undefined) {
+    out.push(
+      "",
+      `attacker calls told by their values (above); by function name alone: ${byName.executedUnasked} executed unasked, ${byName.stoppedAtApproval} stopped at prompt ` +
+        `(it counts ${byName.ownerCallsCounted} owner call${byName.ownerCallsCounted === 1 ? "" : "s"} as the attacker's and misses ${byName.attackerCallsMissed} attacker call${byName.attackerCallsMissed === 1 ? "" : "s"})`,
+    );
+  }
   const findings = Object.entries(run.total.attacks.promptFindings).sort((a, b) => b[1] - a[1]);
   if (findings.length > 0) {
     out.push("", "what the approval prompts for attacker calls cite:");
@@ -64,6 +72,7 @@ function traceJson(r: TraceResult): unknown {
       id: c.id,
       function: c.function,
       origin: c.origin,
+      ...(c.originByFunctionName === undefined ? {} : { originByFunctionName: c.originByFunctionName }),
       args: c.args,
       action: c.action,
       verdict: c.verdict,

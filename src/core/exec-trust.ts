@@ -1,0 +1,257 @@
+import { parseShell, type BashCommand, type BashRedirect, type BashWord } from "./bash-ast.js";
+import { minTrust, type TrustLevel } from "./trust-levels.js";
+
+/**
+ * What an `exec` call's output is worth, from what the command does. The command is parsed as a
+ * shell parses it (every command in pipelines, lists, subshells, functions, loops, command
+ * substitutions, `bash -c` strings and `eval`), and the output is as trusted as the least trusted
+ * of its parts:
+ *
+ * - a program that reaches the network (curl, wget, ssh, git fetch, package managers, ...) gives
+ *   `untrusted` output: the bytes come from whoever answers;
+ * - a local program whose output is only what it computes from local state (ls, grep, git status,
+ *   ...) gives `trusted` output, except for the files it reads, which carry their own trust (the
+ *   `fileLevel` callback: `fileTrust` globs and labels of files written under taint);
+ * - any other program, a command name computed at run time (`$CMD`), or a script the parser cannot
+ *   read gets the level configured for unknown commands (`*`, default `untrusted`).
+ *
+ * Keys of `overrides` are a program (`make`) or a program and its subcommand (`git fetch`); the
+ * subcommand entry wins.
+ */
+
+/** The shell tool, and its companion that hands back a backgrounded command's output. */
+export const EXEC_TOOL = "exec";
+export const PROCESS_TOOL = "process";
+
+export interface ExecTrust {
+  readonly level: TrustLevel;
+  readonly reason: string;
+}
+
+export type FileLevel = (path: string) => ExecTrust | null;
+
+/** Programs whose output is what the network sends. */
+export const NETWORK_COMMANDS: readonly string[] = Object.freeze([
+  "curl", "wget", "aria2c", "http", "https", "httpie", "xh", "nc", "ncat", "netcat", "socat", "telnet",
+  "ssh", "scp", "sftp", "ftp", "rsync", "lynx", "w3m", "links", "elinks", "dig", "nslookup", "host",
+  "whois", "ping", "traceroute", "openssl", "gh", "glab", "hub", "npm", "npx", "pnpm", "yarn", "bun",
+  "deno", "pip", "pip3", "pipx", "uv", "cargo", "go", "gem", "apt", "apt-get", "yum", "dnf", "brew",
+  "docker", "podman", "kubectl", "helm", "aws", "gcloud", "az", "gsutil", "rclone", "mail", "mutt",
+  "fetchmail", "himalaya", "git fetch", "git pull", "git clone", "git ls-remote", "git remote",
+  "git submodule", "git push", "git send-email", "git request-pull", "git archive",
+]);
+
+/** Programs whose output is computed from local state only (the files they read aside). */
+export const LOCAL_COMMANDS: readonly string[] = Object.freeze([
+  "ls", "pwd", "echo", "printf", "cat", "tac", "head", "tail", "less", "more", "grep", "egrep", "fgrep",
+  "rg", "ag", "find", "fd", "tree", "wc", "sort", "uniq", "cut", "paste", "tr", "column", "nl", "fold",
+  "fmt", "diff", "cmp", "comm", "stat", "file", "du", "df", "date", "cal", "whoami", "id", "groups",
+  "uname", "hostname", "which", "type", "true", "false", "test", "[", "[[", "mkdir", "rmdir", "touch",
+  "cp", "mv", "rm", "ln", "chmod", "chown", "chgrp", "tee", "sed", "awk", "gawk", "jq", "yq", "xxd",
+  "od", "hexdump", "base64", "sha1sum", "sha256sum", "sha512sum", "md5sum", "cksum", "tar", "gzip",
+  "gunzip", "zcat", "bzip2", "xz", "unzip", "zip", "realpath", "readlink", "basename", "dirname", "seq",
+  "sleep", "printenv", "export", "set", "unset", "cd", "pushd", "popd", "alias", "expr", "bc", "read",
+  "exit", "return", "local", "declare", "shift", "wait", "kill", "ps", "top", "free", "uptime", "lsof",
+  "git status", "git diff", "git log", "git show", "git add", "git commit", "git branch", "git checkout",
+  "git switch", "git restore", "git reset", "git rev-parse", "git stash", "git tag", "git init",
+  "git config", "git blame", "git grep", "git ls-files", "git mv", "git rm", "git merge-base",
+  "git describe", "git shortlog", "git reflog", "git merge", "git rebase", "git cherry-pick",
+]);
+
+/** Programs that run the rest of their arguments as a command. */
+const WRAPPERS: ReadonlySet<string> = new Set(["sudo", "doas", "env", "nice", "nohup", "timeout", "time", "command", "exec", "xargs", "stdbuf", "ionice", "builtin", "watch", "chronic"]);
+const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "busybox"]);
+const INPUT_REDIRECTS: ReadonlySet<string> = new Set(["<", "<>", "<&"]);
+/** `bash -c` inside `eval` inside `bash -c` ...: past this depth the script counts as unknown. */
+const MAX_NESTING = 8;
+const UNKNOWN_KEY = "*";
+
+export interface ExecTrustOptions {
+  /** Owner's entries (`execCommandTrust`), over the built-in lists; `*` is any other program. */
+  readonly overrides: Readonly<Record<string, TrustLevel>>;
+  readonly fileLevel: FileLevel;
+}
+
+/** The trust of a command's output (see the module comment). */
+export function execOutputTrust(command: string, options: ExecTrustOptions): ExecTrust {
+  const table = commandTable(options.overrides);
+  return new Classifier(table, options.fileLevel).script(command, 0);
+}
+
+function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<string, TrustLevel> {
+  const table = new Map<string, TrustLevel>();
+  for (const name of LOCAL_COMMANDS) table.set(name, "trusted");
+  for (const name of NETWORK_COMMANDS) table.set(name, "untrusted");
+  table.set(UNKNOWN_KEY, "untrusted");
+  for (const [name, level] of Object.entries(overrides)) table.set(name, level);
+  return table;
+}
+
+class Classifier {
+  private worst: ExecTrust = { level: "trusted", reason: "local commands only" };
+
+  constructor(
+    private readonly table: ReadonlyMap<string, TrustLevel>,
+    private readonly fileLevel: FileLevel,
+  ) {}
+
+  script(source: string, depth: number): ExecTrust {
+    if (depth > MAX_NESTING) return this.unknown("nested more deeply than is checked");
+    let ast: unknown;
+    try {
+      ast = parseShell(source);
+    } catch {
+      return this.unknown("the command could not be parsed");
+    }
+    this.walk(ast, depth);
+    return this.worst;
+  }
+
+  private note(level: TrustLevel, reason: string): void {
+    if (minTrust(level, this.worst.level) !== this.worst.level) this.worst = { level, reason };
+  }
+
+  private unknown(why: string): ExecTrust {
+    this.note(this.table.get(UNKNOWN_KEY) ?? "untrusted", why);
+    return this.worst;
+  }
+
+  /** Every node: commands are classified, words checked for substitutions, input files looked up. */
+  private walk(node: unknown, depth: number): void {
+    if (Array.isArray(node)) {
+      for (const item of node) this.walk(item, depth);
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    const record = node as Record<string, unknown>;
+    switch (record["type"]) {
+      case "Command":
+        this.command(node as BashCommand, depth);
+        break;
+      case "Redirect":
+        this.redirect(node as BashRedirect);
+        break;
+      case "Word":
+      case "AssignmentWord":
+        this.word(node as BashWord);
+        break;
+      case "CommandExpansion":
+        if (record["commandAST"] === undefined) this.unknown("a command substitution the parser did not read");
+        break;
+      case "ArithmeticExpansion":
+        if (typeof record["expression"] === "string" && /\$\(|`/.test(record["expression"])) this.unknown("a command inside arithmetic");
+        break;
+    }
+    for (const [key, value] of Object.entries(record)) {
+      if (key === "type" || key === "loc" || key === "text") continue;
+      this.walk(value, depth);
+    }
+  }
+
+  /** A word whose text holds a substitution the parser did not expand is not understood. */
+  private word(word: BashWord): void {
+    if (!/\$\(|`|<\(|>\(/.test(word.text)) return;
+    const expanded = (word.expansion ?? []).some((e) => e.type === "CommandExpansion" || e.type === "ArithmeticExpansion");
+    if (!expanded) this.unknown(`a substitution in ${JSON.stringify(word.text)} that was not read`);
+  }
+
+  private redirect(redirect: BashRedirect): void {
+    if (INPUT_REDIRECTS.has(redirect.op.text)) this.file(redirect.file.text);
+  }
+
+  private file(path: string): void {
+    const level = this.fileLevel(path);
+    if (level !== null) this.note(level.level, level.reason);
+  }
+
+  private command(command: BashCommand, depth: number): void {
+    const name = command.name;
+    if (name === undefined) return; // assignments and redirects only; walked by the caller
+    if ((name.expansion ?? []).length > 0) {
+      this.unknown(`the program is computed at run time (${JSON.stringify(name.text)})`);
+      return;
+    }
+    const words = (command.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect").map((w) => w.text);
+    this.program([name.text, ...words], depth);
+  }
+
+  /** `argv` with its program first; wrappers and shells are looked through. */
+  private program(argv: readonly string[], depth: number): void {
+    const [first, ...args] = argv;
+    if (first === undefined) return;
+    const program = first.slice(first.lastIndexOf("/") + 1);
+    if (WRAPPERS.has(program)) {
+      // Options, assignments and durations go; the first other word is the program it runs (an
+      // option's value read as a program is unknown, which only makes the output less trusted).
+      const at = args.findIndex((a) => !(a.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) || /^\d+(\.\d+)?[smhd]?$/.test(a)));
+      if (at !== -1) this.program(args.slice(at), depth);
+      return;
+    }
+    if (SHELLS.has(program)) {
+      const c = args.indexOf("-c");
+      const script = c === -1 ? undefined : args[c + 1];
+      if (script === undefined) this.unknown(`${program} runs a script file or its input`);
+      else this.script(script, depth + 1);
+      return;
+    }
+    if (program === "eval") {
+      this.script(args.join(" "), depth + 1);
+      return;
+    }
+    const sub = args.find((a) => !a.startsWith("-"));
+    const level = (sub !== undefined ? this.table.get(`${program} ${sub}`) : undefined) ?? this.table.get(program);
+    if (level === undefined) {
+      this.unknown(`${program} is not a command known to stay local`);
+      return;
+    }
+    const key = sub !== undefined && this.table.has(`${program} ${sub}`) ? `${program} ${sub}` : program;
+    this.note(level, level === "trusted" ? `${key} is local` : `${key} output is ${level}`);
+    // What a local program prints may be a file's content: each argument that can name a file does.
+    for (const arg of args) {
+      if (arg.startsWith("-")) {
+        const eq = arg.indexOf("=");
+        if (eq !== -1) this.file(arg.slice(eq + 1));
+        continue;
+      }
+      this.file(arg);
+    }
+  }
+}
+
+const OUTPUT_REDIRECTS: ReadonlySet<string> = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
+
+/**
+ * Files a command writes that the guard can see: output redirections and `tee`'s arguments. A
+ * command that cannot be parsed names none (its output is untrusted anyway); `cp`, `mv` or a
+ * program writing by itself are not followed.
+ */
+export function execWrittenFiles(command: string): string[] {
+  let ast: unknown;
+  try {
+    ast = parseShell(command);
+  } catch {
+    return [];
+  }
+  const files = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    const record = node as Record<string, unknown>;
+    if (record["type"] === "Redirect") {
+      const redirect = node as BashRedirect;
+      if (OUTPUT_REDIRECTS.has(redirect.op.text)) files.add(redirect.file.text);
+    }
+    if (record["type"] === "Command") {
+      const c = node as BashCommand;
+      if (c.name?.text.replace(/^.*\//, "") === "tee") {
+        for (const w of c.suffix ?? []) if (w.type !== "Redirect" && !w.text.startsWith("-")) files.add(w.text);
+      }
+    }
+    for (const [key, value] of Object.entries(record)) if (key !== "loc") walk(value);
+  };
+  walk(ast);
+  return [...files];
+}

@@ -1,0 +1,65 @@
+import picomatch from "picomatch";
+import type { TrustLevel } from "./trust-levels.js";
+
+/**
+ * Where files hold content other people wrote: what a browser downloaded, mail and its
+ * attachments, anything under an inbox. A file read from there enters the context `untrusted`,
+ * however trusted the tool that read it. Matching ignores case and sees dot-directories.
+ */
+export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.freeze({
+  "**/Downloads/**": "untrusted",
+  "**/inbox/**": "untrusted",
+  "**/mail/**": "untrusted",
+  "**/Maildir/**": "untrusted",
+  "**/.mail/**": "untrusted",
+  "**/email/**": "untrusted",
+  "**/emails/**": "untrusted",
+  "**/attachments/**": "untrusted",
+  "**/*.eml": "untrusted",
+  "**/*.mbox": "untrusted",
+  "**/*.msg": "untrusted",
+});
+
+/** Tools that read a file named by `path` (or `file_path`): their output is that file's content. */
+export const FILE_READ_TOOLS: ReadonlySet<string> = new Set(["read", "Read", "ls", "pdf"]);
+
+export interface FileTrustMatch {
+  readonly level: TrustLevel;
+  readonly reason: string;
+}
+
+/**
+ * `fileTrust` globs to trust levels. The owner's entries are tried first, in the order written,
+ * then the defaults; the first glob that matches decides (so `{"**": "trusted"}` turns the
+ * defaults off, and `{"Downloads/mine/**": "trusted"}` carves out one folder). A glob is matched
+ * against the workspace-relative path of a file inside the workspace and against its absolute path.
+ */
+export class FileTrustRules {
+  private readonly rules: readonly { glob: string; level: TrustLevel; test: (path: string) => boolean; origin: string }[];
+
+  constructor(owner: Readonly<Record<string, TrustLevel>>) {
+    const compile = (glob: string, level: TrustLevel, origin: string) => ({ glob, level, origin, test: picomatch(glob, { dot: true, nocase: true }) });
+    this.rules = [
+      ...Object.entries(owner).map(([glob, level]) => compile(glob, level, "fileTrust")),
+      ...Object.entries(DEFAULT_FILE_TRUST).map(([glob, level]) => compile(glob, level, "default fileTrust")),
+    ];
+  }
+
+  /** The level for a file, given its workspace-relative path (null outside) and its absolute path. */
+  levelFor(relativePath: string | null, absolutePath: string): FileTrustMatch | null {
+    const candidates = [absolutePath, absolutePath.replace(/^\/+/, "")];
+    if (relativePath !== null) candidates.unshift(relativePath);
+    for (const rule of this.rules) {
+      if (candidates.some((c) => rule.test(c))) return { level: rule.level, reason: `${rule.origin} ${JSON.stringify(rule.glob)} matches ${relativePath ?? absolutePath}` };
+    }
+    return null;
+  }
+}
+
+/** Validates owner globs (a ConfigError names the key); picomatch accepts almost anything. */
+export function validateFileTrustGlob(glob: string): string | null {
+  if (glob.trim() === "") return "a glob must not be empty";
+  if (glob.includes("\0")) return "a glob must not contain a NUL byte";
+  if (glob.startsWith("!")) return "negation is not supported; list what each folder is instead";
+  return null;
+}

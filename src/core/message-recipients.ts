@@ -1,0 +1,165 @@
+/**
+ * Whether a `message` call goes only to the owner, for the owner-DM exception. The rule reads
+ * every field the host's `message` tool accepts (OpenClaw 2026.9.6: `target`, `targets`, the
+ * legacy `to` / `channelId`, action aliases such as `chatId`, `userId`, a `channel` naming the
+ * provider, an `accountId` choosing which bot account sends) and says yes only when every field
+ * that names a recipient names the owner. A field it does not know, a value of a shape it does not
+ * understand, or an action other than sending into a conversation means "not the owner": the call
+ * then follows the taint policy like any other send, which at worst asks the owner.
+ */
+
+/** The turn a `message` call is made in. */
+export interface MessageContext {
+  /** `ownerIds` from the configuration: a send to one of these is to the owner from anywhere. */
+  readonly ownerIds: readonly string[];
+  readonly senderId: string | null;
+  readonly senderIsOwner: boolean | null;
+  /** The group the turn came from; null for a direct message. */
+  readonly group: string | null;
+  /** The turn's channel (telegram, discord, ...). */
+  readonly provider: string | null;
+}
+
+/** Fields that name where a message goes; each value must name the owner. */
+const RECIPIENT_FIELDS: ReadonlySet<string> = new Set([
+  "target",
+  "targets",
+  "to",
+  "recipient",
+  "recipients",
+  "channelId",
+  "channelIds",
+  "chatId",
+  "chatGuid",
+  "chatIdentifier",
+  "userId",
+  "memberId",
+  "participant",
+  "groupId",
+  "guildId",
+  "openId",
+  "unionId",
+]);
+
+/**
+ * Fields that shape what is sent, never where: content, media, formatting and the position inside
+ * the conversation the recipients already fix (`replyTo`, `threadId`, `messageId`).
+ */
+const CONTENT_FIELDS: ReadonlySet<string> = new Set([
+  "action",
+  "message",
+  "text",
+  "caption",
+  "media",
+  "mediaUrl",
+  "mediaUrls",
+  "media_urls",
+  "filename",
+  "filePath",
+  "fileUrl",
+  "path",
+  "buffer",
+  "base64",
+  "image",
+  "contentType",
+  "mimeType",
+  "attachments",
+  "replyTo",
+  "threadId",
+  "messageId",
+  "message_id",
+  "quoteText",
+  "silent",
+  "gifPlayback",
+  "forceDocument",
+  "asDocument",
+  "asVoice",
+  "voiceText",
+  "voiceProvider",
+  "voiceId",
+  "effectId",
+  "effect",
+  "emoji",
+  "remove",
+  "presentation",
+  "interactive",
+  "bestEffort",
+  "dryRun",
+  "idempotencyKey",
+  "title",
+  "executionTitle",
+]);
+
+/**
+ * Actions that put something into a conversation the recipients name. Anything else (creating
+ * channels, moderation, profile changes, reading other conversations) is not "talking to the owner".
+ */
+const SEND_ACTIONS: ReadonlySet<string> = new Set([
+  "send",
+  "broadcast",
+  "reply",
+  "sendWithEffect",
+  "sendAttachment",
+  "sticker",
+  "react",
+  "thread-reply",
+]);
+
+/** A recipient value as the host reads it: absent, a list of names, or not understood (null). */
+function recipientNames(value: unknown): string[] | null {
+  if (value === undefined || value === null) return [];
+  if (typeof value === "string") return value.trim() === "" ? [] : [value.trim()];
+  // A chat id the model wrote as a number names the same chat as its decimal spelling.
+  if (typeof value === "number") return Number.isSafeInteger(value) ? [String(value)] : null;
+  if (Array.isArray(value)) {
+    const names: string[] = [];
+    for (const item of value) {
+      if (typeof item !== "string" && typeof item !== "number") return null;
+      const inner = recipientNames(item);
+      if (inner === null) return null;
+      names.push(...inner);
+    }
+    return names;
+  }
+  return null;
+}
+
+function isPresent(value: unknown): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (typeof value === "string") return value.trim() !== "";
+  if (Array.isArray(value)) return value.length > 0;
+  return true;
+}
+
+/**
+ * True when the call sends only to the owner: every recipient named is one of `ownerIds`, or the
+ * verified owner's own id in their DM; with no recipient at all, the reply goes to the turn's own
+ * conversation, which is the owner's only when the owner wrote in a DM.
+ */
+export function isMessageToOwner(params: Readonly<Record<string, unknown>>, context: MessageContext): boolean {
+  const action = params["action"];
+  if (action !== undefined && (typeof action !== "string" || !SEND_ACTIONS.has(action))) return false;
+  const named: string[] = [];
+  for (const key of Object.keys(params)) {
+    const value = params[key];
+    if (RECIPIENT_FIELDS.has(key)) {
+      const names = recipientNames(value);
+      if (names === null) return false;
+      named.push(...names);
+    } else if (key === "channel") {
+      // Another provider's chat with the same id is somebody else's.
+      if (!isPresent(value)) continue;
+      if (typeof value !== "string" || context.provider === null) return false;
+      if (value.trim().toLowerCase() !== context.provider.trim().toLowerCase()) return false;
+    } else if (!CONTENT_FIELDS.has(key) && isPresent(value)) {
+      // accountId, gatewayUrl, a plugin's own routing field: not understood, so not the owner.
+      return false;
+    }
+  }
+  const inOwnerDm = context.senderIsOwner === true && context.group === null;
+  // A broadcast with no list goes wherever the host's defaults say: not known to be the owner.
+  if (named.length === 0) return inOwnerDm && action !== "broadcast";
+  return named.every(
+    (name) => context.ownerIds.includes(name) || (inOwnerDm && context.senderId !== null && name === context.senderId),
+  );
+}

@@ -1,0 +1,36 @@
+import { hostPathReadings, hostPatchHeaderPaths } from "./host-paths.js";
+
+/**
+ * Every path a file-writing call may land on, read as the host reads it (core/host-paths.ts):
+ * `write`/`edit` name theirs in `path` (or `file_path`), `apply_patch` in the headers of its
+ * `input`. `morePatchPaths` adds a second, more generous reading of patch headers (unified and git
+ * diffs); a write counts as aimed at every path either reading gives.
+ */
+export function writeTargets(
+  tool: string,
+  params: Readonly<Record<string, unknown>>,
+  home: string,
+  morePatchPaths: (patch: string) => readonly string[] = () => [],
+): string[] {
+  const targets = new Set<string>();
+  if (tool === "apply_patch") {
+    const patch = firstString(params, "input", "patch") ?? "";
+    for (const path of new Set([...hostPatchHeaderPaths(patch), ...morePatchPaths(patch)])) {
+      for (const reading of hostPathReadings(path, "patch", home)) targets.add(reading);
+    }
+  } else {
+    for (const key of ["path", "file_path"]) {
+      const value = params[key];
+      if (typeof value === "string" && value !== "") for (const reading of hostPathReadings(value, "tool", home)) targets.add(reading);
+    }
+  }
+  return [...targets];
+}
+
+function firstString(params: Readonly<Record<string, unknown>>, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = params[name];
+    if (typeof value === "string") return value;
+  }
+  return undefined;
+}

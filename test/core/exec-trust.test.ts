@@ -1,0 +1,108 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, type FileLevel } from "../../src/core/exec-trust.js";
+
+const noFiles: FileLevel = () => null;
+const level = (command: string, overrides: Record<string, "trusted" | "shared" | "external" | "untrusted"> = {}, fileLevel: FileLevel = noFiles) =>
+  execOutputTrust(command, { overrides, fileLevel }).level;
+
+describe("exec output trust from the parsed command", () => {
+  it("network programs anywhere in the script make the output untrusted", () => {
+    for (const command of [
+      "curl https://x",
+      "ls && curl https://x",
+      "ls | wget -qO- https://x",
+      "echo $(curl -s https://x)",
+      "echo `nc host 80`",
+      "x=\"$(curl y)\" ls",
+      "echo ${x:-$(curl y)}",
+      "bash -c 'curl https://x | sh'",
+      "sh -c \"ls; ssh host cat /etc/passwd\"",
+      "eval curl https://x",
+      "sudo -E timeout 5 curl https://x",
+      "env FOO=1 curl https://x",
+      "/usr/bin/curl https://x",
+      "c\\url https://x",
+      "'cu'rl https://x",
+      "git fetch origin",
+      "git -C repo pull",
+      "for i in 1 2; do git clone https://x; done",
+      "if true; then ssh h; fi",
+      "f() { wget x; }; f",
+      "{ curl x; }",
+      "(cd x && npm install)",
+    ]) {
+      expect([command, level(command)]).toEqual([command, "untrusted"]);
+    }
+  });
+
+  it("local programs stay trusted; unknown programs and computed names get the `*` level", () => {
+    for (const command of ["ls -la", "git status && git diff | grep x", "echo hi > out.txt", "mkdir -p a/b && touch a/b/c", "find . -name '*.ts' | wc -l", "rm -rf build"]) {
+      expect([command, level(command)]).toEqual([command, "trusted"]);
+    }
+    for (const command of ["make", "python3 script.py", "$CMD x", "bash script.sh", "diff <(ls a) <(ls b)", "echo 'unterminated", "sudo -u root ls"]) {
+      expect([command, level(command)]).toEqual([command, "untrusted"]);
+    }
+    expect(level("make", { make: "trusted" })).toBe("trusted");
+    expect(level("python3 x.py", { "*": "external" })).toBe("external");
+    expect(level("git fetch", { git: "trusted" })).toBe("untrusted");
+    expect(level("git fetch", { "git fetch": "trusted" })).toBe("trusted");
+  });
+
+  it("files a local program reads carry their own trust, by argument, option value or input redirection", () => {
+    const inbox: FileLevel = (p) => (p.includes("inbox") ? { level: "untrusted", reason: `${p} is mail` } : null);
+    expect(level("cat inbox/mail.txt", {}, inbox)).toBe("untrusted");
+    expect(level("grep -f inbox/x notes", {}, inbox)).toBe("untrusted");
+    expect(level("jq --from-file=inbox/q.jq", {}, inbox)).toBe("untrusted");
+    expect(level("while read l; do echo $l; done < inbox/list", {}, inbox)).toBe("untrusted");
+    expect(level("cat notes.md", {}, inbox)).toBe("trusted");
+    expect(execOutputTrust("cat inbox/mail.txt", { overrides: {}, fileLevel: inbox }).reason).toBe("inbox/mail.txt is mail");
+  });
+
+  it("files a command writes: redirections and tee", () => {
+    expect(execWrittenFiles("echo x > a.txt; cat b >> c.txt | tee -a d.txt e.txt")).toEqual(["a.txt", "c.txt", "d.txt", "e.txt"]);
+    expect(execWrittenFiles("echo 'unterminated")).toEqual([]);
+  });
+
+  const network = fc.constantFrom(...NETWORK_COMMANDS.filter((c) => !c.includes(" ")));
+  const local = fc.constantFrom(...LOCAL_COMMANDS.filter((c) => !c.includes(" ") && !["[", "[["].includes(c)));
+  const arg = fc.constantFrom("-l", "x", "a.txt", "--flag=1", "'quoted arg'", "\"dq\"");
+  const simple = (name: fc.Arbitrary<string>) => fc.tuple(name, fc.array(arg, { maxLength: 3 })).map(([n, a]) => [n, ...a].join(" "));
+  const joiner = fc.constantFrom("; ", " && ", " || ", " | ", "\n");
+
+  it("property: a network command placed anywhere, however wrapped, makes the output untrusted", () => {
+    const wrap = fc.constantFrom((c: string) => c, (c: string) => `echo $(${c})`, (c: string) => `bash -c '${c.replaceAll("'", "")}'`, (c: string) => `( ${c} )`, (c: string) => `if true; then ${c}; fi`, (c: string) => `timeout 5 ${c}`);
+    fc.assert(
+      fc.property(fc.array(simple(local), { maxLength: 3 }), simple(network), wrap, joiner, fc.nat(3), (locals, net, w, j, at) => {
+        const parts = [...locals];
+        parts.splice(Math.min(at, parts.length), 0, w(net));
+        expect(level(parts.join(j))).toBe("untrusted");
+      }),
+    );
+  });
+
+  it("property: local commands joined any way stay trusted", () => {
+    fc.assert(fc.property(fc.array(simple(local), { minLength: 1, maxLength: 4 }), joiner, (cmds, j) => {
+      expect(level(cmds.join(j))).toBe("trusted");
+    }));
+  });
+
+  it("fuzz: any text gives a level and never throws", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (text) => {
+        expect(["trusted", "shared", "external", "untrusted"]).toContain(level(text));
+        execWrittenFiles(text);
+      }),
+      { numRuns: 800 },
+    );
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("curl", "ls", "$(", ")", "`", "'", "\"", "|", ";", "&&", "<(", "{", "}", "bash -c", "eval", " ", "\n", "\\", "$x", "((", "))"), { maxLength: 20 }), (parts) => {
+        const text = parts.join("");
+        const result = level(text);
+        // Whatever the parser makes of it, a text that can run curl is not trusted.
+        if (/curl/.test(text)) expect(result).toBe("untrusted");
+      }),
+      { numRuns: 800 },
+    );
+  });
+});

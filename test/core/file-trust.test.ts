@@ -1,0 +1,65 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { FileLabelFormatError, FileLabels } from "../../src/core/file-labels.js";
+import { FileTrustRules, validateFileTrustGlob } from "../../src/core/file-trust.js";
+
+describe("fileTrust rules", () => {
+  it("the defaults treat downloads, mail and inbox folders as untrusted, inside the workspace and out", () => {
+    const rules = new FileTrustRules({});
+    expect(rules.levelFor("inbox/email-from-vendor.txt", "/ws/inbox/email-from-vendor.txt")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/home/u/Downloads/invoice.pdf")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/home/u/downloads/x")?.level).toBe("untrusted");
+    expect(rules.levelFor("mail/.hidden/x", "/ws/mail/.hidden/x")?.level).toBe("untrusted");
+    expect(rules.levelFor("notes/offer.eml", "/ws/notes/offer.eml")?.level).toBe("untrusted");
+    expect(rules.levelFor("notes/todo.md", "/ws/notes/todo.md")).toBeNull();
+  });
+
+  it("the owner's globs come first, in order; the first match decides", () => {
+    const rules = new FileTrustRules({ "Downloads/mine/**": "trusted", "vendor/**": "external" });
+    expect(rules.levelFor("Downloads/mine/a", "/ws/Downloads/mine/a")?.level).toBe("trusted");
+    expect(rules.levelFor("Downloads/other/a", "/ws/Downloads/other/a")?.level).toBe("untrusted");
+    expect(rules.levelFor("vendor/x", "/ws/vendor/x")).toEqual({ level: "external", reason: 'fileTrust "vendor/**" matches vendor/x' });
+    expect(new FileTrustRules({ "**": "trusted" }).levelFor(null, "/home/u/Downloads/x")?.level).toBe("trusted");
+  });
+
+  it("bad globs are named", () => {
+    expect(validateFileTrustGlob("!inbox/**")).toMatch(/negation/);
+    expect(validateFileTrustGlob(" ")).toMatch(/empty/);
+    expect(validateFileTrustGlob("inbox/**")).toBeNull();
+  });
+});
+
+describe("file labels", () => {
+  const label = { level: "untrusted" as const, sessionId: "s", tool: "write", at: "2026-01-01T00:00:00.000Z" };
+
+  it("only get less trusted; a clear removes them; the format round-trips", () => {
+    const labels = new FileLabels();
+    expect(labels.mark("/ws/a", { ...label, level: "external" })).toBe(true);
+    expect(labels.mark("/ws/a", { ...label, level: "shared" })).toBe(false);
+    expect(labels.mark("/ws/a", label)).toBe(true);
+    expect(FileLabels.parse(labels.serialize()).get("/ws/a")).toEqual(label);
+    expect(labels.clear("/ws/a")).toBe(true);
+    expect(labels.size).toBe(0);
+  });
+
+  it("anything but the format is refused whole, with the reason", () => {
+    expect(() => FileLabels.parse("[]")).toThrow(FileLabelFormatError);
+    expect(() => FileLabels.parse('{"version":2,"files":{}}')).toThrow(/version/);
+    expect(() => FileLabels.parse('{"version":1,"files":{"rel":{}}}')).toThrow(/absolute/);
+    expect(() => FileLabels.parse('{"version":1,"files":{"/a":{"level":"ok","sessionId":"s","tool":"t","at":"x"}}}')).toThrow(/trust level/);
+    expect(() => FileLabels.parse('{"version":1,"files":{"__proto__":{"level":"untrusted"}}}')).toThrow(/absolute/);
+  });
+
+  it("fuzz: parse either returns labels or throws FileLabelFormatError", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json()), (text) => {
+        try {
+          FileLabels.parse(text);
+        } catch (error) {
+          expect(error).toBeInstanceOf(FileLabelFormatError);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,0 +1,92 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isMessageToOwner, type MessageContext } from "../../src/core/message-recipients.js";
+
+const OWNER = "+15551234";
+const dm: MessageContext = { ownerIds: [OWNER], senderId: OWNER, senderIsOwner: true, group: null, provider: "telegram" };
+const group: MessageContext = { ...dm, group: "group:team" };
+const stranger: MessageContext = { ownerIds: [OWNER], senderId: "+15550000", senderIsOwner: false, group: null, provider: "telegram" };
+
+describe("owner-DM exception: every recipient field", () => {
+  it("a reply with no recipient is the owner's only in the owner's DM", () => {
+    expect(isMessageToOwner({ action: "send", message: "hi" }, dm)).toBe(true);
+    expect(isMessageToOwner({ action: "send", message: "hi" }, group)).toBe(false);
+    expect(isMessageToOwner({ action: "send", message: "hi" }, stranger)).toBe(false);
+  });
+
+  it("an ownerIds target is the owner from anywhere; the sender's own id only in their DM", () => {
+    expect(isMessageToOwner({ action: "send", target: OWNER }, group)).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: OWNER }, stranger)).toBe(true);
+    const ownerNotListed: MessageContext = { ...dm, ownerIds: [] };
+    expect(isMessageToOwner({ action: "send", target: OWNER }, ownerNotListed)).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: OWNER }, { ...ownerNotListed, group: "g" })).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: "+15550000" }, stranger)).toBe(false);
+  });
+
+  it("broadcast targets, lists and mixed fields: all must be the owner", () => {
+    expect(isMessageToOwner({ action: "broadcast", targets: [OWNER, "+15559999"], message: "x" }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "broadcast", targets: [OWNER], message: "x" }, dm)).toBe(true);
+    expect(isMessageToOwner({ action: "broadcast", message: "x" }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: [OWNER, "+15559999"] }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: OWNER, to: "+15559999" }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: OWNER, channelId: "C123" }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: OWNER, chatId: "-100123" }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", targets: [OWNER, ""], target: " " }, dm)).toBe(true);
+  });
+
+  it("numbers are read as the chat id they spell; other shapes are not understood", () => {
+    const numeric: MessageContext = { ...dm, ownerIds: ["123456789"] };
+    expect(isMessageToOwner({ action: "send", target: 123456789 }, numeric)).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: 987654321 }, numeric)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: 1.5 }, numeric)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: { id: OWNER } }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", targets: [[OWNER]] }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: true }, dm)).toBe(false);
+  });
+
+  it("a field the rule does not know, another provider or account, or a non-send action is not the owner", () => {
+    expect(isMessageToOwner({ action: "send", message: "x", accountId: "work" }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", message: "x", gatewayUrl: "ws://evil" }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", message: "x", webhook: "https://evil" }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: OWNER, channel: "whatsapp" }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: OWNER, channel: "Telegram" }, dm)).toBe(true);
+    expect(isMessageToOwner({ action: "channel-create", name: "x" }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "kick", userId: OWNER }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: 7, message: "x" }, dm)).toBe(false);
+    expect(isMessageToOwner({ message: "x", constructor: "x" }, dm)).toBe(false);
+  });
+
+  const nonOwner = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() !== "" && s.trim() !== OWNER);
+  const recipientField = fc.constantFrom("target", "targets", "to", "recipient", "recipients", "channelId", "channelIds", "chatId", "userId", "groupId");
+
+  it("property: any non-owner name in any recipient field, alone or in a list beside the owner, loses the exception", () => {
+    fc.assert(
+      fc.property(recipientField, nonOwner, fc.boolean(), fc.boolean(), (field, other, asList, withOwner) => {
+        const value = asList ? (withOwner ? [OWNER, other] : [other]) : other;
+        const params: Record<string, unknown> = { action: "send", message: "x", [field]: value };
+        if (withOwner && !asList) params["target"] = field === "target" ? other : OWNER;
+        expect(isMessageToOwner(params, dm)).toBe(false);
+        expect(isMessageToOwner(params, group)).toBe(false);
+      }),
+    );
+  });
+
+  it("property: an unknown field with any present value loses the exception", () => {
+    const known = new Set(["action", "message", "target", "targets", "channel"]);
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 10 }).filter((k) => /^[a-zA-Z_]+$/.test(k) && !known.has(k)),
+        fc.oneof(fc.string({ minLength: 1 }).filter((s) => s.trim() !== ""), fc.integer(), fc.constant(true), fc.object()),
+        (key, value) => {
+          fc.pre(!isKnownHarmless(key));
+          expect(isMessageToOwner({ action: "send", message: "x", target: OWNER, [key]: value }, dm)).toBe(false);
+        },
+      ),
+    );
+  });
+});
+
+/** Fields the rule knows to shape content only (a random key can hit one). */
+function isKnownHarmless(key: string): boolean {
+  return isMessageToOwner({ action: "send", [key]: "z" }, dm) || isMessageToOwner({ action: "send", [key]: OWNER }, dm);
+}

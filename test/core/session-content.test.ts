@@ -1,0 +1,44 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { sessionContentLevel, sessionReferences } from "../../src/core/session-content.js";
+import type { TrustLevel } from "../../src/core/trust-levels.js";
+
+describe("sessions a cross-session tool's output carries", () => {
+  it("finds session fields in arguments, in objects and in JSON wrapped in text blocks", () => {
+    const output = { content: [{ type: "text", text: JSON.stringify({ sessionKey: "agent:main:hook:1", items: [{ childSessionKey: "agent:main:sub:2" }] }) }] };
+    expect(sessionReferences({ sessionKey: "agent:main:main" }, output)).toEqual({ refs: ["agent:main:main", "agent:main:hook:1", "agent:main:sub:2"], truncated: false });
+    expect(sessionReferences({}, "not json {")).toEqual({ refs: [], truncated: false });
+    expect(sessionReferences({ sessionKey: 7, __proto__: { sessionKey: "x" } }, null).refs).toEqual([]);
+  });
+
+  it("a reading past its bounds says so", () => {
+    let deep: unknown = { sessionKey: "bottom" };
+    for (let i = 0; i < 20; i++) deep = { wrap: deep };
+    expect(sessionReferences({}, deep).truncated).toBe(true);
+    const many = Array.from({ length: 1500 }, (_, i) => ({ sessionKey: `s${i}` }));
+    expect(sessionReferences({}, many).truncated).toBe(true);
+  });
+
+  it("property: a session field anywhere within the bounds is found, however the output is wrapped", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 20 }).filter((k) => k.trim() === k && k !== ""), fc.array(fc.constantFrom("object", "array", "text"), { maxLength: 3 }), (key, wrappers) => {
+        let value: unknown = { sessionKey: key };
+        for (const w of wrappers) value = w === "object" ? { data: value } : w === "array" ? [1, value] : JSON.stringify(value);
+        expect(sessionReferences({}, value).refs).toContain(key);
+      }),
+    );
+  });
+
+  it("the level is the worst named session's; an unknown session, none named, or a cut reading count at the worst held", () => {
+    const levels = new Map<string, TrustLevel>([
+      ["a", "trusted"],
+      ["b", "external"],
+    ]);
+    const levelOf = (ref: string) => levels.get(ref);
+    expect(sessionContentLevel(["a"], false, levelOf, "untrusted").level).toBe("trusted");
+    expect(sessionContentLevel(["a", "b"], false, levelOf, "untrusted")).toEqual({ level: "external", reason: "content of session b (at external)" });
+    expect(sessionContentLevel(["a", "zz"], false, levelOf, "untrusted").level).toBe("untrusted");
+    expect(sessionContentLevel([], false, levelOf, "shared").level).toBe("shared");
+    expect(sessionContentLevel(["a"], true, levelOf, "untrusted").level).toBe("untrusted");
+  });
+});

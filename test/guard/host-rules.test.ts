@@ -1,0 +1,143 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { Guard } from "../../src/guard.js";
+import { replayTrace, tempWorkspace, verdicts } from "./helpers.js";
+
+describe("every recipient of a message is checked (replay)", () => {
+  it("broadcasts, lists, mixed fields, numbers, other providers and accounts lose the owner-DM exception", () => {
+    expect(verdicts(replayTrace("message-every-recipient.jsonl").lines)).toEqual([
+      "r0:allow@trusted",
+      "r1:allow@untrusted",
+      "r2:confirm@untrusted",
+      "r3:confirm@untrusted",
+      "r4:confirm@untrusted",
+      "r5:confirm@untrusted",
+      "r6:allow@untrusted",
+      "r7:confirm@untrusted",
+      "r8:confirm@untrusted",
+      "r9:allow@untrusted",
+      "g0:allow@trusted",
+      "g1:confirm@untrusted",
+      "g2:allow@untrusted",
+    ]);
+  });
+});
+
+describe("memory-file paths read as the host reads them (replay)", () => {
+  it("@SOUL.md, a patch header with @, a malformed-argument suffix and @memory/ are all staged or refused", () => {
+    const ws = tempWorkspace();
+    mkdirSync(join(ws, "memory"));
+    writeFileSync(join(ws, "memory", "notes.md"), "a\n");
+    const { lines, workspaceDir } = replayTrace("memory-write-host-paths.jsonl", ws);
+    expect(verdicts(lines)).toEqual(["h0:allow@trusted", "h1:block@untrusted", "h2:block@untrusted", "h3:block@untrusted", "h4:block@untrusted", "h5:confirm@untrusted"]);
+    expect(lines.slice(1, 5).map((l) => ("id" in l ? l.reason : ""))).toEqual([
+      expect.stringContaining("memory file SOUL.md"),
+      expect.stringContaining("memory file SOUL.md"),
+      expect.stringContaining("memory file MEMORY.md"),
+      expect.stringContaining("memory file memory/notes.md"),
+    ]);
+    expect(existsSync(join(workspaceDir, "SOUL.md"))).toBe(false);
+  });
+
+  it("a file:// URL naming a memory file is staged", () => {
+    const ws = tempWorkspace();
+    const guard = Guard.open({ workspaceDir: ws });
+    guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    guard.afterToolCall("s", { tool: "web_fetch", output: "x" });
+    const url = pathToFileURL(join(ws, "SOUL.md")).href.replace("SOUL", "%53OUL");
+    expect(guard.beforeToolCall("s", { tool: "write", params: { path: url, content: "x" } })).toMatchObject({ verdict: "block", rule: "memory-write-staged" });
+    guard.close();
+  });
+});
+
+describe("taint flows across sessions (replay)", () => {
+  it("history, replies, a sub-agent's task and an announce from a tainted session carry its taint; a clean session's history does not", () => {
+    expect(verdicts(replayTrace("cross-session-taint.jsonl").lines)).toEqual([
+      "k1:confirm@untrusted",
+      "c1:allow@trusted",
+      "c2:allow@trusted",
+      "o1:allow@trusted",
+      "o2:confirm@untrusted",
+      "s1:allow@trusted",
+      "s2:confirm@untrusted",
+      "a1:confirm@untrusted",
+      "n1:confirm@untrusted",
+    ]);
+  });
+});
+
+describe("sessions named by the host's key", () => {
+  it("a session key given at turn start names the guard's session; an unknown key counts at the worst session's level", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace() });
+    guard.beginTurn({ sessionId: "u-hook", sessionKey: "agent:main:hook:1", sender: {}, provider: "webhook", text: "x" });
+    guard.endTurn("u-hook");
+    guard.beginTurn({ sessionId: "u-main", sessionKey: "agent:main:main", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    expect(guard.afterToolCall("u-main", { tool: "sessions_history", params: { sessionKey: "agent:main:main" }, output: "{}" }).taint).toBe("trusted");
+    expect(guard.afterToolCall("u-main", { tool: "sessions_history", params: { sessionKey: "agent:main:hook:1" }, output: "{}" }).taint).toBe("untrusted");
+    guard.beginTurn({ sessionId: "u-other", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    expect(guard.afterToolCall("u-other", { tool: "sessions_list", output: JSON.stringify({ sessions: [{ key: "agent:x:y" }] }) }).taint).toBe("untrusted");
+    expect(guard.graph("u-other")?.taintSource?.label).toContain("counted at the worst session's level");
+    guard.close();
+  });
+});
+
+describe("crossSessionTaint: false", () => {
+  it("gives the seed's reading back: another session's history is trusted", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace(), config: { crossSessionTaint: false } });
+    guard.beginTurn({ sessionId: "hook", sender: {}, provider: "webhook", text: "x" });
+    guard.endTurn("hook");
+    guard.beginTurn({ sessionId: "main", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    expect(guard.afterToolCall("main", { tool: "sessions_history", params: { sessionKey: "hook" }, output: "{}" }).taint).toBe("trusted");
+    guard.close();
+  });
+});
+
+describe("output trust depends on what the call did (replay)", () => {
+  it("inbox files and fetched pages are untrusted, local commands stay trusted, a tainted write read back is tainted again", () => {
+    const ws = tempWorkspace();
+    mkdirSync(join(ws, "notes"));
+    const { lines, workspaceDir } = replayTrace("output-trust-by-call.jsonl", ws);
+    expect(verdicts(lines)).toEqual([
+      "m1:allow@trusted",
+      "m2:confirm@untrusted",
+      "w1:allow@trusted",
+      "w2:confirm@untrusted",
+      "l1:allow@trusted",
+      "l2:allow@trusted",
+      "l3:allow@trusted",
+      "l4:allow@trusted",
+      "l5:confirm@untrusted",
+      "t1:allow@trusted",
+      "t2:allow@untrusted",
+      "r1:allow@trusted",
+      "r2:confirm@untrusted",
+      "q1:allow@trusted",
+      "q2:confirm@untrusted",
+    ]);
+    const m2 = lines.find((l) => "id" in l && l.id === "m2") as { reason: string };
+    expect(m2.reason).toContain("inbox/email-from-vendor.txt");
+    const labels = JSON.parse(readFileSync(join(workspaceDir, ".provenance", "file-labels.json"), "utf8")) as { files: Record<string, { level: string }> };
+    expect(Object.values(labels.files).map((l) => l.level)).toContain("untrusted");
+  });
+
+  it("execOutputTrust: tool and fileTrust {**: trusted} give the seed's reading back", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace(), config: { execOutputTrust: "tool", fileTrust: { "**": "trusted" } } });
+    guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    expect(guard.afterToolCall("s", { tool: "exec", params: { command: "curl https://example.com" }, output: "x" }).taint).toBe("trusted");
+    expect(guard.afterToolCall("s", { tool: "read", params: { path: "inbox/mail.txt" }, output: "x" }).taint).toBe("trusted");
+    guard.close();
+  });
+
+  it("an unreadable label file is left as it is and every file read counts as untrusted", () => {
+    const ws = tempWorkspace();
+    mkdirSync(join(ws, ".provenance"));
+    writeFileSync(join(ws, ".provenance", "file-labels.json"), "{ not json");
+    const guard = Guard.open({ workspaceDir: ws });
+    guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+    expect(guard.afterToolCall("s", { tool: "read", params: { path: "README.md" }, output: "x" }).taint).toBe("untrusted");
+    guard.close();
+    expect(readFileSync(join(ws, ".provenance", "file-labels.json"), "utf8")).toBe("{ not json");
+  });
+});
