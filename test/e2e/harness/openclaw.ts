@@ -43,7 +43,11 @@ export function packagedPlugin(root: string): string {
   // Only the runtime dependencies, as an npm install of the package would have them (OpenClaw
   // inspects a plugin's files when it loads it; the whole dev tree would be slow and untrue).
   mkdirSync(join(dir, "node_modules"));
-  for (const dep of Object.keys(runtimeDependencies())) symlinkSync(join(REPO, "node_modules", dep), join(dir, "node_modules", dep));
+  for (const dep of Object.keys(runtimeDependencies())) {
+    const link = join(dir, "node_modules", dep);
+    mkdirSync(dirname(link), { recursive: true }); // a scoped package lives under its @scope/
+    symlinkSync(join(REPO, "node_modules", dep), link);
+  }
   return dir;
 }
 
