@@ -2,7 +2,8 @@ import { randomBytes as nodeRandomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { ApprovalCodes } from "./core/approval-codes.js";
+import { ApprovalCodes, type ApprovalScope, type HeldCall } from "./core/approval-codes.js";
+import { escapeText, heldCall } from "./core/call-text.js";
 import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
 import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
 import { policyForAgent, type ResolvedConfig } from "./core/config.js";
@@ -347,7 +348,7 @@ export class Guard {
         return tools.filter((tool) => {
           if (hidden.has(tool)) return false;
           const { mode } = policy.modeFor(tool, taint, { messageToOwner: false });
-          return mode !== "restrict" || this.approvals.isApproved(sessionId, tool, s.turnId, this.now());
+          return mode !== "restrict" || this.approvals.isToolApproved(sessionId, tool, s.turnId, this.now());
         });
       },
       () => (this.config.failMode === "closed" ? [] : [...tools]),
@@ -508,12 +509,17 @@ export class Guard {
     );
   }
 
-  /** The owner's approval, from a slash command or a `.approve` message. */
-  approve(sessionId: string, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null): CommandOutcome {
+  /**
+   * The owner's approval, from a slash command or a `.approve` message: for `minutes` when given,
+   * else for `scope` (the one call the code was issued for, or the tool for the turn), else as
+   * `approvalScope` says.
+   */
+  approve(sessionId: string, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null, scope?: "call" | "turn"): CommandOutcome {
+    const asked: ApprovalScope | null = minutes !== null ? { kind: "minutes", minutes } : scope !== undefined ? { kind: scope } : null;
     return this.guarded(
       "approve",
       sessionId,
-      () => this.applyApproval(this.session(sessionId), tool, code, minutes, senderIsOwner),
+      () => this.applyApproval(this.session(sessionId), tool, code, asked, senderIsOwner),
       () => ({ kind: "approve" as const, accepted: false, message: "approval could not be processed (see log)" }),
     );
   }
@@ -686,11 +692,11 @@ export class Guard {
     const parsed = parseOwnerCommand(text);
     if (parsed === null) return null;
     if (parsed.kind === "invalid") return { kind: parsed.command, accepted: false, message: parsed.error };
-    if (parsed.kind === "approve") return this.applyApproval(s, parsed.tool, parsed.code, parsed.minutes, s.senderIsOwner);
+    if (parsed.kind === "approve") return this.applyApproval(s, parsed.tool, parsed.code, parsed.scope, s.senderIsOwner);
     return this.applyReset(s, parsed.level, s.senderIsOwner);
   }
 
-  private applyApproval(s: SessionState, tool: string, code: string, minutes: number | null, senderIsOwner: boolean | null): CommandOutcome {
+  private applyApproval(s: SessionState, tool: string, code: string, asked: ApprovalScope | null, senderIsOwner: boolean | null): CommandOutcome {
     if (senderIsOwner !== true) {
       this.logger.warn(`session ${s.sessionId}: approval attempt from a sender who is not the verified owner; ignored`);
       this.audit.record("CLAIM", { kind: "approval-ignored", sessionId: s.sessionId, tool, senderIsOwner });
@@ -698,21 +704,27 @@ export class Guard {
     }
     // Between turns (a slash command), a turn-scoped approval is for the turn that comes next.
     const turnId = s.graph.sealed ? `${s.sessionId}#${s.turnSeq + 1}` : s.turnId;
-    const result = this.approvals.approve(s.sessionId, tool, code, minutes, turnId, this.now());
+    const scope: ApprovalScope = asked ?? { kind: this.config.approvalScope };
+    const result = this.approvals.approve(s.sessionId, tool, code, scope, turnId, this.now());
     this.audit.record("CLAIM", {
       kind: "approval",
       sessionId: s.sessionId,
       turnId,
       tool,
       accepted: result.ok,
-      ...(result.ok ? { tools: result.tools, until: result.until } : { failure: result.failure }),
+      ...(result.ok ? { tools: result.tools, until: result.until, scope: result.scope, call: result.call } : { failure: result.failure }),
     });
     if (!result.ok) {
       this.logger.warn(`session ${s.sessionId}: approval refused (${result.failure})`);
       return { kind: "approve", accepted: false, message: result.message };
     }
-    const scope = result.until === null ? "for this turn" : `until ${new Date(result.until).toISOString()}`;
-    return { kind: "approve", accepted: true, message: `approved ${result.tools.join(", ")} ${scope}` };
+    const what =
+      result.scope === "call"
+        ? `approved this call once: ${result.call}`
+        : result.until === null
+          ? `approved ${result.tools.join(", ")} for this turn (every call)`
+          : `approved ${result.tools.join(", ")} until ${new Date(result.until).toISOString()} (every call)`;
+    return { kind: "approve", accepted: true, message: what };
   }
 
   private applyReset(s: SessionState, level: TrustLevel, senderIsOwner: boolean | null): CommandOutcome {
@@ -750,6 +762,10 @@ export class Guard {
     const taint = s.graph.maxTaint;
     const provenance = this.provenance(s.graph.taintSource);
     const base = { tool: call.tool, taint, provenance };
+    const held = heldCall(call.tool, call.params);
+    // Asked once per decision: a grant for this one call is spent when it lets the call through.
+    let approval: boolean | undefined;
+    const approved = (): boolean => (approval ??= this.approvals.takeApproval(s.sessionId, held, s.turnId, now));
     if (s.turnBlocked) {
       return { ...base, verdict: "block", rule: "iteration-cap", reason: `the turn exceeded maxIterations (${this.config.maxIterations}) and is blocked` };
     }
@@ -758,8 +774,8 @@ export class Guard {
       const verdict = gate.check({ sessionId: s.sessionId, turnId: s.turnId, tool: call.tool, params: call.params, taint, senderIsOwner: s.senderIsOwner });
       if (verdict === undefined) continue;
       if (verdict.verdict === "confirm") {
-        if (this.approvals.isApproved(s.sessionId, call.tool, s.turnId, now)) continue;
-        return this.confirm(s, base, verdict.rule, verdict.reason, now);
+        if (approved()) continue;
+        return this.confirm(s, base, held, verdict.rule, verdict.reason, now);
       }
       return { ...base, verdict: "block", rule: verdict.rule, reason: verdict.reason };
     }
@@ -788,8 +804,8 @@ export class Guard {
       : null;
     if (byArguments?.verdict === "allow") return { ...base, verdict: "allow", rule: ARGUMENT_PROVENANCE_RULE, reason: byArguments.decision.reason };
     if (mode.mode === "allow" && byArguments === null) return { ...base, verdict: "allow", rule: mode.rule, reason: mode.reason };
-    if (this.approvals.isApproved(s.sessionId, call.tool, s.turnId, now)) {
-      return { ...base, verdict: "allow", rule: "approved", reason: `the owner approved ${call.tool}` };
+    if (approved()) {
+      return { ...base, verdict: "allow", rule: "approved", reason: `the owner approved ${held.shown}` };
     }
     this.deps.watermarks.noteImpacted(s.sessionId, call.tool);
     if (mode.mode === "restrict") {
@@ -797,28 +813,36 @@ export class Guard {
     }
     if (byArguments !== null) {
       const why = mode.mode === "allow" ? "argumentProvenanceAtTrusted: an argument is not vouched for by trusted data" : `${mode.reason}; its arguments are not all determined by trusted data`;
-      const asked = this.confirm(s, base, ARGUMENT_PROVENANCE_RULE, why, now);
+      const asked = this.confirm(s, base, held, ARGUMENT_PROVENANCE_RULE, why, now);
       return { ...asked, reason: `${asked.reason}\n${byArguments.decision.reason}` };
     }
-    return this.confirm(s, base, mode.rule, mode.reason, now);
+    return this.confirm(s, base, held, mode.rule, mode.reason, now);
   }
 
   private confirm(
     s: SessionState,
     base: { tool: string; taint: TrustLevel; provenance: DecisionProvenance | null },
+    held: HeldCall,
     rule: string,
     why: string,
     now: number,
   ): Decision {
-    const issued = this.approvals.issue(s.sessionId, base.tool, now);
+    const issued = this.approvals.issue(s.sessionId, held, now);
     const seconds = Math.max(0, Math.round((issued.expiresAt - now) / 1000));
     const source = base.provenance ? ` Context contains ${base.taint} content from ${base.provenance.label}.` : "";
+    const tool = escapeText(base.tool);
+    // The owner approves what is shown here: the exact call, escaped, and the scope each form grants.
+    const forms =
+      this.config.approvalScope === "call"
+        ? `Approve this call once:  .approve ${tool} ${issued.code}\n` + `Approve every ${tool} call this turn:  .approve ${tool} ${issued.code} turn\n`
+        : `Approve every ${tool} call this turn:  .approve ${tool} ${issued.code}\n` + `Approve this call once:  .approve ${tool} ${issued.code} call\n`;
     const reason =
-      `Tool '${base.tool}' is blocked by security policy (${why}).${source}\n` +
-      `Blocked tools: ${issued.tools.join(", ")}\n` +
+      `Tool '${tool}' is blocked by security policy (${why}).${source}\n` +
+      `Call: ${held.shown}\n` +
+      `Blocked tools: ${tool}\n` +
       `Approval code: ${issued.code} (expires in ${seconds}s)\n` +
-      `Approve:  .approve ${base.tool} ${issued.code} [minutes]\n` +
-      `Approve all:  .approve all ${issued.code} [minutes]`;
+      forms +
+      `Approve every ${tool} call for some minutes:  .approve ${tool} ${issued.code} <minutes>`;
     return { ...base, verdict: "confirm", rule, reason, code: issued.code };
   }
 

@@ -1,7 +1,11 @@
+import { RE2JS } from "re2js";
+
 /**
- * `blocked_args` / `allowed_args` rules. Patterns use the reference's Go (RE2) syntax; the subset that
- * means the same in JavaScript is accepted: leading inline flags such as `(?i)` become RegExp flags and
- * `(?P<name>` becomes `(?<name>`. Match modes:
+ * `blocked_args` / `allowed_args` rules. Patterns are Go regular expressions compiled by an RE2
+ * engine (re2js), so each one means exactly what it means in the reference (`\A`, `\z`, `[[:space:]]`,
+ * `\pL`, `\Q...\E`, inline flags; `.` matches `\r` and U+2028; `\s`, `\d`, `\w`, `\b` are ASCII) and
+ * matching takes time linear in the input whatever the pattern: a rule cannot freeze the daemon. A
+ * pattern RE2 refuses (look-around, back-references) is a config error. Match modes:
  * - `arg` (default): the pattern is searched in each argument; a blocked rule hits when any argument
  *   matches, an allowed rule only when there is at least one argument and every argument matches.
  * - `command`: the pattern is searched in the arguments joined by single spaces.
@@ -10,36 +14,42 @@
  */
 export type MatchMode = "arg" | "command" | "argv";
 
+/** A compiled Go pattern: `test` searches the text as Go's MatchString would. */
+export interface GoPattern {
+  readonly source: string;
+  test(text: string): boolean;
+}
+
 export interface ArgRule {
   readonly match: MatchMode;
   readonly message: string;
-  readonly pattern?: RegExp;
-  readonly argv?: readonly RegExp[];
+  readonly pattern?: GoPattern;
+  readonly argv?: readonly GoPattern[];
 }
 
 export class PatternError extends Error {}
 
-/** Compiles one Go-style pattern to a RegExp, or throws PatternError naming what is wrong. */
-export function compileGoPattern(source: string, anchored = false): RegExp {
-  let body = source;
-  let flags = "";
-  const lead = /^\(\?([imsU]+)\)/.exec(body);
-  if (lead !== null) {
-    for (const f of lead[1] as string) {
-      if (f === "U") throw new PatternError(`pattern ${JSON.stringify(source)}: the (?U) flag has no JavaScript equivalent`);
-      if (!flags.includes(f)) flags += f;
-    }
-    body = body.slice(lead[0].length);
-  }
-  body = body.replace(/\(\?P</g, "(?<");
+function compileRe2(source: string): RE2JS {
   try {
-    // Compiling the bare pattern first proves it is one closed expression, so anchoring it cannot be
-    // escaped by unbalanced parentheses such as "a)|(.*".
-    const bare = new RegExp(body, flags);
-    return anchored ? new RegExp(`^(?:${body})$`, flags) : bare;
+    return RE2JS.compile(source);
   } catch (error) {
-    throw new PatternError(`pattern ${JSON.stringify(source)}: ${(error as Error).message}`);
+    throw new PatternError(`pattern ${JSON.stringify(source)} is not a valid Go (RE2) regular expression: ${(error as Error).message}`);
   }
+}
+
+/** Compiles one Go pattern, or throws PatternError naming what is wrong. */
+export function compileGoPattern(source: string, anchored = false): GoPattern {
+  // Compiling the bare pattern first proves it is one closed expression, so anchoring it cannot be
+  // escaped by unbalanced parentheses such as "a)|(.*".
+  const bare = compileRe2(source);
+  const re = anchored ? compileRe2(`\\A(?:${source})\\z`) : bare;
+  // The tool receives arguments as UTF-8, where a lone surrogate becomes U+FFFD; Go's strings hold
+  // that same text, so the rule sees it too.
+  return { source, test: (text) => re.test(wellFormed(text)) };
+}
+
+function wellFormed(text: string): string {
+  return Buffer.from(text, "utf8").toString("utf8");
 }
 
 function ruleMatches(rule: ArgRule, args: readonly string[], allowing: boolean): boolean {
@@ -47,7 +57,7 @@ function ruleMatches(rule: ArgRule, args: readonly string[], allowing: boolean):
     const argv = rule.argv ?? [];
     return args.length === argv.length && argv.every((re, i) => re.test(args[i] as string));
   }
-  const re = rule.pattern as RegExp;
+  const re = rule.pattern as GoPattern;
   if (rule.match === "command") return re.test(args.join(" "));
   return allowing ? args.length > 0 && args.every((a) => re.test(a)) : args.some((a) => re.test(a));
 }

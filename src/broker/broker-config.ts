@@ -6,6 +6,7 @@ import { z } from "zod";
 import { type ArgRule, type MatchMode, PatternError, compileGoPattern } from "./arg-rules.js";
 import { parseByteSize } from "./byte-size.js";
 import { parseGoDuration } from "./go-duration.js";
+import { isDeniedEnvName } from "./child-env.js";
 import { templatePlaceholders } from "./config-template.js";
 import { DEFAULT_SECRET_FILE, DEFAULT_SOCKET_PATH } from "./default-paths.js";
 
@@ -30,6 +31,8 @@ export interface ToolConfig {
   readonly mode: "blocklist" | "allowlist";
   readonly blockedArgs: readonly ArgRule[];
   readonly allowedArgs: readonly ArgRule[];
+  /** Allow-list mode for request env: only these names pass (undefined: any name not denied). */
+  readonly allowedEnv?: ReadonlySet<string>;
   readonly configFile?: ConfigFileSpec;
 }
 
@@ -107,6 +110,7 @@ const toolSchema = z.strictObject({
   mode: z.enum(["blocklist", "allowlist"]).optional(),
   blocked_args: z.array(ruleSchema).optional(),
   allowed_args: z.array(ruleSchema).optional(),
+  allowed_env: z.array(envName).optional(),
   config_file: z
     .strictObject({
       xdg_subdir: z.string(),
@@ -250,6 +254,9 @@ export function parseBrokerConfig(text: string, overrides: ConfigOverrides = {})
       }
       configFile = { xdgSubdir: c.xdg_subdir, filename: c.filename, template: c.template, credentials: c.credentials };
     }
+    for (const [i, envVar] of (t.allowed_env ?? []).entries()) {
+      if (isDeniedEnvName(envVar)) throw new ConfigError(`${where}.allowed_env[${i}]: ${envVar} is on the denylist and can never come from a request (use forced_env to set it)`);
+    }
     tools.set(name, {
       name,
       binary: t.binary,
@@ -259,6 +266,7 @@ export function parseBrokerConfig(text: string, overrides: ConfigOverrides = {})
       mode,
       blockedArgs: (t.blocked_args ?? []).map((r, i) => compileRule(r, `${where}.blocked_args[${i}]`, false)),
       allowedArgs: (t.allowed_args ?? []).map((r, i) => compileRule(r, `${where}.allowed_args[${i}]`, true)),
+      ...(t.allowed_env === undefined ? {} : { allowedEnv: new Set(t.allowed_env) }),
       ...(configFile === undefined ? {} : { configFile }),
     });
   }

@@ -4,24 +4,30 @@ import { isAbsolute } from "node:path";
 import { checkArgs } from "./arg-rules.js";
 import type { BrokerConfig, ToolConfig } from "./broker-config.js";
 import type { BrokerLog } from "./broker-log.js";
-import { callerArgv0, verifyCaller } from "./caller-verification.js";
+import { callerArgv0, callerExe, verifyCaller } from "./caller-verification.js";
 import { buildChildEnv } from "./child-env.js";
 import { type CredentialContext, fetchCredential } from "./credential-source.js";
 import { encodeFrame } from "./frame.js";
 import { FrameWriter } from "./frame-writer.js";
 import { goJsonString } from "./go-json.js";
 import { LineSplitter } from "./line-splitter.js";
-import { type PeerCredentials, peerCredentials } from "./peer-credentials.js";
+import { peerCredentials } from "./peer-credentials.js";
 import type { ReplayCache } from "./replay-cache.js";
+import { RequestScanner } from "./request-scanner.js";
 import { decodeMac, macMatches } from "./request-mac.js";
+import { type Sender, SenderReader } from "./sender-reader.js";
 import { createToolConfigDir, removeToolConfigDir } from "./tool-config-dir.js";
 import { ToolRun } from "./tool-run.js";
 import { type AdminRequest, PROTOCOL_VERSION, type ProxyRequest, errorPayload, parseClientMessage, parseRequest, rawErrorReply } from "./wire.js";
 
 /**
- * One client connection, from the request line to the last frame. Checks run in the spec's order:
- * peer UID (SO_PEERCRED), caller executable, protocol version, freshness, MAC (constant time), replay.
- * A client only ever sees the reference's generic error strings; the reasons go to the log.
+ * One client connection, from the request to the last frame. The peer that connected is checked
+ * before a byte is read (SO_PEERCRED: UID and caller executable). Every byte is then read with the
+ * credentials of the process that wrote it (see SenderReader): the request must come from one process,
+ * and that process, not the one that connected, is the caller the checks run on, in the spec's order:
+ * UID, caller executable, protocol version, freshness, MAC (constant time), replay. Messages after the
+ * request must come from that same process. A client only ever sees the reference's generic error
+ * strings; the reasons go to the log.
  */
 export interface ConnectionContext {
   readonly config: BrokerConfig;
@@ -43,18 +49,42 @@ const TIMESTAMP = /^[+-]?\d{1,19}$/;
 type CheckFailure = { readonly error: string; readonly detail: string };
 
 export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
-  const { config, log } = ctx;
+  const { config } = ctx;
   const proxy = config.proxy;
   const peer = peerCredentials(socket);
-  const splitter = new LineSplitter(proxy.maxRequestSize);
+  const scanner = new RequestScanner(proxy.maxRequestSize);
+  const splitter = new LineSplitter(proxy.maxStdinMessageSize);
   let stage: "header" | "starting" | "running" | "closed" = "header";
   let run: ToolRun | undefined;
+  let requestSender: Sender | undefined;
   const queued: Buffer[] = [];
   let stdinOpen = true;
-  let partialTimer: NodeJS.Timeout | undefined;
+  let readEnded = false;
+  let writeFinished = false;
+  let messageTimer: NodeJS.Timeout | undefined;
   let lifetimeTimer: NodeJS.Timeout | undefined;
+  let lingerTimer: NodeJS.Timeout | undefined;
+
+  // The same fields on every record of this connection (see broker-log.ts).
+  const who = { pid: peer?.pid ?? null, exe: peer === undefined ? null : (callerExe(peer.pid) ?? null), tool: null as string | null };
+  const log: BrokerLog = (level, event, fields = {}) =>
+    ctx.log(level, event, { caller_pid: who.pid, caller_exe: who.exe, tool: who.tool, tool_pgid: run?.pgid ?? null, ...fields });
 
   socket.on("error", (error) => log("info", "client_socket_error", { error: error.message }));
+
+  // The connection closes once both sides are done: the client has shut down its side and everything
+  // written has been handed to the kernel. A client that never shuts down is cut after a grace period.
+  const maybeDestroy = (): void => {
+    if (readEnded && writeFinished) socket.destroy();
+  };
+  socket.once("finish", () => {
+    writeFinished = true;
+    stage = "closed";
+    // Whatever the client still sends is read and dropped until it shuts down its side.
+    reader?.resume();
+    maybeDestroy();
+    if (!socket.destroyed) lingerTimer = setTimeout(() => socket.destroy(), proxy.readHeaderTimeoutMs);
+  });
 
   const rawReply = (message: string): void => {
     stage = "closed";
@@ -64,13 +94,13 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
 
   const headerTimer = setTimeout(() => {
     if (stage !== "header") return;
-    log("info", "request_read_timeout", { pid: peer?.pid });
+    log("info", "request_read_timeout", { received: scanner.received });
     rawReply("request read timeout");
   }, proxy.readHeaderTimeoutMs);
 
   if (proxy.maxConnectionLifetimeMs > 0) {
     lifetimeTimer = setTimeout(() => {
-      log("warn", "connection_lifetime_exceeded", { pid: peer?.pid });
+      log("warn", "connection_lifetime_exceeded", {});
       run?.abort();
       socket.destroy();
     }, proxy.maxConnectionLifetimeMs);
@@ -78,15 +108,23 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
 
   socket.on("close", () => {
     clearTimeout(headerTimer);
-    clearTimeout(partialTimer);
+    clearTimeout(messageTimer);
     clearTimeout(lifetimeTimer);
+    clearTimeout(lingerTimer);
+    reader?.close();
     if (stage !== "closed") run?.abort();
     stage = "closed";
   });
 
+  const stopStdin = (): void => {
+    stdinOpen = false;
+    clearTimeout(messageTimer);
+    run?.endStdin();
+  };
+
   const onClientMessage = (line: Buffer): void => {
     if (line.length > proxy.maxStdinMessageSize) {
-      // Split off together with the request line, before the smaller limit applied.
+      // Split off together with the request, before the smaller limit applied.
       log("warn", "client_message_too_large", { limit: proxy.maxStdinMessageSize });
       stopStdin();
       return;
@@ -105,70 +143,101 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
     else log("info", "client_message_ignored", { reason: msg.reason });
   };
 
-  const stopStdin = (): void => {
-    stdinOpen = false;
-    run?.endStdin();
-  };
-
-  socket.on("data", (chunk: Buffer) => {
-    if (stage === "closed") return;
-    const events = splitter.push(chunk);
+  // read_message_timeout is a deadline: it starts when a message's first byte arrives and is not moved
+  // by later bytes of the same message, so a message dribbled a byte at a time still ends on time.
+  const onMessageBytes = (bytes: Buffer): void => {
+    const events = splitter.push(bytes);
     for (const ev of events) {
-      if (stage === "header") {
-        if (ev.kind === "overflow") {
-          log("warn", "request_too_large", { pid: peer?.pid });
-          rawReply("request too large");
-          return;
-        }
-        clearTimeout(headerTimer);
-        stage = "starting";
-        splitter.setLimit(proxy.maxStdinMessageSize);
-        socket.pause();
-        void onRequest(ev.line);
-      } else if (ev.kind === "overflow") {
+      if (ev.kind === "overflow") {
         log("warn", "client_message_too_large", { limit: proxy.maxStdinMessageSize });
         stopStdin();
       } else if (stage === "starting") queued.push(ev.line);
       else if (stage === "running") onClientMessage(ev.line);
     }
-    armPartialTimer();
-  });
-
-  // A message that has begun must be complete within read_message_timeout.
-  const armPartialTimer = (): void => {
-    clearTimeout(partialTimer);
-    if (stage === "running" && splitter.partial && proxy.readMessageTimeoutMs > 0) {
-      partialTimer = setTimeout(() => {
-        log("warn", "client_message_timeout", {});
+    if (!splitter.partial || !stdinOpen) {
+      clearTimeout(messageTimer);
+      messageTimer = undefined;
+    } else if ((messageTimer === undefined || events.length > 0) && proxy.readMessageTimeoutMs > 0) {
+      clearTimeout(messageTimer);
+      messageTimer = setTimeout(() => {
+        log("warn", "client_message_timeout", { limit_ms: proxy.readMessageTimeoutMs });
         stopStdin();
       }, proxy.readMessageTimeoutMs);
     }
   };
 
-  socket.on("end", () => {
+  const foreignWriter = (sender: Sender | undefined, where: string): void => {
+    log("warn", "foreign_writer", { where, sender_pid: sender?.pid ?? null, sender_uid: sender?.uid ?? null });
+  };
+
+  const onBytes = (bytes: Buffer, sender: Sender | undefined): void => {
+    if (stage === "closed") return;
     if (stage === "header") {
-      // The request may end at end of stream instead of a newline.
-      const last = splitter.push(Buffer.from("\n"));
-      const first = last[0];
-      if (first === undefined) rawReply("empty request");
-      else if (first.kind === "overflow") rawReply("request too large");
-      else {
+      if (sender === undefined) {
+        foreignWriter(sender, "request");
+        rawReply("failed to verify caller");
+        return;
+      }
+      if (requestSender === undefined) {
+        requestSender = sender;
+        if (sender.pid !== who.pid) {
+          who.pid = sender.pid;
+          who.exe = callerExe(sender.pid) ?? null;
+        }
+      } else if (sender.pid !== requestSender.pid || sender.uid !== requestSender.uid) {
+        // One request, one author: bytes from two processes cannot be attributed to either.
+        foreignWriter(sender, "request");
+        rawReply("unauthorized caller");
+        return;
+      }
+      const scan = scanner.push(bytes);
+      if (scan.kind === "partial") return;
+      if (scan.kind === "overflow") {
+        log("warn", "request_too_large", { limit: proxy.maxRequestSize });
+        rawReply("request too large");
+        return;
+      }
+      clearTimeout(headerTimer);
+      stage = "starting";
+      reader?.pause();
+      if (scan.rest.length > 0) onMessageBytes(scan.rest);
+      void onRequest(scan.request);
+      return;
+    }
+    if (sender === undefined || requestSender === undefined || sender.pid !== requestSender.pid || sender.uid !== requestSender.uid) {
+      // Another process is writing on the caller's connection (a socket passed on or inherited): it
+      // could steer the tool through stdin or signals. Stop the tool and drop the connection.
+      foreignWriter(sender, "message");
+      run?.abort();
+      stage = "closed";
+      socket.destroy();
+      return;
+    }
+    onMessageBytes(bytes);
+  };
+
+  const onEnd = (): void => {
+    readEnded = true;
+    if (stage === "header") {
+      if (scanner.received === 0) {
+        log("info", "empty_request", {});
+        rawReply("empty request");
+      } else {
+        // The request may end at end of stream instead of with its closing brace or newline.
         clearTimeout(headerTimer);
         stage = "starting";
         stdinOpen = false;
-        void onRequest(first.line);
+        void onRequest(scanner.takePartial());
       }
-      return;
-    }
-    // No more client messages can come: the tool's stdin ends too.
-    if (stage === "running") stopStdin();
+    } else if (stage === "running") stopStdin();
     else stdinOpen = false;
-  });
+    maybeDestroy();
+  };
 
-  const onRequest = async (line: Buffer): Promise<void> => {
-    const req = parseRequest(line);
+  const onRequest = async (bytes: Buffer): Promise<void> => {
+    const req = parseRequest(bytes);
     if (req.kind === "refused") {
-      log("info", "request_refused", { reason: req.message, pid: peer?.pid });
+      log("info", "request_refused", { reason: req.message });
       rawReply(req.message);
       return;
     }
@@ -183,10 +252,10 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
     fields: { tool: string; args: readonly string[] | null; cwd: string; env: Readonly<Record<string, string>> | null },
     req: { version: number; timestamp: string; hmac: string; nonce: string },
   ): CheckFailure | undefined => {
-    const creds: PeerCredentials | undefined = peer;
-    if (creds === undefined) return { error: "failed to verify caller", detail: "SO_PEERCRED unavailable" };
-    if (creds.uid !== proxy.allowedUid) return { error: "unauthorized caller", detail: `peer uid ${creds.uid}` };
-    const caller = verifyCaller(creds.pid, proxy.allowedCallers, config.denyUnverifiedCallerExe);
+    const sender = requestSender;
+    if (sender === undefined) return { error: "failed to verify caller", detail: "request sender unknown" };
+    if (sender.uid !== proxy.allowedUid) return { error: "unauthorized caller", detail: `sender uid ${sender.uid}` };
+    const caller = verifyCaller(sender.pid, proxy.allowedCallers, config.denyUnverifiedCallerExe);
     if (!caller.ok) return { error: caller.error, detail: caller.detail };
     if (req.version !== PROTOCOL_VERSION) return { error: "protocol version mismatch", detail: `version ${req.version}` };
     if (!TIMESTAMP.test(req.timestamp)) return { error: "authentication failed", detail: "malformed timestamp" };
@@ -197,16 +266,17 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
     if (!macMatches(ctx.secret, { timestamp: req.timestamp, nonce: req.nonce, ...fields }, mac)) {
       return { error: "authentication failed", detail: "hmac mismatch" };
     }
-    const verdict = ctx.replay.admit(mac, creds.uid, ctx.now());
+    const verdict = ctx.replay.admit(mac, sender.uid, ctx.now());
     if (verdict === "replayed") return { error: "authentication failed", detail: "replayed request" };
     if (verdict === "full") return { error: "authentication failed", detail: "replay cache full" };
     return undefined;
   };
 
   const handleAdmin = (req: AdminRequest): void => {
+    who.tool = `admin:${req.admin}`;
     const failure = authenticate({ tool: `admin:${req.admin}`, args: null, cwd: "", env: null }, req);
     if (failure !== undefined) {
-      log("warn", "admin_refused", { reason: failure.detail, pid: peer?.pid });
+      log("warn", "admin_refused", { reason: failure.detail });
       rawReply(failure.error);
       return;
     }
@@ -215,61 +285,64 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
       const body = tools.map((t) => `${goJsonString(t.name)}:{"binary":${goJsonString(t.binary)},"mode":${goJsonString(t.mode)}}`).join(",");
       stage = "closed";
       socket.end(`{"tools":{${body}},"version":${goJsonString(ctx.version)}}`);
-      log("info", "admin_list", { pid: peer?.pid });
+      log("info", "admin_list", {});
       return;
     }
     if (req.admin === "check") {
-      const pid = peer?.pid ?? 0;
-      const argv0 = callerArgv0(pid);
+      const argv0 = callerArgv0(requestSender?.pid ?? 0);
       if (proxy.allowedCallers.length === 0 || (argv0 !== "provenant-wrap" && argv0 !== "claw-wrap")) {
-        log("warn", "admin_check_refused", { argv0, pid });
+        log("warn", "admin_check_refused", { argv0: argv0 ?? null });
         rawReply("unauthorized caller");
         return;
       }
       void adminCheck();
       return;
     }
-    log("info", "unknown_admin_command", { pid: peer?.pid });
+    log("info", "unknown_admin_command", {});
     rawReply("unknown admin command");
   };
 
   const adminCheck = async (): Promise<void> => {
     const names = [...config.credentials.keys()].sort();
     const parts: string[] = [];
+    let failed = 0;
     for (const name of names) {
       try {
         const value = await fetchCredential(config.credentials.get(name) as string, ctx.credentials);
         const preview = value.length >= 12 ? `${value.slice(0, 2)}.....${value.slice(-2)}` : ".....";
         parts.push(`${goJsonString(name)}:{"preview":${goJsonString(preview)},"status":"ok"}`);
       } catch (error) {
+        failed++;
         log("warn", "credential_check_failed", { credential: name, error: (error as Error).message });
         parts.push(`${goJsonString(name)}:{"status":"failed"}`);
       }
     }
     stage = "closed";
     socket.end(`{"credentials":{${parts.join(",")}}}`);
+    log("info", "admin_check", { credentials: names.length, failed });
   };
 
   const handleProxy = async (req: ProxyRequest): Promise<void> => {
     const writer = new FrameWriter(socket, proxy.writeTimeoutMs, () => {
-      log("warn", "client_write_timeout", { pid: peer?.pid });
+      log("warn", "client_write_timeout", {});
       run?.abort();
       socket.destroy();
     });
-    const refuse = (message: string, detail: string, fields: Record<string, string | number> = {}): void => {
-      log("warn", "request_refused", { reason: detail, pid: peer?.pid, ...fields });
+    const refuse = (message: string, detail: string): void => {
+      log("warn", "request_refused", { reason: detail });
       stage = "closed";
       writer.end(encodeFrame(errorPayload(message)));
     };
     const failure = authenticate(req, req);
     if (failure !== undefined) return refuse(failure.error, failure.detail);
     const tool = config.tools.get(req.tool);
-    if (tool === undefined) return refuse("unknown tool", "unknown tool", { tool: req.tool });
+    if (tool === undefined) return refuse("unknown tool", `unknown tool ${JSON.stringify(req.tool)}`);
+    who.tool = tool.name;
     const args = req.args ?? [];
     const verdict = checkArgs(args, tool.mode, tool.blockedArgs, tool.allowedArgs);
-    if (!verdict.allowed) return refuse(`blocked: ${verdict.message}`, "arguments blocked", { tool: tool.name });
-    if (!isAbsolute(req.cwd) || !isDirectory(req.cwd)) return refuse("invalid working directory", "bad cwd", { tool: tool.name });
-    if (args.some((a) => a.includes("\0"))) return refuse("failed to start tool", "NUL byte in arguments", { tool: tool.name });
+    if (!verdict.allowed) return refuse(`blocked: ${verdict.message}`, "arguments blocked");
+    if (!isAbsolute(req.cwd) || !isDirectory(req.cwd)) return refuse("invalid working directory", "bad cwd");
+    if (args.some((a) => a.includes("\0"))) return refuse("failed to start tool", "NUL byte in arguments");
 
     let configDir: string | undefined;
     let env: Record<string, string>;
@@ -281,13 +354,14 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
         credentials: creds.env,
         forced: tool.forcedEnv,
         requested: req.env,
+        ...(tool.allowedEnv === undefined ? {} : { allowed: tool.allowedEnv }),
         ...(configDir === undefined ? {} : { configHome: configDir }),
       });
-      if (built.dropped.length > 0) log("warn", "request_env_dropped", { tool: tool.name, names: built.dropped.join(",") });
+      if (built.dropped.length > 0) log("warn", "request_env_dropped", { names: built.dropped.join(",") });
       env = built.env;
     } catch (error) {
       if (configDir !== undefined) removeToolConfigDir(configDir);
-      return refuse("internal error", (error as Error).message, { tool: tool.name });
+      return refuse("internal error", (error as Error).message);
     }
     if (stage === "closed") {
       if (configDir !== undefined) removeToolConfigDir(configDir);
@@ -305,13 +379,13 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
       },
       writer,
       log,
-      (blocked) => (blocked ? socket.pause() : socket.resume()),
+      (blocked) => (blocked ? reader?.pause() : reader?.resume()),
     );
     const started = await run.start();
     if (!started) {
       if (configDir !== undefined) removeToolConfigDir(configDir);
       run = undefined;
-      return refuse("failed to start tool", "spawn failed", { tool: tool.name });
+      return refuse("failed to start tool", "spawn failed");
     }
     ctx.track(run);
     void run.ended.then(() => {
@@ -320,13 +394,38 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
     });
     // The client may have gone while the tool was starting (the run was aborted then).
     if (socket.destroyed) return;
-    log("info", "tool_started", { tool: tool.name, pid: peer?.pid, args: args.length });
+    log("info", "tool_started", { args: args.length });
     stage = "running";
     for (const line of queued.splice(0)) onClientMessage(line);
     if (!stdinOpen) run.endStdin();
-    armPartialTimer();
-    socket.resume();
+    reader?.resume();
   };
+
+  // The peer that connected is checked before anything is read: a process of another UID, or one
+  // not on the caller allow-list, is answered at once and never gets to send a request.
+  const early = ((): CheckFailure | undefined => {
+    if (peer === undefined) return { error: "failed to verify caller", detail: "SO_PEERCRED unavailable" };
+    if (peer.uid !== proxy.allowedUid) return { error: "unauthorized caller", detail: `peer uid ${peer.uid}` };
+    const caller = verifyCaller(peer.pid, proxy.allowedCallers, config.denyUnverifiedCallerExe);
+    return caller.ok ? undefined : { error: caller.error, detail: caller.detail };
+  })();
+  if (early !== undefined) {
+    log("warn", "peer_refused", { reason: early.detail });
+    rawReply(early.error);
+  }
+  const reader = SenderReader.open(socket, {
+    data: onBytes,
+    end: onEnd,
+    error: (errno) => {
+      log("info", "client_socket_error", { errno });
+      run?.abort();
+      socket.destroy();
+    },
+  });
+  if (reader === undefined && early === undefined) {
+    log("warn", "peer_refused", { reason: "cannot read sender credentials" });
+    rawReply("failed to verify caller");
+  }
 }
 
 function isDirectory(path: string): boolean {

@@ -3,10 +3,11 @@ import { type Server, type Socket, createServer } from "node:net";
 import { userInfo } from "node:os";
 import { dirname } from "node:path";
 import type { BrokerConfig } from "./broker-config.js";
-import { type BrokerLog, stderrLog } from "./broker-log.js";
+import { type BrokerLog, rateLimitLog, stderrLog } from "./broker-log.js";
 import { type ConnectionContext, handleConnection } from "./broker-connection.js";
 import { ReplayCache } from "./replay-cache.js";
 import { provisionSecret } from "./secret-file.js";
+import { enableListenerCredentials } from "./sender-reader.js";
 import { ensurePrivateRoot, sweepStaleConfigDirs } from "./tool-config-dir.js";
 import type { ToolRun } from "./tool-run.js";
 import { rawErrorReply } from "./wire.js";
@@ -33,6 +34,7 @@ export interface BrokerDaemon {
 }
 
 export const KILL_GRACE_MS = 5_000;
+const BUSY_LINGER_MS = 1_000;
 
 function packageVersion(): string {
   try {
@@ -58,7 +60,9 @@ function clearStaleSocket(path: string): void {
 export async function startBrokerDaemon(options: BrokerDaemonOptions): Promise<BrokerDaemon> {
   const { config } = options;
   const proxy = config.proxy;
-  const log = options.log ?? stderrLog;
+  // Repeated records are rate-limited: a peer reconnecting in a loop must not flood the log.
+  const limited = rateLimitLog(options.log ?? stderrLog);
+  const log = limited.log;
   ensurePrivateRoot(proxy.tempDir);
   const swept = sweepStaleConfigDirs(proxy.tempDir);
   if (swept > 0) log("info", "stale_config_dirs_removed", { count: swept });
@@ -92,14 +96,22 @@ export async function startBrokerDaemon(options: BrokerDaemonOptions): Promise<B
   clearStaleSocket(proxy.socketPath);
   let active = 0;
   const sockets = new Set<Socket>();
-  const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
+  // pauseOnConnect: Node must never read a client itself, or the writers' credentials are lost (see
+  // SenderReader, which reads every connection that is served).
+  const server: Server = createServer({ allowHalfOpen: true, pauseOnConnect: true }, (socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
     if (active >= proxy.maxConnections) {
-      log("warn", "server_busy", { limit: proxy.maxConnections });
+      log("warn", "server_busy", { limit: proxy.maxConnections, caller_pid: null, caller_exe: null, tool: null, tool_pgid: null });
       socket.on("error", () => undefined);
-      // Nothing is read from a refused client: close as soon as the reply is out.
-      socket.end(rawErrorReply("server busy"), () => socket.destroy());
+      // What a refused client sent is read and dropped (closing on unread bytes would reset the
+      // connection before the client reads the reply); it has a moment to close, then is cut.
+      socket.on("data", () => undefined);
+      socket.on("end", () => socket.destroy());
+      // A listener alone does not start reading a socket created paused.
+      socket.resume();
+      socket.end(rawErrorReply("server busy"));
+      setTimeout(() => socket.destroy(), BUSY_LINGER_MS).unref();
       return;
     }
     active++;
@@ -120,6 +132,7 @@ export async function startBrokerDaemon(options: BrokerDaemonOptions): Promise<B
   } finally {
     process.umask(previous);
   }
+  enableListenerCredentials(server);
   chmodSync(proxy.socketPath, 0o600);
   log("info", "daemon_listening", { socket: proxy.socketPath, tools: config.tools.size });
 
@@ -130,6 +143,7 @@ export async function startBrokerDaemon(options: BrokerDaemonOptions): Promise<B
       return active;
     },
     async close() {
+      log("info", "daemon_stopping", { running_tools: runs.size, connections: sockets.size });
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const run of runs) run.abort();
@@ -141,6 +155,8 @@ export async function startBrokerDaemon(options: BrokerDaemonOptions): Promise<B
       } catch {
         // Already gone.
       }
+      log("info", "daemon_stopped", {});
+      limited.flush();
     },
   };
 }

@@ -2,9 +2,10 @@
  * The environment a tool runs with: PATH, HOME, USER and TERM from the daemon, then the credentials,
  * then `forced_env`, then whatever the request asked for minus every name that can hijack the tool
  * or something it starts, and minus any name the daemon already set (a request cannot replace a
- * credential, a forced value or the base variables).
+ * credential, a forced value or the base variables). A tool with `allowed_env` takes only the request
+ * names listed there (allow-list mode); the denylist applies in both modes and cannot be listed.
  */
-const DENIED_PREFIXES = ["LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE"] as const;
+const DENIED_PREFIXES = ["LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE", "NPM_CONFIG_", "npm_config_"] as const;
 
 export const DENIED_ENV_NAMES: ReadonlySet<string> = new Set([
   // shells and the programs tools hand text to
@@ -30,8 +31,14 @@ export const DENIED_ENV_NAMES: ReadonlySet<string> = new Set([
   "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_TEMPLATE_DIR", "GIT_ALLOW_PROTOCOL", "GIT_PROTOCOL_FROM_USER",
   "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
   "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_REDIRECT_STDERR", "GIT_SHALLOW_FILE", "GIT_CURL_VERBOSE",
-  // XDG_CONFIG_HOME points a config_file tool at its rendered config; nobody else chooses it
-  "XDG_CONFIG_HOME",
+  // where a tool finds its configuration, and so which host, token file or helper it uses
+  "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS", "GH_HOST", "GH_CONFIG_DIR",
+  "GH_ENTERPRISE_TOKEN", "GLAB_CONFIG_DIR", "CURL_HOME", "NETRC", "WGETRC",
+  "DOCKER_CONFIG", "DOCKER_HOST", "KUBECONFIG", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",
+  "AWS_ENDPOINT_URL", "CLOUDSDK_CONFIG", "GNUPGHOME", "PASSWORD_STORE_DIR",
+  "PIP_CONFIG_FILE", "PIP_INDEX_URL", "CARGO_HOME",
+  // the C library's own tunables (GLIBC_TUNABLES has carried loader exploits) and locale loading
+  "GLIBC_TUNABLES", "LOCALDOMAIN", "RES_OPTIONS",
 ]);
 
 export function isDeniedEnvName(name: string): boolean {
@@ -45,6 +52,8 @@ export interface ChildEnvInput {
   readonly credentials: ReadonlyMap<string, string>;
   readonly forced: Readonly<Record<string, string>>;
   readonly requested: Readonly<Record<string, string>> | null;
+  /** Allow-list mode: only these request names pass (still minus the denylist). */
+  readonly allowed?: ReadonlySet<string>;
   readonly configHome?: string;
 }
 
@@ -63,7 +72,8 @@ export function buildChildEnv(input: ChildEnvInput): ChildEnv {
   if (input.requested !== null) {
     for (const k of Object.keys(input.requested)) {
       const v = input.requested[k] as string;
-      if (!VALID_NAME.test(k) || isDeniedEnvName(k) || owned.has(k) || v.includes("\0")) dropped.push(k);
+      const listed = input.allowed === undefined || input.allowed.has(k);
+      if (!listed || !VALID_NAME.test(k) || isDeniedEnvName(k) || owned.has(k) || v.includes("\0")) dropped.push(k);
       else env.set(k, v);
     }
   }

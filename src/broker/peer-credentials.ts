@@ -31,7 +31,7 @@ function bind(): Getsockopt {
 }
 
 /** The descriptor under a connected Unix socket; libuv keeps it on the handle as `fd`. */
-function socketFd(socket: Socket): number | undefined {
+export function socketFd(socket: Socket): number | undefined {
   const handle = (socket as unknown as { _handle?: { fd?: unknown } })._handle;
   const fd = handle?.fd;
   return typeof fd === "number" && fd >= 0 ? fd : undefined;

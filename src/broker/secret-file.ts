@@ -4,17 +4,18 @@ import { dirname } from "node:path";
 import { writeFileAtomic } from "../state/atomic-file.js";
 
 /**
- * The shared HMAC secret. The daemon makes 32 random bytes at every start and writes them base64 to the
- * secret file (0600, atomically, never through a symlink). The MAC key is the file's text, trimmed of
- * surrounding white space, as UTF-8 bytes: that is what the reference's wrapper signs with, so either
- * wrapper works against either daemon.
+ * The shared HMAC secret, handled exactly as claw-wrap handles it. The daemon makes 32 random bytes at
+ * every start and writes them as standard padded base64 and one newline (0600, atomically, never
+ * through a symlink; a directory it has to create is 0700). Wrapper and daemon alike read the file,
+ * trim surrounding white space and base64-decode it: the MAC key is the decoded bytes, never the
+ * file's text. Keying with the text is what made every request of the reference wrapper fail.
  */
 export const SECRET_BYTES = 32;
 
 export class SecretFileError extends Error {}
 
 export function provisionSecret(path: string): Buffer {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   let st;
   try {
     st = lstatSync(path);
@@ -23,12 +24,25 @@ export function provisionSecret(path: string): Buffer {
   }
   if (st?.isSymbolicLink()) throw new SecretFileError(`refusing to write the secret through a symlink: ${path}`);
   if (st !== undefined && !st.isFile()) throw new SecretFileError(`secret file ${path} exists and is not a regular file`);
-  const text = randomBytes(SECRET_BYTES).toString("base64");
-  writeFileAtomic(path, `${text}\n`, 0o600);
-  return Buffer.from(text, "utf8");
+  const key = randomBytes(SECRET_BYTES);
+  writeFileAtomic(path, `${key.toString("base64")}\n`, 0o600);
+  return key;
 }
 
-/** Reads the key the way a wrapper does: no symlinks, a regular file, a sane size. */
+// Go's base64.StdEncoding: the standard alphabet with padding. Its decoder skips CR and LF anywhere
+// and tolerates non-zero trailing bits, so this accepts what it accepts and nothing else.
+const STD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The MAC key from the file's text: trimmed, then decoded as Go's StdEncoding decodes it. */
+export function decodeSecretText(text: string): Buffer {
+  const b64 = text.trim().replace(/[\r\n]/g, "");
+  if (!STD_BASE64.test(b64)) throw new SecretFileError("failed to decode secret");
+  const key = Buffer.from(b64, "base64");
+  if (key.length === 0) throw new SecretFileError("secret file is empty");
+  return key;
+}
+
+/** Reads the key the way the reference does (see decodeSecretText): no symlinks, a regular file, a sane size. */
 export function readSecretFile(path: string): Buffer {
   let fd: number;
   try {
@@ -49,9 +63,11 @@ export function readSecretFile(path: string): Buffer {
       if (n === 0) break;
       off += n;
     }
-    const key = buf.subarray(0, off).toString("utf8").trim();
-    if (key === "") throw new SecretFileError(`secret file ${path} is empty`);
-    return Buffer.from(key, "utf8");
+    try {
+      return decodeSecretText(buf.subarray(0, off).toString("utf8"));
+    } catch (error) {
+      throw new SecretFileError(`secret file ${path}: ${(error as Error).message}`);
+    }
   } finally {
     closeSync(fd);
   }

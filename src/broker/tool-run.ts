@@ -39,7 +39,7 @@ export class ToolRun {
   private child: SpawnedSession | undefined;
   private openPipes = 2;
   private exit: ExitStatus | undefined;
-  private pgid = 0;
+  private processGroup = 0;
   private timeoutTimer: NodeJS.Timeout | undefined;
   private killTimer: NodeJS.Timeout | undefined;
   private orphanTimer: NodeJS.Timeout | undefined;
@@ -62,6 +62,11 @@ export class ToolRun {
     this.settled = new Promise((resolve) => (this.resolveSettled = resolve));
   }
 
+  /** The tool's process group (its pid), once started. */
+  get pgid(): number | undefined {
+    return this.processGroup > 0 ? this.processGroup : undefined;
+  }
+
   /** Resolves when the run has ended and its last frame has been handed to the writer. */
   get ended(): Promise<ToolRunEnd> {
     return this.settled;
@@ -80,7 +85,7 @@ export class ToolRun {
       return false;
     }
     this.child = child;
-    this.pgid = child.pid;
+    this.processGroup = child.pid;
     child.stdin.on("error", () => {
       // The tool closed its stdin or exited: later stdin is dropped, as writing to a closed pipe would be.
     });
@@ -100,7 +105,7 @@ export class ToolRun {
   private pipeClosed(): void {
     if (--this.openPipes > 0) return;
     // Both pipes are at end of file: the tool is exiting (or has handed them off). Reap it.
-    void waitExit(this.pgid).then((status) => {
+    void waitExit(this.processGroup).then((status) => {
       this.exit = status;
       this.finish();
     });
@@ -198,7 +203,7 @@ export class ToolRun {
   private terminate(reason: ToolRunEnd): void {
     if (this.finished || this.ending !== undefined) return;
     this.ending = reason;
-    this.log("info", reason === "timeout" ? "tool_timeout" : "tool_aborted", { pid: this.pgid });
+    this.log("info", reason === "timeout" ? "tool_timeout" : "tool_aborted", {});
     this.killGroup("SIGTERM");
     this.killTimer = setTimeout(() => {
       this.killGroup("SIGKILL");
@@ -219,9 +224,9 @@ export class ToolRun {
   }
 
   private killGroup(sig: NodeJS.Signals): void {
-    if (this.pgid <= 0 || this.finished) return;
+    if (this.processGroup <= 0 || this.finished) return;
     try {
-      process.kill(-this.pgid, sig);
+      process.kill(-this.processGroup, sig);
     } catch {
       // ESRCH: the group is already gone.
     }
@@ -242,7 +247,7 @@ export class ToolRun {
     if (end === "done") this.writer.end(encodeFrame(donePayload(code, false)));
     else if (end === "timeout") this.writer.end(encodeFrame(donePayload(-1, true)));
     else if (end === "output-limit") this.writer.end(encodeFrame(errorPayload("process error")));
-    this.log("info", "tool_finished", { end, code, signal: this.exit?.signal ?? undefined, outputBytes: this.outputBytes });
+    this.log("info", "tool_finished", { end, exit_code: code, signal: this.exit?.signal ?? null, output_bytes: this.outputBytes });
     this.resolveSettled(end);
   }
 }

@@ -42,6 +42,7 @@ export const configInputSchema = z.strictObject({
   argumentProvenance: z.boolean().optional(),
   argumentProvenanceAtTrusted: z.boolean().optional(),
   crossSessionTaint: z.boolean().optional(),
+  approvalScope: z.enum(["call", "turn"]).optional(),
   fileTrust: z.record(z.string().min(1).max(500), trust).optional(),
   execOutputTrust: z.enum(["by-command", "tool"]).optional(),
   execCommandTrust: z.record(z.string().min(1).max(200), trust).optional(),
@@ -80,6 +81,8 @@ export interface ResolvedConfig extends PolicyConfig {
   readonly argumentProvenanceAtTrusted: boolean;
   /** docs/engine.md "Taint across sessions": content from another session carries its taint. */
   readonly crossSessionTaint: boolean;
+  /** What a bare `.approve <tool> <code>` approves: the one call shown (default), or the tool for the turn (the seed). */
+  readonly approvalScope: "call" | "turn";
   /** Globs to the trust of files read from there, tried before the defaults (core/file-trust.ts). */
   readonly fileTrust: Readonly<Record<string, TrustLevel>>;
   /** `by-command`: exec output trust from what the command does (core/exec-trust.ts); `tool`: the catalogue's, as in the seed. */
@@ -109,6 +112,7 @@ export const DEFAULTS = Object.freeze({
   argumentProvenance: false,
   argumentProvenanceAtTrusted: false,
   crossSessionTaint: true,
+  approvalScope: "call" as const,
   execOutputTrust: "by-command" as const,
 });
 
@@ -155,6 +159,7 @@ export function resolveConfig(input: unknown): ConfigResolution {
       argumentProvenance: raw.argumentProvenance ?? DEFAULTS.argumentProvenance,
       argumentProvenanceAtTrusted: raw.argumentProvenanceAtTrusted ?? DEFAULTS.argumentProvenanceAtTrusted,
       crossSessionTaint: raw.crossSessionTaint ?? DEFAULTS.crossSessionTaint,
+      approvalScope: raw.approvalScope ?? DEFAULTS.approvalScope,
       fileTrust: raw.fileTrust ?? {},
       execOutputTrust: raw.execOutputTrust ?? DEFAULTS.execOutputTrust,
       execCommandTrust: raw.execCommandTrust ?? {},

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PatternError, checkArgs, compileGoPattern } from "../../src/broker/arg-rules.js";
+import { type GoPattern, PatternError, checkArgs, compileGoPattern } from "../../src/broker/arg-rules.js";
 import { ConfigError, parseBrokerConfig } from "../../src/broker/broker-config.js";
 import { parseByteSize } from "../../src/broker/byte-size.js";
 import { parseGoDuration } from "../../src/broker/go-duration.js";
@@ -120,7 +120,7 @@ describe("argument rules", () => {
   it("compiles or refuses with PatternError, and an anchored pattern never matches more than its whole argument", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), (source, arg) => {
-        let anchored: RegExp;
+        let anchored: GoPattern;
         try {
           anchored = compileGoPattern(source, true);
         } catch (error) {

@@ -154,7 +154,7 @@ describe("broker daemon: peer UID", () => {
   it("refuses a peer whose UID is not the allowed one", async () => {
     const h = await startHarness({ proxy: { allowed_uid: 4242 }, tools: { echo: { binary: "/bin/echo" } } });
     try {
-      expect((await h.run({ tool: "echo", args: [], cwd: "/" })).result).toEqual({ kind: "error", message: "unauthorized caller" });
+      expect((await h.run({ tool: "echo", args: [], cwd: "/" })).result).toEqual({ kind: "raw", text: '{"error":"unauthorized caller"}' });
       expect(h.logs.some((e) => e.fields["reason"] === `peer uid ${process.getuid?.()}`)).toBe(true);
     } finally {
       await h.close();
@@ -167,12 +167,12 @@ describe("broker daemon: peer UID", () => {
       chmodSync(h.dir, 0o755);
       chmodSync(h.daemon.socketPath, 0o666);
       const l = signedRequestLine(h.secret, { tool: "echo", args: ["x"], cwd: "/" });
-      const client = `const s=require("net").createConnection(${JSON.stringify(h.daemon.socketPath)});const b=[];s.on("data",c=>b.push(c));s.on("close",()=>{const r=Buffer.concat(b);process.stdout.write(r.subarray(4).toString())});s.write(${JSON.stringify(l)});`;
+      const client = `const s=require("net").createConnection(${JSON.stringify(h.daemon.socketPath)});const b=[];s.on("data",c=>b.push(c));s.on("close",()=>process.stdout.write(Buffer.concat(b).toString()));s.write(${JSON.stringify(l)});`;
       const child = spawn(process.execPath, ["-e", client], { uid: 65534, gid: 65534 });
       let out = "";
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
       await new Promise((r) => child.on("close", r));
-      expect(out).toBe('{"type":"error","message":"unauthorized caller"}');
+      expect(out).toBe('{"error":"unauthorized caller"}');
       expect(h.logs.some((e) => e.fields["reason"] === "peer uid 65534")).toBe(true);
     } finally {
       await h.close();
@@ -184,7 +184,7 @@ describe("broker daemon: caller executable allow-list", () => {
   it("refuses a caller whose executable is not listed", async () => {
     const h = await startHarness({ proxy: { allowed_callers: ["/bin/true"] }, tools: { echo: { binary: "/bin/echo" } } });
     try {
-      expect((await h.run({ tool: "echo", args: [], cwd: "/" })).result).toEqual({ kind: "error", message: "unauthorized caller" });
+      expect((await h.run({ tool: "echo", args: [], cwd: "/" })).result).toEqual({ kind: "raw", text: '{"error":"unauthorized caller"}' });
     } finally {
       await h.close();
     }
@@ -210,7 +210,8 @@ describe("secret file", () => {
     expect(() => readSecretFile(join(d, "auth"))).toThrow(/symlink/);
     const key = provisionSecret(join(d, "real"));
     expect(statSync(join(d, "real")).mode & 0o777).toBe(0o600);
-    expect(Buffer.from(key.toString(), "base64")).toHaveLength(32);
+    expect(key).toHaveLength(32);
+    expect(readFileSync(join(d, "real"), "utf8")).toBe(`${key.toString("base64")}\n`);
     expect(readSecretFile(join(d, "real")).equals(key)).toBe(true);
   });
 });

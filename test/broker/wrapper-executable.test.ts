@@ -53,7 +53,8 @@ describe("provenant-wrap as a single executable, on the caller allow-list", () =
     const r = await invoke("echo", ["hello", "<world>"]);
     expect(r).toEqual({ code: 0, stdout: Buffer.from("hello <world>\n"), stderr: "" });
     expect((await invoke("sh", ["-c", "echo err >&2; exit 3"])).code).toBe(3);
-    expect((await invoke("provenant-wrap", ["echo", "via", "first", "arg"])).stdout.toString()).toBe("via first arg\n");
+    const viaFirst = await invoke("provenant-wrap", ["echo", "via", "first", "arg"]);
+    expect({ ...viaFirst, stdout: viaFirst.stdout.toString() }).toEqual({ code: 0, stdout: "via first arg\n", stderr: "" });
   });
 
   it("streams stdin in and large output out without losing a byte", async () => {
@@ -93,11 +94,12 @@ describe("provenant-wrap as a single executable, on the caller allow-list", () =
   });
 
   it("is the only accepted caller: a Node script with the same secret is refused", async () => {
-    expect((await h.run({ tool: "echo", args: ["x"], cwd: "/" })).result).toEqual({ kind: "error", message: "unauthorized caller" });
+    expect((await h.run({ tool: "echo", args: ["x"], cwd: "/" })).result).toEqual({ kind: "raw", text: '{"error":"unauthorized caller"}' });
   });
 
   it("passes the admin check gate and reports credential status", async () => {
     const r = await invoke("provenant-wrap", ["--admin", "check"]);
     expect(JSON.parse(r.stdout.toString())).toEqual({ credentials: { tok: { status: "ok", preview: expect.any(String) } } });
+    expect(h.logs.find((e) => e.event === "admin_check")?.fields).toMatchObject({ tool: "admin:check", credentials: 1, failed: 0, caller_exe: wrap });
   });
 });

@@ -4,8 +4,14 @@ import { parseOwnerCommand } from "../../src/core/owner-commands.js";
 
 describe("Approval Format and .reset-trust parsing", () => {
   it("parses the forms in the seed", () => {
-    expect(parseOwnerCommand(".approve exec bf619df9")).toEqual({ kind: "approve", tool: "exec", code: "bf619df9", minutes: null });
-    expect(parseOwnerCommand(".approve all BF619DF9 30")).toEqual({ kind: "approve", tool: "all", code: "bf619df9", minutes: 30 });
+    expect(parseOwnerCommand(".approve exec bf619df9")).toEqual({ kind: "approve", tool: "exec", code: "bf619df9", minutes: null, scope: null });
+    expect(parseOwnerCommand(".approve all BF619DF9 30")).toEqual({ kind: "approve", tool: "all", code: "bf619df9", minutes: 30, scope: { kind: "minutes", minutes: 30 } });
+  });
+
+  it("the scope is the owner's explicit choice: call, turn, or minutes", () => {
+    expect(parseOwnerCommand(".approve exec bf619df9 turn")).toMatchObject({ minutes: null, scope: { kind: "turn" } });
+    expect(parseOwnerCommand(".approve exec bf619df9 call")).toMatchObject({ minutes: null, scope: { kind: "call" } });
+    expect(parseOwnerCommand(".approve exec bf619df9 forever")).toMatchObject({ kind: "invalid", error: expect.stringContaining("call, turn, or minutes") });
     expect(parseOwnerCommand("  .reset-trust  ")).toEqual({ kind: "reset-trust", level: "trusted" });
     expect(parseOwnerCommand(".reset-trust shared")).toEqual({ kind: "reset-trust", level: "shared" });
   });

@@ -10,7 +10,8 @@ describe("seed worked examples, replayed through the real guard", () => {
     const exec = lines[2] as { code?: string; reason: string };
     expect(exec.code).toMatch(/^[0-9a-f]{8}$/);
     expect(exec.reason).toContain(`Approval code: ${exec.code} (expires in 60s)`);
-    expect(exec.reason).toContain(`.approve exec ${exec.code} [minutes]`);
+    expect(exec.reason).toContain(`Approve this call once:  .approve exec ${exec.code}\n`);
+    expect(exec.reason).toContain(`Call: exec {"command":"rm -rf ~"}`);
     expect(exec.reason).toContain("web_fetch response");
     expect(lines.at(-1)).toEqual({ event: "response", text: "exec is blocked", taint: "untrusted" });
   });
