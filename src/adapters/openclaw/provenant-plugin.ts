@@ -296,9 +296,12 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     if (sessionId === undefined) return null;
     const turn = sessions.turn(sessionId);
     const guard = guardFor(turn?.workspaceDir ?? defaultWorkspace());
-    if (turn !== undefined && turn.phase !== "ended") {
+    // During a turn, or between turns of a conversation the guard holds (it then applies the
+    // command to the turn that comes next: the owner's retry), the command goes straight to it.
+    if ((turn !== undefined && turn.phase !== "ended") || guard.taint(sessionId) !== undefined) {
+      const scope = command.kind === "approve" && (command.scope?.kind === "call" || command.scope?.kind === "turn") ? command.scope.kind : undefined;
       return command.kind === "approve"
-        ? guard.approve(sessionId, command.tool, command.code, command.minutes, isOwner)
+        ? guard.approve(sessionId, command.tool, command.code, command.minutes, isOwner, scope)
         : guard.resetTrust(sessionId, command.level, isOwner);
     }
     const started = guard.beginTurn({

@@ -49,7 +49,7 @@ export function toolCallResult(decision: Decision, options: VerdictOptions): Bef
 /** The guard's reason names the `.approve` message form; OpenClaw users also have the slash command. */
 export function withSlashCommand(decision: Decision): string {
   if (decision.code === undefined) return decision.reason;
-  return `${decision.reason}\nOr: /approve_tool ${decision.tool} ${decision.code} [minutes]`;
+  return `${decision.reason}\nOr in this chat: /approve_tool ${decision.tool} ${decision.code} [call|turn|minutes]`;
 }
 
 /** Where the guard tells the owner to `.reset-trust`, a chat owner also has `/reset_trust`. */

@@ -41,7 +41,7 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(verdict?.block).toBe(true);
     expect(verdict?.blockReason).toMatch(/Approval code: [0-9a-f]{8}/);
     // No chat channel (a local run): a slash command would be plain text there, so none is offered.
-    expect(verdict?.blockReason).toMatch(/\.approve exec [0-9a-f]{8} \[minutes\]/);
+    expect(verdict?.blockReason).toMatch(/\.approve exec [0-9a-f]{8}/);
     expect(verdict?.blockReason).not.toContain("/approve_tool");
   });
 
@@ -102,7 +102,7 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.callTool(s, "exec", { command: "x" })).toBeUndefined();
   });
 
-  it("approves a held call with /approve_tool and its code, for a minute by default", async () => {
+  it("approves the held call with /approve_tool and its code, for the owner's retry", async () => {
     const o = openclaw({ ownerIds: ["cli"] });
     const s = fresh("approve");
     o.startTurn(s, "go", { senderIsOwner: true });
@@ -115,7 +115,7 @@ describe("provenant on OpenClaw's hooks", () => {
     const bad = await approve?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/approve_tool", args: "exec zz", senderId: "cli" });
     expect(bad?.text).toContain("usage: /approve_tool");
     const ok = await approve?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/approve_tool", args: `exec ${code}`, senderId: "cli" });
-    expect(ok?.text).toMatch(/^provenant: approved exec until /);
+    expect(ok?.text).toMatch(/^provenant: approved this call once: exec/);
     o.startTurn(s, "retry", { senderIsOwner: true });
     expect(o.callTool(s, "exec", { command: "x" })).toBeUndefined();
   });
