@@ -140,6 +140,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
           candidates,
         ),
       );
+      if (toolsAllow !== undefined) turn.hidden = candidates.filter((tool) => !toolsAllow.includes(tool));
       const hint =
         turn.origin.isOwner !== false && turn.messageId !== undefined && hasMutableSignedFiles(turn.workspaceDir)
           ? signedSourceHint(sessionId, turn.origin.provider ?? "openclaw", turn.messageId)
@@ -240,6 +241,12 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
         if (sessionId === undefined) return undefined;
         seenByMiddleware.add(`${sessionId}\u0000${event.toolCallId}`);
         const outcome = toolOutput(sessionId, event.toolCallId, event.toolName, event.result.content, event.isError === true);
+        // A call to a tool this turn's list left out never reaches a hook; the host answers
+        // "Tool x not found". Say instead what happened and what the owner can do.
+        const hidden = sessions.turn(sessionId)?.hidden;
+        if (event.isError === true && hidden?.includes(event.toolName) === true && calls.ran(sessionId, event.toolCallId, true) === false) {
+          return { result: { ...event.result, content: [{ type: "text", text: restrictedNotice(event.toolName) }] } };
+        }
         if (outcome.output === event.result.content) return undefined;
         return { result: { ...event.result, content: outcome.output as typeof event.result.content } };
       },
@@ -351,6 +358,14 @@ function commandSenderIsOwner(ctx: CommandContext, ownerIds: readonly string[]):
   if (ctx.senderId !== undefined && ownerIds.includes(ctx.senderId)) return true;
   if (ctx.gatewayClientScopes?.includes("operator.admin")) return true;
   return null;
+}
+
+/** What the model (and through it the owner) is told about a call to a tool provenant took off its list. */
+export function restrictedNotice(tool: string): string {
+  return (
+    `provenant: '${tool}' is restricted in this conversation because of the content it holds, so it was taken off the tool list; ` +
+    `no approval is possible. The owner can clear the conversation's taint with /reset_trust (or .reset-trust) and ask again.`
+  );
 }
 
 /** Where OpenClaw keeps an agent's workspace when a hook does not say. */

@@ -133,6 +133,14 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(next?.toolsAllow).toBeDefined();
     expect(next?.toolsAllow).not.toContain("exec");
     expect(next?.toolsAllow).toContain("read");
+    // The model calls the hidden tool anyway: the host's "not found" becomes an explanation.
+    o.hook("before_agent_run")({ prompt: "again", messages: [], senderIsOwner: true }, ctx);
+    const told = o.middleware?.(
+      { toolCallId: "hidden-1", toolName: "exec", args: {}, isError: true, result: { content: [{ type: "text", text: "Tool exec not found" }], details: null } },
+      { runtime: "openclaw", sessionId: s },
+    );
+    expect(JSON.stringify(told)).toContain("'exec' is restricted in this conversation");
+    expect(JSON.stringify(told)).toContain("/reset_trust");
   });
 
   it("stages a SOUL.md write after untrusted content and leaves the file alone", () => {
