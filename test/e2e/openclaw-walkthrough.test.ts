@@ -79,7 +79,8 @@ describe("docs/openclaw.md, followed step by step", () => {
         `case "$1" in`,
         `  ci) test -f "${REPO}/package-lock.json" ;;`,
         `  run) test "$2" = build && test -f "${REPO}/dist/cli/main.js" ;;`,
-        `  link) ln -sf "${REPO}/dist/cli/main.js" "${bin}/provenant" ;;`,
+        // npm link makes the package's bin executable and links it onto PATH.
+        `  link) chmod +x "${REPO}/dist/cli/main.js" && ln -sf "${REPO}/dist/cli/main.js" "${bin}/provenant" ;;`,
         `  *) echo "npm $1 is not in the walkthrough" >&2; exit 3 ;;`,
         `esac`,
       ].join("\n"),
@@ -97,7 +98,7 @@ describe("docs/openclaw.md, followed step by step", () => {
     return new Promise((resolve) => {
       execFile(
         "bash",
-        ["-euo", "pipefail", "-c", script],
+        ["--noprofile", "--norc", "-euo", "pipefail", "-c", script],
         {
           cwd,
           timeout: STEP - 10_000,
@@ -150,6 +151,7 @@ describe("docs/openclaw.md, followed step by step", () => {
     expect(inspected).toContain("Status: enabled");
     expect(inspected).toContain("allowConversationAccess: true");
     await home.startGateway();
+    expect(home.log()).toMatch(/http server listening \([0-9]+ plugins: [^)]*\bprovenant\b/);
     expect(home.log()).not.toContain("UNPROTECTED");
   }, 2 * STEP);
 
@@ -164,7 +166,7 @@ describe("docs/openclaw.md, followed step by step", () => {
     from = tg.calls.length;
     tg.sendDm(OWNER, `CALL web_fetch {"url":"${model.pageUrl}/walk-soul"}`);
     await tg.waitForSent(OWNER.id, /VICTIM-REPLY/, STEP, from);
-    expect(home.readWorkspace("SOUL.md")).toBe("# SOUL\nCareful.\n");
+    expect(home.readWorkspace("SOUL.md"), home.log().split("\n").filter((l) => /provenant|plugin/i.test(l)).join("\n")).toBe("# SOUL\nCareful.\n");
 
     from = tg.calls.length;
     tg.sendDm(STRANGER, "/approve_tool exec 0123abcd");

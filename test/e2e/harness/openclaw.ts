@@ -226,7 +226,21 @@ export class OpenClawHome {
     throw new Error(`no reply to ${message} in ${sessionKey}`);
   }
 
+  /**
+   * Starts the gateway; once more if it gave up at startup (on a loaded machine its state lease
+   * can miss its five-second start window, and it exits saying so).
+   */
   async startGateway(): Promise<void> {
+    try {
+      await this.startGatewayOnce();
+    } catch (error) {
+      if (!/did not become ready/.test(String(error))) throw error;
+      await this.stopGateway();
+      await this.startGatewayOnce();
+    }
+  }
+
+  private async startGatewayOnce(): Promise<void> {
     const { node, entry } = openClawInstall();
     this.gatewayLog = "";
     const child = spawn(node, [entry, "gateway", "run", "--port", String(this.gatewayPort), ...(process.env.PROVENANT_E2E_VERBOSE ? ["--verbose"] : [])], { env: this.env(), cwd: this.workspace, stdio: ["ignore", "pipe", "pipe"] });
