@@ -1,12 +1,14 @@
 import { spawn } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { chmodSync, closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { type Socket, createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import koffi from "koffi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedRequestLine } from "../../src/broker/broker-client.js";
+import { socketFd } from "../../src/broker/peer-credentials.js";
 import { type Sender, SenderReader, enableListenerCredentials } from "../../src/broker/sender-reader.js";
+import { type AttackMode, printed, runAttack, writeAttackScripts } from "./fd-passing-attack.js";
 import { type Harness, framesOf, startHarness } from "./harness.js";
 
 /**
@@ -17,81 +19,34 @@ import { type Harness, framesOf, startHarness } from "./harness.js";
  */
 const SECRET_VALUE = "s3cret-credential-value-0042";
 
-// The attacker's two processes, as plain scripts: A connects, C is handed the socket.
-const ATTACKER_A = `
-const net = require("net");
-const { spawn } = require("child_process");
-const [socketPath, mode, resultFile, execPath] = process.argv.slice(2);
-const s = net.createConnection(socketPath, () => {
-  // In "stdin" mode A is the honest caller: it sends its own request, then the socket reaches C.
-  if (mode === "stdin") s.write(process.env.REQUEST_LINE);
-  s.pause();
-  const child = spawn(process.env.PLAIN_NODE, [process.env.ATTACKER_C, mode, String(process.pid), resultFile, execPath || ""], { stdio: ["ignore", "inherit", "inherit", s] });
-  if (mode === "exec") {
-    // Become the listed binary: the connection's SO_PEERCRED pid now runs it.
-    const koffi = require(process.env.KOFFI_PATH);
-    const execv = koffi.load("libc.so.6").func("int execv(const char *path, const char **argv)");
-    execv(execPath, [execPath, "20", null]);
-  }
-  child.on("exit", () => process.exit(0));
-});
-`;
-const ATTACKER_C = `
-const net = require("net");
-const fs = require("fs");
-const [mode, parentPid, resultFile, waitExe] = process.argv.slice(2);
-const s = new net.Socket({ fd: 3, readable: true, writable: true });
-const got = [];
-let dumped = false;
-const dump = () => { if (!dumped) fs.writeFileSync(resultFile, Buffer.concat(got)); dumped = true; process.exit(0); };
-if (mode === "stdin") {
-  const data = Buffer.from("INJECTED-BY-CHILD\\n").toString("base64");
-  s.on("data", (c) => got.push(c));
-  s.on("end", dump);
-  s.on("close", dump);
-  setTimeout(dump, 5000);
-  s.write('{"type":"stdin","data":"' + data + '"}\\n{"type":"stdin","eof":true}\\n');
-} else {
-  const exeIs = () => { try { return fs.readlinkSync("/proc/" + parentPid + "/exe") === waitExe; } catch { return false; } };
-  const go = () => {
-    if (waitExe && !exeIs()) return setTimeout(go, 10);
-    s.on("data", (c) => got.push(c));
-    s.on("close", dump);
-    s.write(process.env.REQUEST_LINE);
-  };
-  go();
+/** sendmsg(2) with an SCM_RIGHTS message carrying `fds`, as a hostile client would send it. */
+function sendWithDescriptors(fd: number, data: Buffer, fds: readonly number[]): number {
+  const lib = koffi.load("libc.so.6");
+  const sendmsg = lib.func("long sendmsg(int fd, void *msg, int flags)") as (fd: number, msg: Buffer, flags: number) => number;
+  const control = Buffer.alloc(16 + 8 * Math.ceil((4 * fds.length) / 8));
+  control.writeBigUInt64LE(BigInt(16 + 4 * fds.length), 0);
+  control.writeInt32LE(1, 8); // SOL_SOCKET
+  control.writeInt32LE(1, 12); // SCM_RIGHTS
+  fds.forEach((f, i) => control.writeInt32LE(f, 16 + 4 * i));
+  const iov = Buffer.alloc(16);
+  iov.writeBigUInt64LE(koffi.address(data), 0);
+  iov.writeBigUInt64LE(BigInt(data.length), 8);
+  const msg = Buffer.alloc(56);
+  msg.writeBigUInt64LE(koffi.address(iov), 16);
+  msg.writeBigUInt64LE(1n, 24);
+  msg.writeBigUInt64LE(koffi.address(control), 32);
+  msg.writeBigUInt64LE(BigInt(control.length), 40);
+  return sendmsg(fd, msg, 0);
 }
-`;
-
-/** Everything the tool printed, decoded from the reply's output frames (raw replies have none). */
-const printed = (reply: Buffer): string =>
-  reply[0] === 0x7b
-    ? ""
-    : (framesOf(reply) as { type: string; data?: string }[])
-        .filter((f) => f.type === "stdout" || f.type === "stderr")
-        .map((f) => Buffer.from(f.data ?? "", "base64").toString())
-        .join("");
-
-const waitForFile = async (path: string, ms = 20_000): Promise<Buffer> => {
-  const end = Date.now() + ms;
-  while (!existsSync(path)) {
-    if (Date.now() > end) throw new Error(`no result in ${path}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  await new Promise((r) => setTimeout(r, 50));
-  return readFileSync(path);
-};
 
 describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
   let dir: string;
   let listedNode: string;
   let h: Harness;
   let sleepHarness: Harness;
-  const koffiPath = createRequire(import.meta.url).resolve("koffi");
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "provenant-caller-"));
-    writeFileSync(join(dir, "a.cjs"), ATTACKER_A);
-    writeFileSync(join(dir, "c.cjs"), ATTACKER_C);
+    writeAttackScripts(dir);
     // A listed binary that runs the attacker's script: a copy of node under the wrapper's name. The
     // config refuses node itself; a renamed copy stands for any listed program that code can steer.
     listedNode = join(dir, "provenant-wrap");
@@ -112,15 +67,8 @@ describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const attack = (harness: Harness, runner: string, mode: "request" | "stdin" | "exec", line: string, execPath = ""): Promise<Buffer> => {
-    const result = join(dir, `result-${mode}-${Date.now()}`);
-    const a = spawn(runner, [join(dir, "a.cjs"), harness.daemon.socketPath, mode, result, execPath], {
-      stdio: "ignore",
-      env: { PATH: "/usr/bin:/bin", REQUEST_LINE: line, PLAIN_NODE: process.execPath, ATTACKER_C: join(dir, "c.cjs"), KOFFI_PATH: koffiPath },
-    });
-    a.unref();
-    return waitForFile(result);
-  };
+  const attack = (harness: Harness, runner: string, mode: AttackMode, line: string, execArgv: string[] = []): Promise<Buffer> =>
+    runAttack({ dir, socketPath: harness.daemon.socketPath, runner, mode, line, execArgv });
 
   it("refuses a request written by a child the listed caller handed its socket to", async () => {
     const line = signedRequestLine(h.secret, { tool: "printenv", args: [], cwd: "/" });
@@ -133,7 +81,7 @@ describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
   it("reproduces the fd-passing attack (connect, hand the socket to a child, exec the listed binary) and refuses it", async () => {
     const sleep = realpathSync("/bin/sleep");
     const line = signedRequestLine(sleepHarness.secret, { tool: "printenv", args: [], cwd: "/" });
-    const reply = await attack(sleepHarness, process.execPath, "exec", line, sleep);
+    const reply = await attack(sleepHarness, process.execPath, "exec", line, [sleep, "20"]);
     expect(printed(reply)).not.toContain(SECRET_VALUE);
     expect(reply.toString()).toMatch(/unauthorized caller/);
     expect(sleepHarness.logs.some((e) => e.event === "tool_started")).toBe(false);
@@ -216,6 +164,42 @@ describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
       expect(received).toEqual([{ bytes: "written-early", sender: { pid: process.pid, uid: process.getuid?.(), gid: process.getgid?.() } }]);
     } finally {
       await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("closes descriptors a client attaches to its request (SCM_RIGHTS) and serves the request as usual", async () => {
+    const plain = await startHarness({ tools: { echo: { binary: "/bin/echo" } } });
+    // Descriptors open on a file of this test's own: any left after the exchange leaked into the daemon.
+    const marker = join(dir, "descriptor-marker");
+    writeFileSync(marker, "");
+    const markerFds = (): number =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === marker;
+        } catch {
+          return false;
+        }
+      }).length;
+    try {
+      const line = Buffer.from(signedRequestLine(plain.secret, { tool: "echo", args: ["with-fds"], cwd: "/" }));
+      const reply = await new Promise<Buffer>((resolve, reject) => {
+        const client = createConnection(plain.daemon.socketPath, () => {
+          const extra = [openSync(marker, "r"), openSync(marker, "r")];
+          const sent = sendWithDescriptors(socketFd(client) as number, line, extra);
+          for (const fd of extra) closeSync(fd);
+          if (sent !== line.length) reject(new Error(`sendmsg sent ${sent}`));
+        });
+        const got: Buffer[] = [];
+        client.on("data", (c: Buffer) => got.push(c));
+        client.on("end", () => client.end());
+        client.on("close", () => resolve(Buffer.concat(got)));
+        client.on("error", reject);
+      });
+      expect(printed(reply)).toBe("with-fds\n");
+      await new Promise((r) => setTimeout(r, 100));
+      expect(markerFds()).toBe(0);
+    } finally {
+      await plain.close();
     }
   });
 

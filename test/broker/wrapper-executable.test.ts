@@ -5,6 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWrapperExecutable } from "../../src/broker/wrapper-executable.js";
+import { signedRequestLine } from "../../src/broker/broker-client.js";
+import { printed, runAttack, writeAttackScripts } from "./fd-passing-attack.js";
 import { type Harness, startHarness } from "./harness.js";
 
 interface Outcome {
@@ -95,6 +97,24 @@ describe("provenant-wrap as a single executable, on the caller allow-list", () =
 
   it("is the only accepted caller: a Node script with the same secret is refused", async () => {
     expect((await h.run({ tool: "echo", args: ["x"], cwd: "/" })).result).toEqual({ kind: "raw", text: '{"error":"unauthorized caller"}' });
+  });
+
+  it("refuses the fd-passing attack: connect, hand the socket to a child, exec the listed wrapper", async () => {
+    writeAttackScripts(dir);
+    const line = signedRequestLine(h.secret, { tool: "sh", args: ["-c", "echo pwned"], cwd: "/" });
+    // A becomes the wrapper running a slow tool of its own, so its pid runs the listed executable
+    // while C, holding A's first connection, sends the request.
+    const reply = await runAttack({
+      dir,
+      socketPath: h.daemon.socketPath,
+      runner: process.execPath,
+      mode: "exec",
+      line,
+      execArgv: [wrap, "sh", "-c", "sleep 2"],
+      env: { PROVENANT_BROKER_SOCKET: h.daemon.socketPath, PROVENANT_BROKER_SECRET_FILE: h.daemon.secretFile },
+    });
+    expect(printed(reply)).not.toContain("pwned");
+    expect(reply.toString()).toMatch(/unauthorized caller/);
   });
 
   it("passes the admin check gate and reports credential status", async () => {

@@ -44,9 +44,9 @@ export function packagedPlugin(root: string): string {
   // inspects a plugin's files when it loads it; the whole dev tree would be slow and untrue).
   mkdirSync(join(dir, "node_modules"));
   for (const dep of Object.keys(runtimeDependencies())) {
-    const link = join(dir, "node_modules", dep);
-    mkdirSync(dirname(link), { recursive: true }); // a scoped package lives under its @scope/
-    symlinkSync(join(REPO, "node_modules", dep), link);
+    // A scoped package (`@scope/name`) sits in its scope's directory.
+    mkdirSync(dirname(join(dir, "node_modules", dep)), { recursive: true });
+    symlinkSync(join(REPO, "node_modules", dep), join(dir, "node_modules", dep));
   }
   return dir;
 }

@@ -1,0 +1,50 @@
+/**
+ * What it costs to judge a call's output by what the call did: `afterToolCall` for an `exec`
+ * (the command parsed and classified), a file `read` (fileTrust globs and labels), against the
+ * baseline of a tool whose output trust is the catalogue's alone (`web_fetch`). Medians in µs.
+ * Run: node --import tsx bench/output-trust.ts
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execOutputTrust } from "../src/core/exec-trust.js";
+import { Guard } from "../src/guard.js";
+import { median, percentile, printTable } from "./lib/stats.js";
+
+const SAMPLES = 3_000;
+
+function sample(fn: () => void): number[] {
+  for (let i = 0; i < 300; i++) fn();
+  const out = new Array<number>(SAMPLES);
+  for (let i = 0; i < SAMPLES; i++) {
+    const t0 = process.hrtime.bigint();
+    fn();
+    out[i] = Number(process.hrtime.bigint() - t0) / 1000;
+  }
+  return out;
+}
+
+const ws = mkdtempSync(join(tmpdir(), "provenant-bench-"));
+const guard = Guard.open({ workspaceDir: ws });
+guard.beginTurn({ sessionId: "b", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+
+const cases: [string, () => void][] = [
+  ["web_fetch (baseline: catalogue trust only)", () => guard.afterToolCall("b", { tool: "web_fetch", params: { url: "https://x" }, output: "page" })],
+  ["read notes/todo.md", () => guard.afterToolCall("b", { tool: "read", params: { path: "notes/todo.md" }, output: "text" })],
+  ["exec ls -la", () => guard.afterToolCall("b", { tool: "exec", params: { command: "ls -la" }, output: "x" })],
+  ["exec git status && git diff | grep x", () => guard.afterToolCall("b", { tool: "exec", params: { command: "git status && git diff | grep x" }, output: "x" })],
+  ["exec bash -c 'echo $(curl -s https://x) | tee out.txt'", () => guard.afterToolCall("b", { tool: "exec", params: { command: "bash -c 'echo $(curl -s https://x) | tee out.txt'" }, output: "x" })],
+];
+const rows: (string | number)[][] = [];
+let base = Number.NaN;
+for (const [name, fn] of cases) {
+  const s = sample(fn);
+  const m = median(s);
+  if (Number.isNaN(base)) base = m;
+  rows.push([name, m.toFixed(1), percentile(s, 0.99).toFixed(1), (m / base).toFixed(1)]);
+}
+const parseOnly = sample(() => execOutputTrust("git status && git diff | grep x", { overrides: {}, fileLevel: () => null }));
+rows.push(["execOutputTrust alone (git status && ...)", median(parseOnly).toFixed(1), percentile(parseOnly, 0.99).toFixed(1), (median(parseOnly) / base).toFixed(1)]);
+printTable(["afterToolCall", "median µs", "p99 µs", "x baseline"], rows);
+guard.close();
+rmSync(ws, { recursive: true, force: true });
