@@ -429,7 +429,7 @@ export class Guard {
         this.continueIfEnded(s);
         s.awaitingModel = true;
         const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
-        if (result.id !== undefined) s.callParams.delete(result.id);
+        // Kept for the turn (cleared at its start): a host may report the same result twice (OpenClaw: its result middleware, then after_tool_call), and the second report must read the same arguments.
         const meaning = this.calls.result(sessionId, result);
         if (!meaning.ran) {
           // A held or blocked call's "result" is the host's refusal, not anything the tool said.

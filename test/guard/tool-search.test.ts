@@ -69,3 +69,17 @@ describe("Tool Search through the guard", () => {
     expect((lines[5] as { reason: string }).reason).toContain("untrusted content from tool_search response");
   });
 });
+
+describe("a result reported twice", () => {
+  it("is read with the call's arguments both times (no 'exec with no command string')", async () => {
+    const { Guard } = await import("../../src/guard.js");
+    const { tempWorkspace } = await import("./helpers.js");
+    const guard = Guard.open({ workspaceDir: tempWorkspace() });
+    guard.beginTurn({ sessionId: "twice", sender: { id: "o", isOwner: true }, provider: "telegram", text: "ls" });
+    expect(guard.beforeToolCall("twice", { id: "c1", tool: "exec", params: { command: "ls" } }).verdict).toBe("allow");
+    guard.afterToolCall("twice", { id: "c1", tool: "exec", output: "a.txt" });
+    guard.afterToolCall("twice", { id: "c1", tool: "exec", output: "a.txt" });
+    expect(guard.taint("twice")).toBe("trusted");
+    guard.close();
+  });
+});

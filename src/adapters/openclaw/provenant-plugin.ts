@@ -257,8 +257,9 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
   api.on("after_tool_call", (event, ctx) => {
     const sessionId = sessions.sessionIdFor(ctx);
     if (sessionId === undefined) return;
-    if (ctx.toolCallId !== undefined && seenByMiddleware.delete(`${sessionId}\u0000${ctx.toolCallId}`)) return;
-    toolOutput(sessionId, ctx.toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result, event.error !== undefined);
+    const toolCallId = ctx.toolCallId ?? event.toolCallId;
+    if (toolCallId !== undefined && seenByMiddleware.delete(`${sessionId}\u0000${toolCallId}`)) return;
+    toolOutput(sessionId, toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result, event.error !== undefined);
   });
 
   api.on("agent_end", (_event, ctx) => {
