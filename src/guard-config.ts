@@ -2,6 +2,7 @@ import { z } from "zod";
 import { authConfigSchema, type AuthConfig } from "./auth/config.js";
 import { ConfigError } from "./core/config-error.js";
 import { configInputSchema, describeIssue, resolveConfig, type ResolvedConfig } from "./core/config.js";
+import { checkConfigShape } from "./core/config-shape.js";
 import { sigRuntimeConfigSchema, type SigRuntimeConfig } from "./sig/runtime-config.js";
 
 /**
@@ -26,6 +27,7 @@ export interface GuardConfigResolution {
 
 /** Validates everything at once, so an owner sees every problem in one go; nothing starts half-configured. */
 export function resolveGuardConfig(input: unknown): GuardConfigResolution {
+  checkConfigShape(input);
   const parsed = guardConfigSchema.safeParse(input ?? {});
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, input)));
   const { sig, auth, ...engine } = (input ?? {}) as Record<string, unknown>;

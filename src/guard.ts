@@ -1,7 +1,6 @@
 import { randomBytes as nodeRandomBytes } from "node:crypto";
-import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { ApprovalCodes, type ApprovalScope, type HeldCall } from "./core/approval-codes.js";
 import { escapeText, heldCall } from "./core/call-text.js";
 import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
@@ -15,9 +14,7 @@ import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
 import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
 import { writeTargets } from "./core/write-targets.js";
-import { EXEC_TOOL, execOutputTrust, execWrittenFiles, PROCESS_TOOL, type ExecTrust } from "./core/exec-trust.js";
-import { FILE_READ_TOOLS, FileTrustRules } from "./core/file-trust.js";
-import { hostPathReadings } from "./core/host-paths.js";
+import { CallOutputTrust } from "./guard-call-output.js";
 import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "./state/file-label-store.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
@@ -39,6 +36,10 @@ import { DeferredAuditSink } from "./ledger/deferred-sink.js";
 import { defaultLedgerPath, openLedger, type Ledger } from "./ledger/index.js";
 import { SigRuntime } from "./sig/runtime.js";
 import { WorkspaceMemoryFiles } from "./state/workspace-memory-files.js";
+import { neutraliseEnvelopes } from "./auth/envelope-markers.js";
+import { boundedWellFormed, TOOL_OUTPUT_LIMITS, TOOL_PARAMS_LIMITS } from "./core/input-limits.js";
+import { displayBlock, displayText } from "./core/safe-display.js";
+import { describeFailure, failSafeDecision } from "./guard-fail-safe.js";
 import { FileWatermarkStore, type WatermarkStore } from "./state/watermark-store.js";
 
 /** Who sent a turn and through what, as the framework reports it. */
@@ -207,15 +208,16 @@ export class Guard {
   private readonly gates: readonly ToolGate[];
   private readonly calls = new DecidedCalls();
   private readonly home: string;
-  private readonly workspaceDir: string;
-  private readonly fileTrust: FileTrustRules;
-  private readonly fileLabels: FileLabelStore;
+  private readonly outputTrust: CallOutputTrust;
 
   constructor(private readonly deps: GuardDependencies) {
     this.home = deps.homeDir ?? homedir();
-    this.workspaceDir = resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd());
-    this.fileTrust = new FileTrustRules(deps.config.fileTrust);
-    this.fileLabels = deps.fileLabels ?? new MemoryFileLabelStore();
+    this.outputTrust = new CallOutputTrust({
+      config: deps.config,
+      workspaceDir: resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd()),
+      home: this.home,
+      fileLabels: deps.fileLabels ?? new MemoryFileLabelStore(),
+    });
     this.config = deps.config;
     this.audit = deps.audit ?? NO_AUDIT;
     this.logger = deps.logger ?? SILENT_LOGGER;
@@ -327,10 +329,17 @@ export class Guard {
   }
 
   beginTurn(turn: TurnInput): TurnStart {
-    return this.guarded("beginTurn", turn.sessionId, () => this.startTurn(turn), (): TurnStart => {
-      const s = this.sessions.get(turn.sessionId);
-      return { turnId: s?.turnId ?? "", taint: this.config.failMode === "closed" ? "untrusted" : "trusted", command: null, text: turn.text };
-    });
+    return this.guarded(
+      "beginTurn",
+      turn.sessionId,
+      () => this.startTurn({ ...turn, text: boundedWellFormed(turn.text, TOOL_PARAMS_LIMITS, "the turn's text") }),
+      (error): TurnStart => {
+        // A turn that could not be classified is nobody's instruction: whatever the calls after
+        // it try is decided at untrusted, and its text goes on without any authority.
+        const s = this.raiseToUntrusted(turn.sessionId, `the turn could not be processed (${describeFailure(error)})`);
+        return { turnId: s?.turnId ?? "", taint: "untrusted", command: null, text: turn.text };
+      },
+    );
   }
 
   /** Layer 1: the tools the model may be shown now. Restricted tools are removed; confirm-mode tools stay, so a call earns an approval code. */
@@ -389,29 +398,24 @@ export class Guard {
       sessionId,
       () => {
         const s = this.session(sessionId);
+        const params = boundedWellFormed(call.params, TOOL_PARAMS_LIMITS, `${displayText(call.tool)} parameters`);
+        const bounded = params === call.params ? call : { ...call, params };
         // A Tool Search call is decided as the call it wraps, once (see core/decided-calls.ts).
-        const next = this.calls.toDecide(sessionId, call);
+        const next = this.calls.toDecide(sessionId, bounded);
         if (next.kind === "decided-as-parent") {
-          if (call.id !== undefined) s.callParams.set(call.id, call.params);
+          if (call.id !== undefined) s.callParams.set(call.id, bounded.params);
           this.audit.record("CLAIM", { kind: "decided-as-parent", sessionId, callId: call.id ?? null, parentId: next.parentId, tool: call.tool });
-          return { tool: call.tool, verdict: "allow", taint: s.graph.maxTaint, rule: "decided-as-parent", reason: `decided as the call ${next.parentId} that made it`, provenance: null };
+          return this.displaySafe({ tool: call.tool, verdict: "allow", taint: s.graph.maxTaint, rule: "decided-as-parent", reason: `decided as the call ${next.parentId} that made it`, provenance: null });
         }
-        const decision = this.decide(s, { ...call, ...next.call });
-        this.calls.decided(sessionId, call, next.call, decision.verdict);
+        const decision = this.displaySafe(this.decide(s, { ...bounded, ...next.call }));
+        this.calls.decided(sessionId, bounded, next.call, decision.verdict);
         // The ledger keeps why, not the live approval code: it is a file tools can read.
         const { code, ...kept } = decision;
         const reason = code === undefined ? kept.reason : kept.reason.replaceAll(code, "<code>");
         this.audit.record("CLAIM", { kind: "decision", sessionId, callId: call.id ?? null, ...kept, reason, codeIssued: code !== undefined });
         return decision;
       },
-      (): Decision => ({
-        tool: call.tool,
-        verdict: this.config.failMode === "closed" ? "block" : "allow",
-        taint: "untrusted",
-        rule: `fail-${this.config.failMode}`,
-        reason: this.config.failMode === "closed" ? "the guard failed and failMode is closed" : "the guard failed; failing open (see log)",
-        provenance: null,
-      }),
+      (error) => this.failedDecision(sessionId, call, error),
     );
   }
 
@@ -427,6 +431,11 @@ export class Guard {
       (): ToolResultOutcome => {
         const s = this.session(sessionId);
         this.continueIfEnded(s);
+        result = {
+          ...result,
+          output: boundedWellFormed(result.output, TOOL_OUTPUT_LIMITS, `${displayText(result.tool)} output`),
+          ...(result.params !== undefined ? { params: boundedWellFormed(result.params, TOOL_PARAMS_LIMITS, `${displayText(result.tool)} parameters`) } : {}),
+        };
         s.awaitingModel = true;
         const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
         // Kept for the turn (cleared at its start): a host may report the same result twice (OpenClaw: its result middleware, then after_tool_call), and the second report must read the same arguments.
@@ -438,8 +447,8 @@ export class Guard {
           // A Tool Search wrapper's result is its target's output, with the target's arguments.
           const tool = meaning.tool;
           const params = (result.tool === TOOL_CALL_TOOL ? remembered : (result.params ?? remembered)) ?? {};
-          this.recordWrites(s, tool, params);
-          const carried = this.crossSessionContent({ ...result, tool }, params) ?? this.contentTrust(s, tool, params);
+          this.outputTrust.recordWrites(s.sessionId, s.graph.maxTaint, tool, params, new Date(this.now()));
+          const carried = this.crossSessionContent({ ...result, tool }, params) ?? this.outputTrust.judge(tool, params, s);
           const byTool = minTrust(this.policy(s.agentId).outputTaint(tool), carried?.level ?? "trusted");
           const trust = meaning.atMost === undefined ? byTool : minTrust(byTool, meaning.atMost);
           this.calls.innerResult(sessionId, result.parentId, trust);
@@ -460,7 +469,11 @@ export class Guard {
         if (!check.ok) this.logger.warn(`session ${sessionId}: ${result.tool} result did not verify (${check.check})`);
         return { taint: s.graph.maxTaint, output: mapStrings(result.output, (t) => auth.neutraliseEnvelopes(t)), seal };
       },
-      () => ({ taint: "untrusted" as const, output: result.output }),
+      (error) => {
+        const failure = describeFailure(error);
+        this.raiseToUntrusted(sessionId, `${displayText(result.tool)} response could not be processed (${failure})`);
+        return { taint: "untrusted" as const, output: this.failedOutput(result.output, failure) };
+      },
     );
   }
 
@@ -485,7 +498,7 @@ export class Guard {
         }
         if (this.config.developerMode) {
           const impacted = this.deps.watermarks.get(sessionId)?.lastImpactedTool ?? null;
-          out = `${developerHeader(taint, s.taintReason, impacted)}\n${out}`;
+          out = `${developerHeader(taint, displayText(s.taintReason), impacted === null ? null : displayText(impacted))}\n${out}`;
         }
         return { text: out, taint, ...extra };
       },
@@ -561,8 +574,13 @@ export class Guard {
     return this.sessions.get(sessionId)?.graph.maxTaint;
   }
 
+  /** Never throws: a watermark that cannot be flushed is logged (the escalations were durable already), and the ledger still closes. */
   close(): void {
-    this.deps.watermarks.close();
+    try {
+      this.deps.watermarks.close();
+    } catch (error) {
+      this.logger.error("closing the watermark store failed", error);
+    }
     this.deps.onClose?.();
   }
 
@@ -812,7 +830,9 @@ export class Guard {
       return { ...base, verdict: "block", rule: mode.rule, reason: `Tool '${call.tool}' is restricted by security policy (${mode.reason}); no approval is possible. The owner can clear the conversation's taint with .reset-trust and ask again.` };
     }
     if (byArguments !== null) {
-      const why = mode.mode === "allow" ? "argumentProvenanceAtTrusted: an argument is not vouched for by trusted data" : `${mode.reason}; its arguments are not all determined by trusted data`;
+      const why =
+        byArguments.why ??
+        (mode.mode === "allow" ? "argumentProvenanceAtTrusted: an argument is not vouched for by trusted data" : `${mode.reason}; its arguments are not all determined by trusted data`);
       const asked = this.confirm(s, base, held, ARGUMENT_PROVENANCE_RULE, why, now);
       return { ...asked, reason: `${asked.reason}\n${byArguments.decision.reason}` };
     }
@@ -905,16 +925,16 @@ export class Guard {
   /**
    * Sessions whose content a turn's message carries: a sub-agent's task comes from its parent
    * (`spawnedBy`), an inter-session message (a `sessions_send`, a sub-agent's announced result)
-   * from its source session. Each carries at least that session's taint. A session the guard does
-   * not know leaves the turn's own classification (a sub-agent's task trusted as in the seed, an
-   * inter-session message from another agent external).
+   * from its source session. Each carries at least that session's taint. A parent the guard does
+   * not know counts at the worst level of any session here; an unknown source of an inter-session
+   * message leaves the turn's own classification (another agent's message is external).
    */
   private turnSources(turn: TurnInput): { level: TrustLevel; reason: string }[] {
     const sources: { level: TrustLevel; reason: string }[] = [];
     if (!this.config.crossSessionTaint) return sources;
     if (turn.spawnedBy) {
-      const level = this.sessionLevel(turn.spawnedBy);
-      if (level !== undefined) sources.push({ level, reason: `task from parent session ${turn.spawnedBy} (at ${level})` });
+      const { level, reason } = sessionContentLevel([turn.spawnedBy], false, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
+      sources.push({ level, reason: `task carrying ${reason}` });
     }
     const p = turn.inputProvenance;
     if (p?.kind === "inter_session" && typeof p.sourceSessionKey === "string" && p.sourceSessionKey !== turn.spawnedBy) {
@@ -929,78 +949,6 @@ export class Guard {
     if (!this.config.crossSessionTaint || !CROSS_SESSION_TOOLS.has(result.tool)) return null;
     const { refs, truncated } = sessionReferences(params, result.output);
     return sessionContentLevel(refs, truncated, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
-  }
-
-  /**
-   * What a call's output is worth from what it did (docs/engine.md "Output trust"): an `exec` from
-   * its command, a file read from the file's `fileTrust` rule and label, `process` from the worst
-   * `exec` of the session (it hands back background output).
-   */
-  private contentTrust(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): ExecTrust | null {
-    if (tool === EXEC_TOOL && this.config.execOutputTrust === "by-command") {
-      const command = params["command"];
-      const trust: ExecTrust =
-        typeof command === "string"
-          ? execOutputTrust(command, { overrides: this.config.execCommandTrust, fileLevel: (path) => this.fileLevel(path) })
-          : { level: "untrusted", reason: "exec with no command string" };
-      s.execLevel = minTrust(s.execLevel, trust.level);
-      return trust;
-    }
-    if (tool === PROCESS_TOOL && this.config.execOutputTrust === "by-command") {
-      return { level: s.execLevel, reason: `background output of this session's commands (at ${s.execLevel})` };
-    }
-    if (FILE_READ_TOOLS.has(tool)) {
-      const path = typeof params["path"] === "string" ? params["path"] : typeof params["file_path"] === "string" ? params["file_path"] : undefined;
-      return path === undefined ? null : this.fileLevel(path);
-    }
-    return null;
-  }
-
-  /** A file's trust: the first `fileTrust` rule it matches and its label, whichever is worse; null when neither says anything. */
-  private fileLevel(rawPath: string): ExecTrust | null {
-    if (this.fileLabels.unreadable !== null) return { level: "untrusted", reason: this.fileLabels.unreadable };
-    let worst: ExecTrust | null = null;
-    for (const absolute of this.absoluteReadings(rawPath)) {
-      const rel = relative(this.workspaceDir, absolute);
-      const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : null;
-      const rule = this.fileTrust.levelFor(inside, absolute);
-      const label = this.fileLabels.get(absolute);
-      for (const found of [rule, label === undefined ? null : { level: label.level, reason: `${absolute} was written by ${label.tool} at ${label.level} (${label.at})` }]) {
-        if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
-      }
-    }
-    return worst;
-  }
-
-  /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory resolved where they exist. */
-  private absoluteReadings(rawPath: string): string[] {
-    const out = new Set<string>();
-    for (const reading of hostPathReadings(rawPath, "tool", this.home)) {
-      const lexical = resolve(this.workspaceDir, reading);
-      out.add(lexical);
-      try {
-        out.add(join(realpathSync.native(dirname(lexical)), basename(lexical)));
-      } catch {
-        // A directory that does not exist has no other name.
-      }
-    }
-    return [...out];
-  }
-
-  /** A file written while the turn is tainted is labelled with that taint; a whole rewrite at trusted clears it. */
-  private recordWrites(s: SessionState, tool: string, params: Readonly<Record<string, unknown>>): void {
-    const taint = s.graph.maxTaint;
-    let targets: string[];
-    if (FILE_WRITE_TOOLS.has(tool)) targets = writeTargets(tool, params, this.home, extractPatchTargets);
-    else if (tool === EXEC_TOOL && typeof params["command"] === "string") targets = execWrittenFiles(params["command"]);
-    else return;
-    const at = new Date(this.now()).toISOString();
-    for (const target of targets) {
-      for (const absolute of this.absoluteReadings(target)) {
-        if (taint !== "trusted") this.fileLabels.mark(absolute, { level: taint, sessionId: s.sessionId, tool, at });
-        else if (tool === "write" || tool === "Write") this.fileLabels.clear(absolute);
-      }
-    }
   }
 
   /** A session's taint, by the guard's id or the host's key: its live taint or watermark, whichever is worse. */
@@ -1089,7 +1037,7 @@ export class Guard {
     };
   }
 
-  private guarded<T>(method: string, sessionId: string, body: () => T, fallback: () => T): T {
+  private guarded<T>(method: string, sessionId: string, body: () => T, fallback: (error: unknown) => T): T {
     try {
       return body();
     } catch (error) {
@@ -1104,8 +1052,85 @@ export class Guard {
       } catch (auditError) {
         this.logger.error("the audit sink failed while recording a failure", auditError);
       }
-      return fallback();
+      return fallback(error);
     }
+  }
+
+  /**
+   * The decision for a call the guard could not decide (docs/engine.md, "Fail mode"): never a
+   * side effect unasked. An approval the owner already gave for the tool still counts; otherwise
+   * an approval code is issued where the code book still works.
+   */
+  private failedDecision(sessionId: string, call: ToolCallInput, error: unknown): Decision {
+    const tool = call.tool;
+    const now = this.now();
+    let code: { code: string; expiresInSeconds: number } | undefined;
+    try {
+      const turnId = this.sessions.get(sessionId)?.turnId ?? `${sessionId}#0`;
+      const held = heldCall(tool, call.params);
+      if (this.config.failMode === "open" && this.approvals.takeApproval(sessionId, held, turnId, now)) {
+        return { tool, verdict: "allow", taint: "untrusted", rule: "approved", reason: `the owner approved ${displayText(tool)}`, provenance: null };
+      }
+      const decision = failSafeDecision(this.config.failMode, tool, error);
+      if (decision.verdict !== "confirm") return decision;
+      const issued = this.approvals.issue(sessionId, held, now);
+      code = { code: issued.code, expiresInSeconds: Math.max(0, Math.round((issued.expiresAt - now) / 1000)) };
+    } catch (codeError) {
+      this.logger.error(`session ${sessionId}: no approval code could be issued for a failed decision`, codeError);
+    }
+    return failSafeDecision(this.config.failMode, tool, error, code);
+  }
+
+  /**
+   * After a failure the session's context is treated as untrusted: best effort, each step on its
+   * own, since the state that failed may be the session's.
+   */
+  private raiseToUntrusted(sessionId: string, reason: string): SessionState | undefined {
+    let s: SessionState | undefined;
+    try {
+      s = this.sessions.get(sessionId);
+      if (s === undefined) {
+        s = this.newSession(sessionId);
+        this.sessions.set(sessionId, s);
+      }
+      this.continueIfEnded(s);
+      s.graph.add("history", reason, "untrusted");
+      s.taintReason = reason;
+    } catch (error) {
+      this.logger.error(`session ${sessionId}: could not mark the context untrusted in memory`, error);
+    }
+    try {
+      this.deps.watermarks.escalate(sessionId, "untrusted", reason, "guard-failure", new Date(this.now()));
+    } catch (error) {
+      this.logger.error(`session ${sessionId}: could not persist the untrusted watermark`, error);
+    }
+    return s;
+  }
+
+  /**
+   * A tool output the guard could not process still reaches the model, but never with a live
+   * `[MSG_AUTH:` marker in it: neutralised when it is text, withheld when it cannot be.
+   */
+  private failedOutput(output: unknown, failure: string): unknown {
+    if (this.deps.auth === undefined) return output;
+    try {
+      if (typeof output === "string") return neutraliseEnvelopes(output);
+      boundedWellFormed(output, TOOL_OUTPUT_LIMITS, "tool output");
+      return mapStrings(output, neutraliseEnvelopes);
+    } catch {
+      return `[provenant withheld this tool output: it could not be checked (${failure})]`;
+    }
+  }
+
+  /**
+   * Reasons reach the owner (approval prompts, chat) and name tools the model chose: a tool name
+   * with a newline or an escape sequence must not forge or hide a line of the prompt.
+   */
+  private displaySafe(decision: Decision): Decision {
+    const tool = displayText(decision.tool);
+    const withTool = tool === decision.tool ? decision.reason : decision.reason.replaceAll(decision.tool, tool);
+    const reason = displayBlock(withTool);
+    return reason === decision.reason ? decision : { ...decision, reason };
   }
 }
 

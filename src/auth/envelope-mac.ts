@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { HMAC_HEADROOM, type KeyRing } from "./key-ring.js";
 import type { SignableSource } from "./message-source.js";
-import { isWellFormed } from "./well-formed.js";
+import { isWellFormed } from "../core/well-formed.js";
 
 /** Domain-separation label: a MAC made for anything else under the same key never verifies here. */
 export const MSG_AUTH_LABEL = "provenant/msg-auth/v1";

@@ -6,7 +6,7 @@ import type { KeyRing } from "./key-ring.js";
 import { parseEnvelopeToken } from "./envelope-token.js";
 import type { SignableSource } from "./message-source.js";
 import type { ReplayCache } from "./replay-cache.js";
-import { toWellFormed } from "./well-formed.js";
+import { toWellFormed } from "../core/well-formed.js";
 
 /**
  * `[MSG_AUTH:v1.<keyId>.<source>.<timestamp>.<messageId>.<scope>.<mac>] <message> [/MSG_AUTH]`:

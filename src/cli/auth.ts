@@ -9,6 +9,7 @@ import { loadKeyFile, saveKeyFile } from "../auth/key-file.js";
 import { KeyRing } from "../auth/key-ring.js";
 import { isSignableSource } from "../auth/message-source.js";
 import { exitWith } from "./exit.js";
+import { displayJson } from "../core/safe-display.js";
 
 const random = (n: number): Uint8Array => randomBytes(n);
 
@@ -109,10 +110,10 @@ export function registerAuthCommands(program: Command): void {
         const r = a.verifyEnvelope(readStdin(), { sessionId: opts.session, now: parseClock(opts.now, "--now") });
         if (r.ok) {
           process.stdout.write(
-            `${JSON.stringify({ ok: true, text: r.text, scope: encodeScope(r.scope), source: r.source, messageId: r.messageId, keyId: r.keyId, timestamp: r.timestamp })}\n`,
+            `${displayJson({ ok: true, text: r.text, scope: encodeScope(r.scope), source: r.source, messageId: r.messageId, keyId: r.keyId, timestamp: r.timestamp })}\n`,
           );
         } else {
-          process.stdout.write(`${JSON.stringify({ ok: false, check: r.check, reason: r.reason })}\n`);
+          process.stdout.write(`${displayJson({ ok: false, check: r.check, reason: r.reason })}\n`);
           process.stderr.write(`provenant auth verify: ${r.check}: ${r.reason}\n`);
           process.exitCode = 1;
         }

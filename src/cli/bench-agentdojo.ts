@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Option, type Command } from "commander";
 import { benchAgentDojo } from "../benchmarks/agentdojo/bench-agentdojo.js";
 import { writeFileAtomic } from "../state/atomic-file.js";
+import { DEFAULTS } from "../core/config.js";
 import { Guard } from "../guard.js";
 import { exitWith } from "./exit.js";
 
@@ -14,7 +15,7 @@ interface BenchOptions {
   format: "corpus" | "trace" | "recombine";
   injection: "goal" | "canary";
   argumentProvenance: boolean;
-  atTrusted: boolean;
+  atTrusted?: boolean;
   workspace?: string;
 }
 
@@ -49,8 +50,9 @@ export function registerBenchCommands(program: Command): void {
     .option("--json <out>", "write the totals and every replayed call to this file")
     .addOption(new Option("--format <format>", "what to replay").choices(["corpus", "trace", "recombine"]).default("corpus"))
     .addOption(new Option("--injection <text>", "what an injection vector holds in a corpus replay").choices(["goal", "canary"]).default("goal"))
-    .option("--no-argument-provenance", "measure the plain high-water mark only")
-    .option("--no-at-trusted", "do not check arguments of calls the taint policy allows at trusted taint")
+    .option("--no-argument-provenance", "measure the plain high-water mark only (argumentProvenance: false)")
+    .option("--at-trusted", "also check arguments of calls the taint policy allows at trusted taint (argumentProvenanceAtTrusted: true)")
+    .option("--no-at-trusted", "do not (the product's default)")
     .option("--workspace <dir>", "where the guards keep their state during the run (default: a fresh directory under /dev/shm or the temporary directory, removed afterwards)")
     .action(async (runs: string | undefined, opts: BenchOptions) => {
       const workspaceDir = mkdtempSync(join(opts.workspace ?? scratchRoot(), "provenant-agentdojo-"));
@@ -62,7 +64,7 @@ export function registerBenchCommands(program: Command): void {
             format: opts.format,
             ...(runs === undefined ? {} : { runsDir: runs }),
             injectionText: opts.injection,
-            setting: { argumentProvenance: opts.argumentProvenance, atTrusted: opts.atTrusted },
+            setting: { argumentProvenance: opts.argumentProvenance, atTrusted: opts.atTrusted ?? DEFAULTS.argumentProvenanceAtTrusted },
           },
           // A fresh workspace per guard: watermarks persist per session, and runs must not share them.
           (config) => Guard.open({ config, workspaceDir: mkdtempSync(join(workspaceDir, "guard-")) }),

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { statSync } from "node:fs";
 import { BlockedWriteError, BlockedWriteStore } from "../state/blocked-write-store.js";
 import type { StagedWrite } from "../state/blocked-write-store.js";
+import { displayBlock, displayJson, displayText } from "../core/safe-display.js";
 import { findWorkspace } from "./agent-workspace.js";
 
 export interface BlockedWritesIo {
@@ -15,7 +16,23 @@ export interface BlockedWritesIo {
 interface CommonOptions {
   readonly workspace?: string;
   readonly json?: boolean;
+  /** Print staged content, paths and ids exactly as stored, control characters and all. */
+  readonly raw?: boolean;
 }
+
+/**
+ * How text from a staged write reaches the terminal: escaped so that nothing in it can hide,
+ * recolour or reorder what the owner reviews, unless `--raw` asks for the bytes.
+ */
+interface Renderer {
+  readonly line: (text: string) => string;
+  readonly block: (text: string) => string;
+  readonly json: (value: unknown) => string;
+}
+
+const SAFE: Renderer = { line: displayText, block: displayBlock, json: (v) => displayJson(v, 2) };
+const RAW: Renderer = { line: (t) => t, block: (t) => t, json: (v) => JSON.stringify(v, null, 2) };
+const rendererFor = (opts: CommonOptions): Renderer => (opts.raw === true ? RAW : SAFE);
 
 function processIo(): BlockedWritesIo {
   return {
@@ -30,28 +47,29 @@ function summary(w: StagedWrite): Omit<StagedWrite, "content"> & { readonly cont
   return { ...rest, contentBytes: Buffer.byteLength(content, "utf8") };
 }
 
-function describe(w: StagedWrite): string[] {
+function describe(w: StagedWrite, r: Renderer): string[] {
   const lines = [
-    `id:         ${w.id}`,
-    `created:    ${w.createdAt}`,
-    `session:    ${w.sessionId}`,
-    `tool:       ${w.tool} (${w.operation})`,
-    `target:     ${w.targetPath}`,
-    `resolved:   ${w.resolvedPath}`,
+    `id:         ${r.line(w.id)}`,
+    `created:    ${r.line(w.createdAt)}`,
+    `session:    ${r.line(w.sessionId)}`,
+    `tool:       ${r.line(w.tool)} (${w.operation})`,
+    `target:     ${r.line(w.targetPath)}`,
+    `resolved:   ${r.line(w.resolvedPath)}`,
     `taint:      ${w.taint}`,
-    `reason:     ${w.reason}`,
+    `reason:     ${r.line(w.reason)}`,
     `base:       ${w.baseSha256 ?? "(file did not exist)"}`,
   ];
   for (const [i, e] of (w.edits ?? []).entries()) {
-    lines.push(`edit ${i + 1}:${e.replaceAll === true ? " (replace all)" : ""}`, `--- old`, e.oldText, `+++ new`, e.newText);
+    lines.push(`edit ${i + 1}:${e.replaceAll === true ? " (replace all)" : ""}`, `--- old`, r.block(e.oldText), `+++ new`, r.block(e.newText));
   }
-  lines.push(`--- content (${Buffer.byteLength(w.content, "utf8")} bytes) ---`, w.content);
+  const escaped = r === SAFE && displayBlock(w.content) !== w.content ? "; control and bidi characters shown escaped, --raw for the bytes" : "";
+  lines.push(`--- content (${Buffer.byteLength(w.content, "utf8")} bytes${escaped}) ---`, r.block(w.content));
   return lines;
 }
 
 /** Exit status: 2 for an id that is not one, 1 for anything else that went wrong. */
 function fail(io: BlockedWritesIo, command: string, error: unknown): number {
-  io.err(`provenant blocked-writes ${command}: ${error instanceof Error ? error.message : String(error)}`);
+  io.err(`provenant blocked-writes ${command}: ${displayBlock(error instanceof Error ? error.message : String(error))}`);
   return error instanceof BlockedWriteError && error.code === "invalid-id" ? 2 : 1;
 }
 
@@ -73,16 +91,19 @@ export function listCommand(io: BlockedWritesIo, opts: CommonOptions): number {
     const store = openStore(io, opts);
     const writes = store.list();
     const unreadable = store.unreadable();
+    const r = rendererFor(opts);
     if (opts.json === true) {
-      io.out(JSON.stringify({ writes: writes.map(summary), unreadable }, null, 2));
+      io.out(r.json({ writes: writes.map(summary), unreadable }));
     } else if (writes.length === 0 && unreadable.length === 0) {
-      io.out(`No blocked writes in ${store.dir}`);
+      io.out(`No blocked writes in ${r.line(store.dir)}`);
     } else {
-      io.out(`${writes.length} blocked write${writes.length === 1 ? "" : "s"} in ${store.dir}`);
+      io.out(`${writes.length} blocked write${writes.length === 1 ? "" : "s"} in ${r.line(store.dir)}`);
       for (const w of writes) {
-        io.out(`${w.id}  ${w.createdAt}  ${w.taint.padEnd(9)}  ${w.operation.padEnd(5)}  ${w.targetPath}  (session ${w.sessionId}, ${Buffer.byteLength(w.content, "utf8")} bytes)`);
+        io.out(
+          `${r.line(w.id)}  ${r.line(w.createdAt)}  ${w.taint.padEnd(9)}  ${w.operation.padEnd(5)}  ${r.line(w.targetPath)}  (session ${r.line(w.sessionId)}, ${Buffer.byteLength(w.content, "utf8")} bytes)`,
+        );
       }
-      for (const u of unreadable) io.out(`unreadable: ${u.file}: ${u.error}`);
+      for (const u of unreadable) io.out(`unreadable: ${r.line(u.file)}: ${r.line(u.error)}`);
     }
     return unreadable.length === 0 ? 0 : 1;
   } catch (error) {
@@ -94,8 +115,9 @@ export function showCommand(io: BlockedWritesIo, id: string, opts: CommonOptions
   try {
     const store = openStore(io, opts);
     const staged = store.get(store.resolveId(id));
-    if (opts.json === true) io.out(JSON.stringify(staged, null, 2));
-    else for (const line of describe(staged)) io.out(line);
+    const r = rendererFor(opts);
+    if (opts.json === true) io.out(r.json(staged));
+    else for (const line of describe(staged, r)) io.out(line);
     return 0;
   } catch (error) {
     return fail(io, "show", error);
@@ -106,9 +128,10 @@ export function commitCommand(io: BlockedWritesIo, id: string, opts: CommonOptio
   try {
     const store = openStore(io, opts);
     const result = store.commit(store.resolveId(id), { force: opts.force === true });
-    if (opts.json === true) io.out(JSON.stringify({ committed: summary(result.staged), alreadyApplied: result.alreadyApplied }, null, 2));
-    else if (result.alreadyApplied) io.out(`${result.staged.resolvedPath} already held the staged content; removed blocked write ${result.staged.id}`);
-    else io.out(`Committed blocked write ${result.staged.id} to ${result.staged.resolvedPath}`);
+    const r = rendererFor(opts);
+    if (opts.json === true) io.out(r.json({ committed: summary(result.staged), alreadyApplied: result.alreadyApplied }));
+    else if (result.alreadyApplied) io.out(`${r.line(result.staged.resolvedPath)} already held the staged content; removed blocked write ${r.line(result.staged.id)}`);
+    else io.out(`Committed blocked write ${r.line(result.staged.id)} to ${r.line(result.staged.resolvedPath)}`);
     return 0;
   } catch (error) {
     return fail(io, "commit", error);
@@ -120,8 +143,9 @@ export function discardCommand(io: BlockedWritesIo, id: string, opts: CommonOpti
     const store = openStore(io, opts);
     const full = store.resolveId(id);
     const staged = store.discard(full);
-    if (opts.json === true) io.out(JSON.stringify({ discarded: full, write: staged === null ? null : summary(staged) }, null, 2));
-    else io.out(`Discarded blocked write ${full}${staged === null ? " (unreadable)" : ` for ${staged.targetPath}`}`);
+    const r = rendererFor(opts);
+    if (opts.json === true) io.out(r.json({ discarded: full, write: staged === null ? null : summary(staged) }));
+    else io.out(`Discarded blocked write ${r.line(full)}${staged === null ? " (unreadable)" : ` for ${r.line(staged.targetPath)}`}`);
     return 0;
   } catch (error) {
     return fail(io, "discard", error);
@@ -137,7 +161,10 @@ export function registerBlockedWritesCommands(program: Command, io: () => Blocke
     .command("blocked-writes")
     .description("Review, commit or discard writes to memory files that were staged because the session was tainted.");
   const common = (cmd: Command): Command =>
-    cmd.option("--workspace <dir>", "the agent's workspace (default: found from PROVENANT_WORKSPACE, a .provenance/ here or above, or OpenClaw's configuration)").option("--json", "print JSON");
+    cmd
+      .option("--workspace <dir>", "the agent's workspace (default: found from PROVENANT_WORKSPACE, a .provenance/ here or above, or OpenClaw's configuration)")
+      .option("--json", "print JSON")
+      .option("--raw", "print staged content and paths exactly as stored (control characters are escaped by default)");
 
   common(group.command("list").description("List staged writes, oldest first.")).action((opts: CommonOptions) => run(listCommand(io(), opts)));
   common(group.command("show").description("Show a staged write and its full content.").argument("<id>", "id or a unique prefix (6+ hex digits)")).action(

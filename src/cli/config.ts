@@ -1,15 +1,16 @@
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
 import { resolveGuardConfig } from "../guard-config.js";
+import { displayBlock, displayJson } from "../core/safe-display.js";
 import { exitWith } from "./exit.js";
+import { readInputFile } from "./input-file.js";
 
 /**
  * Reads a plugin configuration: a bare config object, or a whole `openclaw.json` from which the
  * `plugins.entries.provenant.config` block is taken. JSON or YAML.
  */
 export function readConfigFile(path: string): unknown {
-  const text = readFileSync(path, "utf8");
+  const text = readInputFile(path);
   const value: unknown = path.endsWith(".yaml") || path.endsWith(".yml") ? parseYaml(text) : JSON.parse(text);
   if (value !== null && typeof value === "object" && "plugins" in value) {
     const entries = (value as { plugins?: { entries?: Record<string, { config?: unknown }> } }).plugins?.entries ?? {};
@@ -27,8 +28,8 @@ export function registerConfigCommands(program: Command): void {
     .action((file: string) => {
       try {
         const { config: resolved, warnings } = resolveGuardConfig(readConfigFile(file));
-        for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
-        process.stdout.write(`${JSON.stringify(resolved, null, 2)}\n`);
+        for (const warning of warnings) process.stderr.write(`warning: ${displayBlock(warning)}\n`);
+        process.stdout.write(`${displayJson(resolved, 2)}\n`);
       } catch (error) {
         exitWith("config check", error);
       }

@@ -8,6 +8,7 @@ import type { TrustLevel } from "../core/trust-levels.js";
 import { TRUST_EMOJI } from "../core/trust-levels.js";
 import { exitWith } from "./exit.js";
 import { replayFile } from "./replay.js";
+import { displayJson } from "../core/safe-display.js";
 
 const DEMO_TRACE = fileURLToPath(new URL("../../examples/demo.jsonl", import.meta.url));
 
@@ -28,7 +29,7 @@ export function describeStep(step: ReplayStep, paint: Paint): string {
       const who = step.event.sender?.isOwner ? "owner" : step.event.sender?.id ? `sender ${step.event.sender.id}` : "unknown sender";
       const lines = [
         "",
-        paint("1", `Turn ${step.start.turnId}`) + `  ${who} via ${step.event.provider ?? "system"}: ${JSON.stringify(step.event.text)}`,
+        paint("1", `Turn ${step.start.turnId}`) + `  ${who} via ${step.event.provider ?? "system"}: ${displayJson(step.event.text)}`,
         `  taint at start: ${taint(step.start.taint)}`,
       ];
       if (step.start.command) {
@@ -39,7 +40,7 @@ export function describeStep(step: ReplayStep, paint: Paint): string {
     }
     case "tool_call": {
       const d = step.decision;
-      const head = `  → ${paint("1", d.tool)} ${JSON.stringify(step.event.params ?? {})}`;
+      const head = `  → ${paint("1", d.tool)} ${displayJson(step.event.params ?? {})}`;
       const verdict = paint(VERDICT_COLOUR[d.verdict], d.verdict.toUpperCase());
       const lines = [head, `    ${verdict} at ${taint(d.taint)} (rule: ${d.rule})`];
       for (const reasonLine of d.reason.split("\n")) lines.push(`    ${paint("2", reasonLine)}`);
@@ -49,7 +50,7 @@ export function describeStep(step: ReplayStep, paint: Paint): string {
     case "tool_result":
       return `  ← ${step.event.tool} returned; taint now ${taint(step.taint)}`;
     case "response":
-      return `  ⇠ response at ${taint(step.taint)}: ${JSON.stringify(step.text)}`;
+      return `  ⇠ response at ${taint(step.taint)}: ${displayJson(step.text)}`;
   }
 }
 

@@ -28,6 +28,7 @@ import {
   verifierKey,
 } from "../ledger/index.js";
 import { writeFileAtomic } from "../state/atomic-file.js";
+import { displayJson } from "../core/safe-display.js";
 
 export interface LedgerCommandIo {
   readonly cwd: string;
@@ -141,7 +142,7 @@ export function registerLedgerCommands(program: Command, makeIo: () => LedgerCom
         const ledgerFile = openLedger(ledgerPath(io, opts));
         try {
           const { index, chain, entry } = ledgerFile.append(type, data);
-          io.out(`${JSON.stringify({ index, chain, seq: entry.seq, hash: entry.hash })}\n`);
+          io.out(`${displayJson({ index, chain, seq: entry.seq, hash: entry.hash })}\n`);
         } finally {
           ledgerFile.close();
         }
@@ -156,7 +157,8 @@ export function registerLedgerCommands(program: Command, makeIo: () => LedgerCom
         const index = parseCount(seqText, "<seq>");
         const scan = scanOrFail(ledgerPath(io, opts), { entryAt: index });
         const found = scan.found ?? missingEntry(scan, index);
-        io.out(`${JSON.stringify({ index: found.index, chain: found.chain, ...found.entry })}\n`);
+        // Entries hold what the model and tools sent; the JSON is the same, its bidi and C1 characters escaped.
+        io.out(`${displayJson({ index: found.index, chain: found.chain, ...found.entry })}\n`);
       }),
     );
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { registerAuthCommands } from "./auth.js";
 import { registerBenchCommands } from "./bench-agentdojo.js";
@@ -14,6 +15,7 @@ const program = new Command();
 program
   .name("provenant")
   .description("A trust layer for tool-using LLM agents.")
+  .version(packageVersion(), "-V, --version", "print the version")
   .showHelpAfterError()
   .enablePositionalOptions();
 
@@ -28,3 +30,8 @@ registerBlockedWritesCommands(program);
 registerBenchCommands(program);
 
 await program.parseAsync(process.argv);
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+  return typeof pkg.version === "string" ? pkg.version : "unknown";
+}

@@ -1,13 +1,15 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { consoleLogger } from "../core/logger.js";
+import { consoleLogger, type Logger } from "../core/logger.js";
 import { runReplay, type ReplayStep } from "../adapters/replay/replay-runner.js";
 import { parseTrace } from "../adapters/replay/trace-events.js";
 import { Guard } from "../guard.js";
 import { loadKeyFile } from "../auth/key-file.js";
+import { displayJson } from "../core/safe-display.js";
 import { exitWith } from "./exit.js";
+import { readInputFile } from "./input-file.js";
 
 export interface ReplayCommandOptions {
   readonly workspace?: string;
@@ -16,13 +18,15 @@ export interface ReplayCommandOptions {
   /** A fixed clock (ISO time), so that signed traces and code expiry replay the same every time. */
   readonly now?: string;
   readonly onStep?: (step: ReplayStep) => void;
+  /** Where the guard's operational messages go; stderr by default. */
+  readonly logger?: Logger;
 }
 
 /** Reads and runs a trace; returns the output lines. Errors propagate to the caller. */
 export function replayFile(path: string, options: ReplayCommandOptions): string[] {
-  const events = parseTrace(readFileSync(path, "utf8"));
+  const events = parseTrace(readInputFile(path));
   const workspaceDir = options.workspace ?? mkdtempSync(join(tmpdir(), "provenant-replay-"));
-  const logger = consoleLogger();
+  const logger = options.logger ?? consoleLogger();
   const authKeys = options.authKey === undefined ? undefined : loadKeyFile(options.authKey);
   const fixed = options.now === undefined ? undefined : parseInstant(options.now);
   const lines = runReplay(events, {
@@ -36,7 +40,8 @@ export function replayFile(path: string, options: ReplayCommandOptions): string[
       }),
     ...(options.onStep ? { onStep: options.onStep } : {}),
   });
-  return lines.map((line) => JSON.stringify(line));
+  // Valid JSON either way; C1 controls and bidi characters escaped so a terminal shows them.
+  return lines.map((line) => displayJson(line));
 }
 
 export function registerReplayCommands(program: Command): void {

@@ -13,13 +13,15 @@ import {
   verifyCommand,
 } from "../sig/commands.js";
 import type { SigCommandIo } from "../sig/commands.js";
+import { displayBlock } from "../core/safe-display.js";
 
 function processIo(): SigCommandIo {
   return {
     cwd: process.cwd(),
     env: process.env,
-    out: (line) => process.stdout.write(line + "\n"),
-    err: (line) => process.stderr.write(line + "\n"),
+    // File names and template text come from the workspace: shown with control characters escaped.
+    out: (line) => process.stdout.write(displayBlock(line) + "\n"),
+    err: (line) => process.stderr.write(displayBlock(line) + "\n"),
     readStdin: async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -1,5 +1,6 @@
 import { hasSideEffect, type ActionClass } from "./action-classes.js";
 import { decideByArguments, type ArgumentDecision } from "./argument-decision.js";
+import { checkEgress } from "./argument-egress.js";
 import { operationOf, type ToolOperationTable } from "./argument-operations.js";
 import type { ToolArgumentRoles } from "./argument-roles.js";
 import type { PolicyMode } from "./policy-modes.js";
@@ -27,6 +28,8 @@ export interface ArgumentGateInput {
 export interface ArgumentVerdict {
   readonly verdict: "allow" | "confirm";
   readonly decision: ArgumentDecision;
+  /** Why the call asks, for the approval prompt's first line, when it is not the taint policy's reason. */
+  readonly why?: string;
 }
 
 export const ARGUMENT_PROVENANCE_RULE = "argument-provenance";
@@ -41,13 +44,23 @@ export const ARGUMENT_PROVENANCE_RULE = "argument-provenance";
  *   once per effect per session (a repeat of the same targets and amounts asks);
  * - with `atTrusted`, `allow` at trusted taint becomes `confirm` when some argument fails its rule
  *   (an output the policy over-trusts can still carry someone else's words inside a field).
+ * - with `underTaint`, a read the policy allows under taint asks when an `egress` argument (a URL,
+ *   a query) occurs in no single source (argument-egress.ts), whatever rule allowed it.
+ * An `exec` call under taint always asks: what a command does depends on files and state no value
+ * provenance covers.
  * Returns null when the call is not argument provenance's to decide. Every side-effecting call
  * under taint is remembered as an echo shadow, whatever decides it and whether it then runs or
  * waits for approval: its output, or anything that stores what it wrote, must not vouch for it.
  */
 export function checkArguments(input: ArgumentGateInput): ArgumentVerdict | null {
-  if (!hasSideEffect(input.action)) return null;
-  const underTaint = input.underTaint && input.rule === "taint-policy" && input.mode === "confirm" && input.taint !== "trusted";
+  if (!hasSideEffect(input.action)) {
+    if (!input.underTaint || input.taint === "trusted" || input.mode !== "allow") return null;
+    const egress = checkEgress(input.values, input.tool, input.params, input.roles);
+    return egress === null ? null : { verdict: "confirm", decision: egress, why: "a read whose request leaves the machine, under taint, with a request that occurs in no single source" };
+  }
+  // A command's effect is not fixed by where its words came from: `sh ./build.sh` the owner typed runs
+  // whatever a tainted context wrote into build.sh. Under taint, exec is never argument provenance's to allow.
+  const underTaint = input.underTaint && input.action !== "exec" && input.rule === "taint-policy" && input.mode === "confirm" && input.taint !== "trusted";
   const atTrusted = input.atTrusted && input.rule === "taint-policy" && input.mode === "allow" && input.taint === "trusted";
   const traces = underTaint || atTrusted ? input.values.traceArguments(input.tool, input.params, input.roles) : [];
   const decision = underTaint || atTrusted ? decideByArguments(traces) : null;

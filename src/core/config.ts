@@ -3,6 +3,7 @@ import { ACTION_CLASSES, type ActionClass } from "./action-classes.js";
 import { ARGUMENT_ROLES, type ToolArgumentRoles } from "./argument-roles.js";
 import type { ToolOperationTable } from "./argument-operations.js";
 import { ConfigError, type ConfigProblem } from "./config-error.js";
+import { checkConfigShape, nullPrototype } from "./config-shape.js";
 import { validateFileTrustGlob } from "./file-trust.js";
 import { memoryFileMatcher } from "./memory-files.js";
 import { POLICY_MODES, modeStrictness, mostPermissiveMode, type PolicyMode } from "./policy-modes.js";
@@ -109,7 +110,10 @@ export const DEFAULTS = Object.freeze({
   developerMode: false,
   failMode: "open" as const,
   allowResetWhenOwnerUnknown: false,
-  argumentProvenance: false,
+  // On: under taint, a call the owner's words and trusted data fully vouch for runs unasked
+  // (docs/argument-provenance.md); `argumentProvenance: false` is the seed's plain high-water mark.
+  argumentProvenance: true,
+  // Off: only a policy that trusts output others write needs it (docs/agentdojo.md).
   argumentProvenanceAtTrusted: false,
   crossSessionTaint: true,
   approvalScope: "call" as const,
@@ -124,6 +128,7 @@ export interface ConfigResolution {
 
 /** Validates and resolves a configuration, or throws a ConfigError naming every problem. */
 export function resolveConfig(input: unknown): ConfigResolution {
+  checkConfigShape(input);
   const parsed = configInputSchema.safeParse(input ?? {});
   if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => describeIssue(issue, input)));
   const raw = parsed.data;
@@ -139,7 +144,7 @@ export function resolveConfig(input: unknown): ConfigResolution {
   if (globProblems.length > 0) throw new ConfigError(globProblems);
   const warnings: string[] = [];
   const global = resolvePolicy(raw, DEFAULT_TAINT_POLICY, {}, "", warnings);
-  const agents: Record<string, PolicyConfig> = {};
+  const agents = nullPrototype<PolicyConfig>();
   for (const [agentId, agentRaw] of Object.entries(raw.agents ?? {})) {
     agents[agentId] = resolvePolicy(agentRaw, global.taintPolicy, global, `agents.${agentId}.`, warnings);
   }
@@ -160,11 +165,11 @@ export function resolveConfig(input: unknown): ConfigResolution {
       argumentProvenanceAtTrusted: raw.argumentProvenanceAtTrusted ?? DEFAULTS.argumentProvenanceAtTrusted,
       crossSessionTaint: raw.crossSessionTaint ?? DEFAULTS.crossSessionTaint,
       approvalScope: raw.approvalScope ?? DEFAULTS.approvalScope,
-      fileTrust: raw.fileTrust ?? {},
+      fileTrust: nullPrototype(raw.fileTrust ?? {}),
       execOutputTrust: raw.execOutputTrust ?? DEFAULTS.execOutputTrust,
-      execCommandTrust: raw.execCommandTrust ?? {},
-      toolArgumentRoles: raw.toolArgumentRoles ?? {},
-      toolOperations: raw.toolOperations ?? {},
+      execCommandTrust: nullPrototype(raw.execCommandTrust ?? {}),
+      toolArgumentRoles: nullPrototype(raw.toolArgumentRoles ?? {}),
+      toolOperations: nullPrototype(raw.toolOperations ?? {}),
       agents,
     },
   };
@@ -172,7 +177,8 @@ export function resolveConfig(input: unknown): ConfigResolution {
 
 /** The configuration an agent runs under: its own overrides merged over the global ones. */
 export function policyForAgent(config: ResolvedConfig, agentId: string | null | undefined): PolicyConfig {
-  return (agentId !== null && agentId !== undefined && config.agents[agentId]) || config;
+  if (agentId === null || agentId === undefined || !Object.hasOwn(config.agents, agentId)) return config;
+  return config.agents[agentId] ?? config;
 }
 
 type RawPolicy = z.output<z.ZodObject<typeof policyShape>>;
@@ -186,15 +192,15 @@ function resolvePolicy(
 ): PolicyConfig {
   const taintPolicy = { ...basePolicy, ...mapLegacyLevels(raw.taintPolicy ?? {}, `${prefix}taintPolicy`, warnings) };
   enforceMonotonicity(taintPolicy, `${prefix}taintPolicy`, warnings);
-  const toolOverrides: Record<string, ToolOverride> = { ...(base.toolOverrides ?? {}) };
+  const toolOverrides = nullPrototype<ToolOverride>(base.toolOverrides ?? {});
   for (const [tool, levels] of Object.entries(raw.toolOverrides ?? {})) {
     toolOverrides[tool] = mapLegacyLevels(levels, `${prefix}toolOverrides.${tool}`, warnings);
   }
   return {
     taintPolicy,
     toolOverrides,
-    toolOutputTaints: { ...(base.toolOutputTaints ?? {}), ...(raw.toolOutputTaints ?? {}) },
-    toolActionClasses: { ...(base.toolActionClasses ?? {}), ...(raw.toolActionClasses ?? {}) },
+    toolOutputTaints: nullPrototype({ ...(base.toolOutputTaints ?? {}), ...(raw.toolOutputTaints ?? {}) }),
+    toolActionClasses: nullPrototype({ ...(base.toolActionClasses ?? {}), ...(raw.toolActionClasses ?? {}) }),
   };
 }
 
@@ -207,7 +213,7 @@ function mapLegacyLevels<K extends string>(
   where: string,
   warnings: string[],
 ): Partial<Record<K | TrustLevel, PolicyMode>> {
-  const out: Partial<Record<string, PolicyMode>> = {};
+  const out = nullPrototype<PolicyMode>();
   const legacy: PolicyMode[] = [];
   for (const [key, value] of Object.entries(levels)) {
     if (value === undefined) continue;

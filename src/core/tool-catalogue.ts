@@ -1,4 +1,5 @@
 import type { ActionClass } from "./action-classes.js";
+import { nullPrototype } from "./config-shape.js";
 import type { PolicyMode } from "./policy-modes.js";
 import type { TrustLevel } from "./trust-levels.js";
 
@@ -164,7 +165,7 @@ function workboard(): Record<string, CatalogueEntry> {
     "board_delete", "specify", "decompose", "notify_subscribe", "notify_advance", "notify_unsubscribe", "promote", "reassign", "reclaim",
     "dispatch", "release", "comment", "proof", "protocol_violation", "unblock", "move",
   ];
-  const out: Record<string, CatalogueEntry> = {};
+  const out = nullPrototype<CatalogueEntry>();
   for (const name of reads) out[`workboard_${name}`] = entry("shared", "safe", "read");
   for (const name of writes) out[`workboard_${name}`] = entry("shared", "taint", "write");
   return out;

@@ -1,3 +1,4 @@
+import { nullPrototype } from "./config-shape.js";
 import type { TrustLevel } from "./trust-levels.js";
 
 /**
@@ -132,11 +133,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** Arguments as an ordinary object (a `__proto__` key stays data, never a prototype). */
+/** Arguments as a dictionary with no prototype (a `__proto__` key stays data). */
 function plainRecord(source: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(source)) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  return out;
+  return nullPrototype(source);
 }
 
 function escapeRegExp(text: string): string {

@@ -213,6 +213,12 @@ export class ValueProvenance {
     return true;
   }
 
+  /** Whether `text` occurs whole, as one run of tokens, in one observed source (of any trust). */
+  occursWhole(text: string): boolean {
+    const tokens = tokenize(text);
+    return tokens.length > 0 && this.text.find(tokens).length > 0;
+  }
+
   /**
    * Whether the call as a whole is the owner's, once each value is vouched for:
    * - the owner's words ask for its operation (a sentence of an owner message holds one of its

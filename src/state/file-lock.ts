@@ -1,4 +1,4 @@
-import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, lstatSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 
 /**
@@ -75,6 +75,15 @@ function breakStaleLock(lockPath: string, staleHolder: string): void {
   }
 }
 
+/** A regular file, or nothing any more (released meanwhile). */
+function isLockFile(lockPath: string): boolean {
+  try {
+    return lstatSync(lockPath).isFile();
+  } catch {
+    return true;
+  }
+}
+
 function tryAcquire(lockPath: string): boolean {
   let fd: number;
   try {
@@ -96,6 +105,10 @@ export function withFileLock<T>(lockPath: string, body: () => T, timeoutMs = 10_
   let pause = 1;
   while (!tryAcquire(lockPath)) {
     const holder = readHolder(lockPath);
+    if (holder === undefined && !isLockFile(lockPath)) {
+      // A directory or device where the lock belongs would make every waiter wait out its timeout.
+      throw new Error(`${lockPath} is in the way of the lock and is not a lock file`);
+    }
     if (holder !== undefined && isStale(lockPath, holder)) {
       breakStaleLock(lockPath, holder);
       continue;

@@ -1,8 +1,9 @@
-import { closeSync, constants, copyFileSync, fsyncSync, linkSync, openSync } from "node:fs";
+import { closeSync, constants, copyFileSync, fsyncSync, linkSync, lstatSync, openSync, renameSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { fsyncDir } from "./atomic-file.js";
 import { dirname } from "node:path";
 import { isIsoTime } from "./watermark-file.js";
+import { nullPrototype } from "../core/config-shape.js";
 
 /**
  * The record that the watermark state was found corrupt. While it exists every session is
@@ -81,7 +82,7 @@ export function parseQuarantine(json: string): QuarantineMarker {
       error: str(entry.error, `corruptFiles[${i}].error`),
     };
   });
-  const cleared: Record<string, { clearedAt: string; clearedBy: string }> = {};
+  const cleared = nullPrototype<{ clearedAt: string; clearedBy: string }>();
   for (const [sessionId, entry] of Object.entries(doc.cleared)) {
     if (!isRecord(entry)) throw new QuarantineFormatError(`cleared[${JSON.stringify(sessionId)}]: expected an object`);
     Object.defineProperty(cleared, sessionId, {
@@ -136,4 +137,19 @@ export function keepCorruptCopy(path: string, detectedAt: Date): string {
     fsyncDir(dirname(aside));
     return aside;
   }
+}
+
+/**
+ * Sets a bad state file's content aside for inspection. A regular file is kept by
+ * `keepCorruptCopy` (the caller replaces it after recording the quarantine); anything else at
+ * the path (a directory, a symbolic link, a socket) is renamed aside whole, since nothing can be
+ * written over it and a link must not be followed.
+ */
+export function setAside(path: string, detectedAt: Date): string {
+  if (lstatSync(path).isFile()) return keepCorruptCopy(path, detectedAt);
+  const base = `${path}.corrupt-${filesystemSafeTime(detectedAt)}`;
+  const aside = `${base}-${randomBytes(4).toString("hex")}`;
+  renameSync(path, aside);
+  fsyncDir(dirname(aside));
+  return aside;
 }

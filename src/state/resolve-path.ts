@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import type { Dirent, Stats } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, posix, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, posix, relative, resolve } from "node:path";
 import { memoryFileMatcher, normalizeWorkspaceRelative } from "../core/memory-files.js";
 import type { MemoryFileMatcher } from "../core/memory-files.js";
 
@@ -90,11 +90,17 @@ function canonicalize(rawPath: string, start: string, path: string, ws: Workspac
   return current;
 }
 
+/**
+ * `path` as a name below the directory `base` (both absolute), or null when it is `base` itself or
+ * not below it. Only a leading `..` component leaves: `..notes.md` is a file of `base`.
+ */
+function nameBelow(base: string, path: string): string | null {
+  const rel = relative(base, path);
+  return rel === "" || rel === ".." || rel.startsWith("../") ? null : rel;
+}
+
 function insideWorkspace(ws: Workspace, path: string): string | null {
-  if (path === ws.real) return null;
-  const rel = relative(ws.real, path);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
-  return sep === "/" ? rel : rel.split(sep).join("/");
+  return nameBelow(ws.real, path);
 }
 
 function expandHome(rawPath: string): string {
@@ -128,17 +134,16 @@ function readPath(workspaceDir: string, rawPath: string): Reading {
       : canonicalize(rawPath, ws.real, normalized, ws);
   const named = new Set<string>();
   for (const base of [resolve(workspaceDir), ws.real]) {
-    const rel = relative(base, resolve(base, expanded));
-    if (rel !== "" && !rel.startsWith("..") && !isAbsolute(rel)) named.add(rel);
+    const rel = nameBelow(base, resolve(base, expanded));
+    if (rel !== null) named.add(rel);
   }
   return { ws, candidates: kernel === lexical ? [kernel] : [kernel, lexical], named: [...named] };
 }
 
 /** The candidate as a name under `realDir`, which the workspace reaches as `relDir` through a symlink. */
 function nameUnder(realDir: string, relDir: string, candidate: string): string | null {
-  const rel = relative(realDir, candidate);
-  if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) return null;
-  return relDir === "" ? rel : `${relDir}/${rel}`;
+  const rel = nameBelow(realDir, candidate);
+  return rel === null ? null : `${relDir}/${rel}`;
 }
 
 /**

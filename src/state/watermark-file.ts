@@ -1,5 +1,6 @@
 import { isTrustLevel } from "../core/trust-levels.js";
 import type { TrustLevel } from "../core/trust-levels.js";
+import { nullPrototype } from "../core/config-shape.js";
 
 /** One owner reset of a session, kept for audit in the watermark's `resetHistory`. */
 export interface ResetRecord {
@@ -113,7 +114,7 @@ export function parseWatermarkFile(json: string): Map<string, Watermark> {
 }
 
 export function serializeWatermarkFile(entries: ReadonlyMap<string, Watermark>): string {
-  const watermarks: Record<string, Watermark> = {};
+  const watermarks = nullPrototype<Watermark>();
   for (const [sessionId, watermark] of entries) {
     Object.defineProperty(watermarks, sessionId, { value: watermark, enumerable: true, writable: true, configurable: true });
   }

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { lessTrusted, parseTrustLevel } from "../core/trust-levels.js";
 import type { TrustLevel } from "../core/trust-levels.js";
@@ -9,12 +9,13 @@ import { removeStaleTempFiles } from "./stale-temp-files.js";
 import {
   CorruptStateError,
   isCleared,
-  keepCorruptCopy,
+  setAside,
   parseQuarantine,
   serializeQuarantine,
 } from "./quarantine.js";
 import type { QuarantineMarker } from "./quarantine.js";
 import { parseWatermarkFile, serializeWatermarkFile } from "./watermark-file.js";
+import { describeFsError, readStateFile } from "./state-file-read.js";
 import type { ResetRecord, Watermark } from "./watermark-file.js";
 
 export type { ResetRecord, Watermark } from "./watermark-file.js";
@@ -71,28 +72,24 @@ interface FileStamp {
   readonly ctimeNs: bigint;
 }
 
+/** A path that could not even be examined: never the same as anything, so it is always re-read. */
+const UNEXAMINABLE: FileStamp = Object.freeze({ ino: -1n, size: -1n, mtimeNs: -1n, ctimeNs: -1n });
+
+/** The path itself (a symbolic link is not followed); never throws. */
 function stampOf(path: string): FileStamp | null {
   try {
-    const st = statSync(path, { bigint: true });
+    const st = lstatSync(path, { bigint: true });
     return { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs };
   } catch (error) {
     if (error instanceof Error && "code" in error && error.code === "ENOENT") return null;
-    throw error;
+    return UNEXAMINABLE;
   }
 }
 
 function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
   if (a === null || b === null) return a === b;
+  if (a === UNEXAMINABLE || b === UNEXAMINABLE) return false;
   return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-}
-
-function readIfExists(path: string): string | null {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "ENOENT") return null;
-    throw error;
-  }
 }
 
 function checkSessionId(sessionId: string): void {
@@ -136,6 +133,8 @@ export class FileWatermarkStore implements WatermarkStore {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly reports: CorruptStateError[] = [];
+  /** The last unusable state this instance reported, per file, so the same fault is reported once. */
+  private readonly reported = new Map<string, string>();
 
   constructor(workspaceDir: string, options: FileWatermarkStoreOptions = {}) {
     this.dir = join(workspaceDir, ".provenance");
@@ -147,9 +146,15 @@ export class FileWatermarkStore implements WatermarkStore {
     this.log = options.log ?? (() => undefined);
     this.clock = options.clock ?? (() => new Date());
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
-    ensureDirDurable(this.dir);
-    removeStaleTempFiles(this.dir);
-    this.locked(() => this.syncFromDisk());
+    try {
+      ensureDirDurable(this.dir);
+      removeStaleTempFiles(this.dir);
+      this.locked(() => this.syncFromDisk());
+    } catch (error) {
+      // The state cannot be read at all (the directory is a file, the lock is not one, the disk
+      // fails): nothing on disk can vouch for any session, so every one starts untrusted.
+      this.quarantineCorrupt(null, ".provenance", `the state directory cannot be used: ${describeFsError(error)}`);
+    }
   }
 
   /** Corrupt files found by this instance, oldest first. */
@@ -318,62 +323,107 @@ export class FileWatermarkStore implements WatermarkStore {
     this.quarantineStamp = stampOf(this.quarantineFile);
   }
 
-  /** Brings memory up to date with the disk; called with the lock held. */
+  /**
+   * Brings memory up to date with the disk; called with the lock held. Whatever is at the path
+   * (missing, truncated, the wrong JSON, a directory, a link elsewhere, too big, unreadable)
+   * ends in a parsed file or a quarantine, never in an exception.
+   */
   private syncFromDisk(): void {
     const quarantineStamp = stampOf(this.quarantineFile);
     if (!sameStamp(quarantineStamp, this.quarantineStamp)) this.loadQuarantine();
     const stamp = stampOf(this.file);
     if (sameStamp(stamp, this.stamp)) return;
-    const json = readIfExists(this.file);
-    if (json === null) {
+    const read = readStateFile(this.file);
+    if (read.kind === "missing") {
       this.entries = new Map();
       this.stamp = null;
       return;
     }
+    let detail: string;
+    if (read.kind === "ok") {
+      try {
+        this.entries = parseWatermarkFile(read.text);
+        this.stamp = stamp;
+        this.reported.delete(this.file);
+        return;
+      } catch (error) {
+        detail = error instanceof Error ? error.message : String(error);
+      }
+    } else {
+      detail = `watermarks.json ${read.detail}`;
+    }
+    // What was read before the file went bad is not trusted either: the quarantine makes every
+    // session untrusted, and only escalations recorded from now on are kept.
+    this.entries = new Map();
+    if (this.reported.get(this.file) === detail) return;
+    this.reported.set(this.file, detail);
+    this.quarantineCorrupt(this.file, "watermarks.json", detail);
     try {
-      this.entries = parseWatermarkFile(json);
-      this.stamp = stamp;
-    } catch (error) {
-      this.quarantineCorrupt(this.file, "watermarks.json", error);
-      this.entries = new Map();
       writeFileAtomic(this.file, serializeWatermarkFile(this.entries));
       this.stamp = stampOf(this.file);
+      this.reported.delete(this.file);
+    } catch (error) {
+      this.log(`watermark store: could not replace ${this.file} (${describeFsError(error)}); sessions stay untrusted`);
     }
   }
 
   private loadQuarantine(): void {
-    const json = readIfExists(this.quarantineFile);
-    if (json === null) {
+    const read = readStateFile(this.quarantineFile);
+    if (read.kind === "missing") {
       // The owner removed the marker: that lifts the quarantine for every session.
       this.quarantineMarker = null;
       this.quarantineStamp = null;
       return;
     }
-    try {
-      this.quarantineMarker = parseQuarantine(json);
-      this.quarantineStamp = stampOf(this.quarantineFile);
-    } catch (error) {
-      // The list of reset sessions is lost with it, so every session is held untrusted again.
-      this.quarantineMarker = null;
-      this.quarantineCorrupt(this.quarantineFile, "quarantine.json", error);
+    let detail: string;
+    if (read.kind === "ok") {
+      try {
+        this.quarantineMarker = parseQuarantine(read.text);
+        this.quarantineStamp = stampOf(this.quarantineFile);
+        return;
+      } catch (error) {
+        detail = error instanceof Error ? error.message : String(error);
+      }
+    } else {
+      detail = `quarantine.json ${read.detail}`;
     }
+    // The list of reset sessions is lost with it, so every session is held untrusted again.
+    this.quarantineMarker = null;
+    if (this.reported.get(this.quarantineFile) === detail) return;
+    this.reported.set(this.quarantineFile, detail);
+    this.quarantineCorrupt(this.quarantineFile, "quarantine.json", detail);
   }
 
-  /** Keeps the corrupt file, records the quarantine durably, then reports it. */
-  private quarantineCorrupt(path: string, name: string, error: unknown): void {
+  /**
+   * Keeps the bad file, records the quarantine durably, then reports it. Where the disk refuses
+   * even that, the quarantine holds in memory: sessions are untrusted either way.
+   */
+  private quarantineCorrupt(path: string | null, name: string, detail: string): void {
     const detected = this.clock();
     const detectedAt = detected.toISOString();
-    const detail = error instanceof Error ? error.message : String(error);
-    const movedTo = keepCorruptCopy(path, detected);
-    const movedName = movedTo.slice(this.dir.length + 1);
+    let movedName = "(not moved)";
+    let extra = "";
+    try {
+      if (path !== null) movedName = setAside(path, detected).slice(this.dir.length + 1);
+    } catch (error) {
+      extra = `; it could not be moved aside (${describeFsError(error)})`;
+    }
     const prior = this.quarantineMarker;
-    this.writeQuarantine({
+    const marker: QuarantineMarker = {
       version: 1,
       since: prior?.since ?? detectedAt,
-      corruptFiles: [...(prior?.corruptFiles ?? []), { file: name, movedTo: movedName, detectedAt, error: detail }],
-      cleared: prior?.cleared ?? {},
-    });
-    const report = new CorruptStateError(name, movedName, detail, detectedAt);
+      corruptFiles: [...(prior?.corruptFiles ?? []), { file: name, movedTo: movedName, detectedAt, error: `${detail}${extra}` }],
+      // The owner's earlier resets vouched for state that is now lost again: every session,
+      // those too, is untrusted until reset anew.
+      cleared: {},
+    };
+    try {
+      this.writeQuarantine(marker);
+    } catch (error) {
+      this.quarantineMarker = marker;
+      extra += `; the quarantine is held in memory only (${describeFsError(error)})`;
+    }
+    const report = new CorruptStateError(name, movedName, `${detail}${extra}`, detectedAt);
     this.reports.push(report);
     this.log(report.message);
     this.onCorrupt(report);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { benchAgentDojo, type AgentDojoBenchResult } from "../../src/benchmarks/agentdojo/bench-agentdojo.js";
 import type { GuardFactory } from "../../src/benchmarks/agentdojo/benchmark.js";
+import { DEFAULTS } from "../../src/core/config.js";
 import { Guard } from "../../src/guard.js";
 import { CORPUS } from "./corpus-path.js";
 
@@ -36,9 +37,12 @@ interface RecomputedRun {
   calls: RecomputedCall[];
 }
 
+/** The product's default configuration, which the benchmark measures. */
+const PRODUCT = { argumentProvenance: DEFAULTS.argumentProvenance, atTrusted: DEFAULTS.argumentProvenanceAtTrusted } as const;
+
 describe("AgentDojo v1 through the real guard", async () => {
   const result: AgentDojoBenchResult = await benchAgentDojo(
-    { corpusDir: CORPUS, format: "corpus", injectionText: "goal", setting: { argumentProvenance: true, atTrusted: true } },
+    { corpusDir: CORPUS, format: "corpus", injectionText: "goal", setting: PRODUCT },
     open,
     () => performance.now(),
   );
@@ -90,11 +94,18 @@ describe("AgentDojo v1 through the real guard", async () => {
   });
 
   it("holds with the canary in place of the attacker's text too", async () => {
-    const canary = await benchAgentDojo(
-      { corpusDir: CORPUS, format: "corpus", injectionText: "canary", setting: { argumentProvenance: true, atTrusted: true } },
+    const canary = await benchAgentDojo({ corpusDir: CORPUS, format: "corpus", injectionText: "canary", setting: PRODUCT }, open, () => performance.now());
+    expect(canary.run.total.attacks.executedUnasked).toBe(0);
+  });
+
+  it("measures argument provenance on by default, and holds with the at-trusted check too", async () => {
+    expect(PRODUCT.argumentProvenance).toBe(true);
+    const strict = await benchAgentDojo(
+      { corpusDir: CORPUS, format: "corpus", injectionText: "goal", setting: { argumentProvenance: true, atTrusted: true } },
       open,
       () => performance.now(),
     );
-    expect(canary.run.total.attacks.executedUnasked).toBe(0);
+    expect(strict.run.total.attacks.executedUnasked).toBe(0);
+    expect(strict.run.total.benign.completedUnasked).toBeGreaterThanOrEqual(FLOORS.total);
   });
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { benchAgentDojo } from "../../src/benchmarks/agentdojo/bench-agentdojo.js";
 import type { GuardFactory } from "../../src/benchmarks/agentdojo/benchmark.js";
+import { DEFAULTS } from "../../src/core/config.js";
 import { Guard } from "../../src/guard.js";
 import { CORPORA } from "./corpus-path.js";
 
@@ -11,9 +12,9 @@ const root = mkdtempSync(join(tmpdir(), "agentdojo-recombine-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const open: GuardFactory = (config) => Guard.open({ config, workspaceDir: mkdtempSync(join(root, "g-")) });
 
-describe.each(["v1", "v1.2.1"])("attacks that recombine the owner's own values, AgentDojo %s", async (version) => {
+describe.each(["v1", "v1.2.1"])("attacks that recombine the owner's own values, AgentDojo %s, product defaults", async (version) => {
   const result = await benchAgentDojo(
-    { corpusDir: join(CORPORA, `agentdojo-${version}`), format: "recombine", injectionText: "goal", setting: { argumentProvenance: true, atTrusted: true } },
+    { corpusDir: join(CORPORA, `agentdojo-${version}`), format: "recombine", injectionText: "goal", setting: { argumentProvenance: DEFAULTS.argumentProvenance, atTrusted: DEFAULTS.argumentProvenanceAtTrusted } },
     open,
     () => performance.now(),
   );

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { benchAgentDojo } from "../../src/benchmarks/agentdojo/bench-agentdojo.js";
 import type { GuardFactory } from "../../src/benchmarks/agentdojo/benchmark.js";
 import { corpusFor, loadCorpora } from "../../src/benchmarks/agentdojo/corpus-set.js";
+import { DEFAULTS } from "../../src/core/config.js";
 import { Guard } from "../../src/guard.js";
 import { CORPORA, CORPUS, RECORDED_RUNS_VERSIONS } from "./corpus-path.js";
 
@@ -26,7 +27,7 @@ describe("corpora of several benchmark versions", () => {
 
 describe("a recorded-run pass over several pipelines and versions, malformed files among them", async () => {
   const result = await benchAgentDojo(
-    { corpusDir: CORPORA, format: "trace", runsDir: RECORDED_RUNS_VERSIONS, injectionText: "goal", setting: { argumentProvenance: true, atTrusted: true } },
+    { corpusDir: CORPORA, format: "trace", runsDir: RECORDED_RUNS_VERSIONS, injectionText: "goal", setting: { argumentProvenance: DEFAULTS.argumentProvenance, atTrusted: DEFAULTS.argumentProvenanceAtTrusted } },
     open,
     () => performance.now(),
   );

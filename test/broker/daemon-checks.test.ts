@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { signedAdminLine, signedRequestLine } from "../../src/broker/broker-client.js";
 import { signRequestMac } from "../../src/broker/request-mac.js";
 import { type Harness, framesOf, rawExchange, runCall, startHarness } from "./harness.js";
@@ -135,10 +135,11 @@ describe("broker daemon: every check refuses its bad case", () => {
     const { createConnection } = await import("node:net");
     const idle = [0, 1, 2].map(() => createConnection(h.daemon.socketPath));
     await Promise.all(idle.map((s) => new Promise((r) => s.once("connect", r))));
-    await new Promise((r) => setTimeout(r, 50));
+    // The client's connect can come before the daemon's accept: wait until the daemon holds all three.
+    await vi.waitFor(() => expect(h.daemon.activeConnections).toBe(3), { timeout: 10_000, interval: 5 });
     expect((await rawExchange(h.daemon.socketPath, [line()])).toString()).toBe('{"error":"server busy"}');
     for (const s of idle) s.destroy();
-    await new Promise((r) => setTimeout(r, 50));
+    await vi.waitFor(() => expect(h.daemon.activeConnections).toBe(0), { timeout: 10_000, interval: 5 });
     expect((await runCall(h.daemon.socketPath, line({}, { nonce: "after-flood" }).replace(/"nonce":"[0-9a-f]+"/, '"nonce":"after-flood"'))).result).toMatchObject({ kind: "done" });
   });
 

@@ -3,6 +3,7 @@ import { type Socket, createConnection } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedRequestLine } from "../../src/broker/broker-client.js";
 import { ConfigError, parseBrokerConfig } from "../../src/broker/broker-config.js";
+import { rateLimitLog } from "../../src/broker/broker-log.js";
 import { type Harness, rawExchange, startHarness } from "./harness.js";
 
 describe("read_message_timeout is a deadline, not an idle timer", () => {
@@ -23,6 +24,38 @@ describe("read_message_timeout is a deadline, not an idle timer", () => {
     expect(last).toBe('{"type":"done"}');
     expect(h.logs.some((e) => e.event === "client_message_timeout")).toBe(true);
     expect(h.logs.some((e) => e.event === "tool_timeout")).toBe(false);
+  });
+});
+
+describe("read_header_timeout is a deadline for the whole request", () => {
+  it("a request dribbled a byte at a time is cut when the deadline passes", async () => {
+    const h = await startHarness({ proxy: { read_header_timeout: "1s" }, tools: { echo: { binary: "/bin/echo" } } });
+    try {
+      const req = signedRequestLine(h.secret, { tool: "echo", args: ["late"], cwd: "/" });
+      const reply = await rawExchange(h.daemon.socketPath, req.split(""), { gapMs: 100, end: false });
+      expect(reply.toString()).toBe('{"error":"request read timeout"}');
+      expect(h.logs.find((e) => e.event === "request_read_timeout")?.fields["received"]).toBeGreaterThan(0);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe("log rate limit", () => {
+  it("lets each event through its burst per window, counts the rest, and reports them when the window ends", () => {
+    const out: { event: string; fields: Record<string, unknown> }[] = [];
+    let t = 0;
+    const limited = rateLimitLog((_level, event, fields = {}) => out.push({ event, fields }), { burst: 3, windowMs: 1000, exempt: new Set(["tool_started"]) }, () => t);
+    for (let i = 0; i < 10; i++) limited.log("warn", "server_busy", { i });
+    for (let i = 0; i < 5; i++) limited.log("info", "tool_started", { i });
+    expect(out.filter((e) => e.event === "server_busy").map((e) => e.fields["i"])).toEqual([0, 1, 2]);
+    expect(out.filter((e) => e.event === "tool_started")).toHaveLength(5);
+    t = 1000;
+    limited.log("warn", "server_busy", { i: 10 });
+    expect(out.at(-2)).toEqual({ event: "log_suppressed", fields: { suppressed_event: "server_busy", count: 7, window_ms: 1000 } });
+    expect(out.at(-1)).toEqual({ event: "server_busy", fields: { i: 10 } });
+    limited.flush();
+    expect(out.filter((e) => e.event === "log_suppressed")).toHaveLength(1);
   });
 });
 

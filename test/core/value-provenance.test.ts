@@ -472,10 +472,11 @@ describe("argument provenance through the guard", () => {
     return guard;
   }
 
-  it("is off by default: under taint every side-effecting call asks, as before", () => {
-    const guard = session({}, "email bob@corp.com the summary", [["inbox", "hello"]]);
-    const d = guard.beforeToolCall("s", { tool: "send_email", params: { to: "bob@corp.com", body: "summary" } });
-    expect(d).toMatchObject({ verdict: "confirm", rule: "taint-policy" });
+  it("is on by default; argumentProvenance: false is the plain high-water mark, where every side-effecting call under taint asks", () => {
+    const call = { tool: "send_email", params: { to: "bob@corp.com", body: "summary" } };
+    expect(session({}, "send bob@corp.com the summary", [["inbox", "hello"]]).beforeToolCall("s", call)).toMatchObject({ verdict: "allow", rule: "argument-provenance" });
+    const plain = session({ argumentProvenance: false }, "send bob@corp.com the summary", [["inbox", "hello"]]);
+    expect(plain.beforeToolCall("s", call)).toMatchObject({ verdict: "confirm", rule: "taint-policy" });
   });
 
   it("lets a call the owner's words determine run under taint, and says why", () => {

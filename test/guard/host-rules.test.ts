@@ -181,3 +181,34 @@ describe("an approval approves what the owner saw (replay)", () => {
     guard.close();
   });
 });
+
+describe("a sub-agent whose parent the guard cannot find", () => {
+  it("starts at the worst level of the sessions it holds: trusted when all are, untrusted beside a tainted one", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace() });
+    const child = { sender: {}, provider: "telegram", spawnedBy: "agent:main:unknown-parent", text: "task" };
+    expect(guard.beginTurn({ sessionId: "c1", ...child }).taint).toBe("trusted");
+    guard.beginTurn({ sessionId: "hook", sender: {}, provider: "webhook", text: "x" });
+    expect(guard.beginTurn({ sessionId: "c2", ...child }).taint).toBe("untrusted");
+    guard.close();
+  });
+});
+
+describe("exec in another directory", () => {
+  it("relative paths start from workdir, the directory itself counts, and cd into an inbox is seen", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace() });
+    const owner = { id: "o", isOwner: true };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ command: "cat notes.md" }, "trusted"],
+      [{ command: "cat mail.txt", workdir: "inbox" }, "untrusted"],
+      [{ command: "ls", workdir: "~/Downloads" }, "untrusted"],
+      [{ command: "cd inbox && cat mail.txt" }, "untrusted"],
+      [{ command: "cat ../inbox/mail.txt", workdir: "notes" }, "untrusted"],
+    ];
+    cases.forEach(([params, expected], i) => {
+      const s = `s${i}`;
+      guard.beginTurn({ sessionId: s, sender: owner, provider: "telegram", text: "go" });
+      expect([params, guard.afterToolCall(s, { tool: "exec", params, output: "x" }).taint]).toEqual([params, expected]);
+    });
+    guard.close();
+  });
+});

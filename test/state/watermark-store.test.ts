@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import fc from "fast-check";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { spawn, spawnSync } from "node:child_process";
@@ -137,8 +137,7 @@ describe("FileWatermarkStore", () => {
     s.noteImpacted("s1", "browser");
     expect(s.get("s1")?.lastImpactedTool).toBe("browser");
     expect(readDoc().watermarks.s1?.lastImpactedTool).toBeNull();
-    await new Promise((r) => setTimeout(r, 120));
-    expect(readDoc().watermarks.s1?.lastImpactedTool).toBe("browser");
+    await vi.waitFor(() => expect(readDoc().watermarks.s1?.lastImpactedTool).toBe("browser"), { timeout: 10_000, interval: 5 });
   });
 
   it("flush writes pending notes now; close flushes; a note without a watermark is not persisted", () => {

@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../../core/logger.js";
 import { Guard } from "../../guard.js";
+import { failSafeDecision } from "../../guard-fail-safe.js";
 import { OWNER_TOOL_NAMES, ownerToolFactory } from "./owner-tools.js";
 import { processState, sharedGuard } from "./process-state.js";
 import type { TurnState } from "./session-directory.js";
@@ -164,13 +165,22 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
 
   api.on("llm_input", (event, ctx) => surface.learn(ctx.agentId ?? null, event.tools));
 
-  /** The guard honours failMode itself; this covers the adapter's own mapping around it. */
+  /**
+   * The guard honours failMode itself; this covers the adapter's own mapping around it (and a
+   * guard that could not even open): never a side effect unasked, as in the guard.
+   */
   const decide = (event: BeforeToolCallEvent, ctx: ToolContext): BeforeToolCallResult | undefined => {
     try {
       return decideUnguarded(event, ctx);
     } catch (error) {
       logger.error(`before_tool_call mapping failed for ${event.toolName}; failing ${config.failMode}`, error);
-      return config.failMode === "closed" ? { block: true, blockReason: "provenant could not check this tool call (see the gateway log)" } : undefined;
+      const channel = ctx.requester?.channel;
+      return toolCallResult(failSafeDecision(config.failMode, event.toolName, error), {
+        approvalSurface: channel !== undefined && !surfacesWithoutApprovals.has(channel),
+        slashCommands: channel !== undefined,
+        approvalWaitMs: config.approvalTtlSeconds * 1000,
+        onResolution: (resolution) => logger.info(`owner approval for ${event.toolName} after a failure: ${resolution}`),
+      });
     }
   };
 

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { ConfigError } from "../../core/config-error.js";
+import { checkConfigShape } from "../../core/config-shape.js";
+import { checkInputLimits, InputLimitError, TRACE_EVENT_LIMITS } from "../../core/input-limits.js";
 
 const sender = z.strictObject({
   id: z.string().nullable().optional(),
@@ -78,6 +81,16 @@ export function parseTrace(text: string): NumberedEvent[] {
       value = JSON.parse(raw);
     } catch (error) {
       throw new TraceError(line, `not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    }
+    try {
+      checkInputLimits(value, TRACE_EVENT_LIMITS, "the event");
+      // The config is checked whole when the guard opens; its reserved keys must be caught
+      // here, before the record schema below silently drops a "__proto__".
+      if (value !== null && typeof value === "object" && "config" in value) checkConfigShape((value as { config: unknown }).config);
+    } catch (error) {
+      if (error instanceof InputLimitError) throw new TraceError(line, error.message);
+      if (error instanceof ConfigError) throw new TraceError(line, error.message);
+      throw error;
     }
     const parsed = traceEventSchema.safeParse(value);
     if (!parsed.success) throw new TraceError(line, describe(parsed.error.issues[0], value));

@@ -1,8 +1,8 @@
 import type { ToolOperationConfig } from "../../core/argument-operations.js";
-import type { ArgumentRole } from "../../core/argument-roles.js";
+import type { ConfiguredRole } from "../../core/argument-roles.js";
 import type { SuiteName } from "./corpus.js";
 
-type Roles = Readonly<Record<string, Readonly<Record<string, ArgumentRole>>>>;
+type Roles = Readonly<Record<string, Readonly<Record<string, ConfiguredRole>>>>;
 
 /**
  * The argument roles of the AgentDojo side-effecting tools, read off each tool's parameter schema
@@ -64,6 +64,7 @@ export const AGENTDOJO_ARGUMENT_ROLES: Readonly<Record<SuiteName, Roles>> = {
     update_user_info: { first_name: "content", last_name: "content", street: "content", city: "content" },
   },
   slack: {
+    get_webpage: { url: "egress" },
     add_user_to_channel: { user: "target", channel: "target" },
     remove_user_from_slack: { user: "target" },
     invite_user_to_slack: { user: "target", user_email: "target" },

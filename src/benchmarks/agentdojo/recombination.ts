@@ -1,5 +1,6 @@
-import type { ArgumentRole } from "../../core/argument-roles.js";
+import type { ConfiguredRole } from "../../core/argument-roles.js";
 import { operationOf } from "../../core/argument-operations.js";
+import { nullPrototype } from "../../core/config-shape.js";
 import { AGENTDOJO_ARGUMENT_ROLES, AGENTDOJO_OPERATIONS } from "./argument-roles.js";
 import { attackReplay, firstInjectedStep } from "./corpus-replays.js";
 import type { InjectionTask, SuiteData, UserTask } from "./corpus.js";
@@ -150,7 +151,7 @@ interface JsonSchema {
 function fillings(
   tool: string,
   parameters: unknown,
-  roles: Readonly<Record<string, ArgumentRole>>,
+  roles: Readonly<Record<string, ConfiguredRole>>,
   values: OwnerValues,
   examples: Map<string, Map<string, Set<Shape>>>,
 ): Record<string, unknown>[] {
@@ -158,7 +159,7 @@ function fillings(
   const shapes = examples.get(tool) ?? new Map<string, Set<Shape>>();
   const out: Record<string, unknown>[] = [];
   for (let pick = 0; pick < 3; pick++) {
-    const args: Record<string, unknown> = {};
+    const args = nullPrototype<unknown>();
     for (const [arg, schema] of Object.entries(props)) {
       const type = schema.type ?? schema.anyOf?.find((t) => t.type !== "null")?.type ?? "string";
       const role = roles[arg] ?? roles[`${arg}[]`] ?? "target";

@@ -1,4 +1,5 @@
 import type { CallRecord, TraceResult } from "./replay-runner.js";
+import { nullPrototype } from "../../core/config-shape.js";
 
 export interface BenignScore {
   readonly tasks: number;
@@ -81,7 +82,7 @@ function scoreBy(results: readonly TraceResult[], originOf: (call: CallRecord) =
   let stoppedAtApproval = 0;
   let blocked = 0;
   let egressExecuted = 0;
-  const promptFindings: Record<string, number> = {};
+  const promptFindings = nullPrototype<number>();
   for (const r of results) {
     const attacker = r.calls.filter((c) => originOf(c) === "injection");
     const effects = attacker.filter((c) => c.sideEffect);

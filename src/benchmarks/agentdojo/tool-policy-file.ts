@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { ACTION_CLASSES, type ActionClass } from "../../core/action-classes.js";
-import { ARGUMENT_ROLES, type ArgumentRole } from "../../core/argument-roles.js";
+import { ARGUMENT_ROLES, type ConfiguredRole } from "../../core/argument-roles.js";
 import { TRUST_LEVELS, type TrustLevel } from "../../core/trust-levels.js";
 import { AGENTDOJO_ARGUMENT_ROLES, AGENTDOJO_OPERATIONS } from "./argument-roles.js";
 import { CorpusError, SUITES, type SuiteName } from "./corpus.js";
+import { nullPrototype } from "../../core/config-shape.js";
 
 const toolEntry = z.strictObject({
   action: z.enum(ACTION_CLASSES),
@@ -22,7 +23,7 @@ export interface ToolEntry {
   readonly output: TrustLevel;
   /** A read whose request itself can carry data out (a URL). */
   readonly egress: boolean;
-  readonly args: Readonly<Record<string, ArgumentRole>> | undefined;
+  readonly args: Readonly<Record<string, ConfiguredRole>> | undefined;
 }
 
 export type SuitePolicy = Readonly<Record<string, ToolEntry>>;
@@ -44,7 +45,7 @@ export function parseToolPolicy(text: string, where: string): ToolPolicyFile {
   const out: Partial<Record<SuiteName, SuitePolicy>> = {};
   for (const [suite, tools] of Object.entries(parsed.data.suites)) {
     if (!(SUITES as readonly string[]).includes(suite)) throw new CorpusError(`${where}: suites.${suite}: not an AgentDojo v1 suite (${SUITES.join(", ")})`);
-    const entries: Record<string, ToolEntry> = {};
+    const entries = nullPrototype<ToolEntry>();
     for (const [tool, e] of Object.entries(tools)) entries[tool] = { action: e.action, output: e.output, egress: e.egress ?? false, args: e.args };
     out[suite as SuiteName] = entries;
   }
@@ -66,10 +67,10 @@ export interface ArgumentProvenanceSetting {
  * runaway loops, which is not what is measured here.
  */
 export function guardConfigFor(suite: SuiteName, policy: SuitePolicy, setting: ArgumentProvenanceSetting): Record<string, unknown> {
-  const toolOutputTaints: Record<string, TrustLevel> = {};
-  const toolActionClasses: Record<string, ActionClass> = {};
-  const toolOverrides: Record<string, Record<string, string>> = {};
-  const toolArgumentRoles: Record<string, Readonly<Record<string, ArgumentRole>>> = {};
+  const toolOutputTaints = nullPrototype<TrustLevel>();
+  const toolActionClasses = nullPrototype<ActionClass>();
+  const toolOverrides = nullPrototype<Record<string, string>>();
+  const toolArgumentRoles = nullPrototype<Readonly<Record<string, ConfiguredRole>>>();
   for (const [tool, entry] of Object.entries(policy)) {
     toolOutputTaints[tool] = entry.output;
     toolActionClasses[tool] = entry.action;

@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// Shows that each rule test and each repaired test fails on the wrong change it was written for.
+// For every entry: apply the change to the source file, run the named test, expect it to FAIL,
+// put the file back (also on Ctrl-C). Exit status 1 if any test passed on its mutant.
+//
+//   npm run mutation:by-hand              every entry
+//   npm run mutation:by-hand -- lexical   entries whose name contains "lexical"
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+
+const MUTANTS = [
+  {
+    name: "resolve-path: lexical reading dropped",
+    file: "src/state/resolve-path.ts",
+    from: "candidates: kernel === lexical ? [kernel] : [kernel, lexical]",
+    to: "candidates: [kernel]",
+    test: ["test/state/resolve-path.test.ts", "-t", "rule: the lexical reading"],
+  },
+  {
+    name: "resolve-path: lexical reading dropped, seen by the kernel-faithful fuzz reference",
+    file: "src/state/resolve-path.ts",
+    from: "candidates: kernel === lexical ? [kernel] : [kernel, lexical]",
+    to: "candidates: [kernel]",
+    test: ["test/state/resolve-path.test.ts", "-t", "survives fuzzed path tricks"],
+  },
+  {
+    name: "resolve-path: named check dropped",
+    file: "src/state/resolve-path.ts",
+    from: "    if (matcher.matches(name)) return { resolvedPath: landing",
+    to: "    if (false) return { resolvedPath: landing",
+    test: ["test/state/resolve-path.test.ts", "-t", "rule: the named check"],
+  },
+  {
+    name: "tool-policy: toolActionClasses makes a tool known",
+    file: "src/core/tool-policy.ts",
+    from: "      ...Object.keys(config.toolOutputTaints),\n",
+    to: "      ...Object.keys(config.toolOutputTaints),\n      ...Object.keys(config.toolActionClasses),\n",
+    test: ["test/core/action-class-not-known.test.ts"],
+  },
+  {
+    name: "config: monotonicity skipped for agents.*",
+    file: "src/core/config.ts",
+    from: "  enforceMonotonicity(taintPolicy, `${prefix}taintPolicy`, warnings);",
+    to: '  if (prefix === "") enforceMonotonicity(taintPolicy, `${prefix}taintPolicy`, warnings);',
+    test: ["test/core/agent-policy-monotonicity.test.ts"],
+  },
+  {
+    name: "guard: owner-DM with no target ignores the group",
+    file: "src/core/message-recipients.ts",
+    from: 'if (named.length === 0) return inOwnerDm && action !== "broadcast";',
+    to: 'if (named.length === 0) return context.senderIsOwner === true && action !== "broadcast";',
+    test: ["test/guard/owner-dm-group.test.ts", "-t", "rule: with no target"],
+  },
+  {
+    name: "guard: owner-DM target === senderId ignores the group",
+    file: "src/core/message-recipients.ts",
+    from: "(inOwnerDm && context.senderId !== null && name === context.senderId)",
+    to: "(context.senderIsOwner === true && context.senderId !== null && name === context.senderId)",
+    test: ["test/guard/owner-dm-group.test.ts", "-t", "rule: the owner's own sender id"],
+  },
+  {
+    name: "file-ledger: the group-commit timer does not sync",
+    file: "src/ledger/file-ledger.ts",
+    from: "        this.timer = undefined;\n        try {\n          this.sync();",
+    to: "        this.timer = undefined;\n        try {\n          void this.pending;",
+    test: ["test/ledger/group-commit-timer.test.ts", "-t", "rule: the timer syncs"],
+  },
+  {
+    name: "guard config property: a crash only a non-default config reaches (developerMode header)",
+    file: "src/core/developer-header.ts",
+    from: "  return `${TRUST_EMOJI[taint]}",
+    to: '  throw new TypeError(`reached only with developerMode on (${lastImpacted})`);\n  return `${TRUST_EMOJI[taint]}',
+    test: ["test/guard/guard.test.ts", "-t", "any config that validates"],
+  },
+  {
+    name: "sig runtime: the verification gate answers allow instead of block",
+    file: "src/sig/verification-gate.ts",
+    from: 'verdict: "block",\n        rule: "sig.verification_required",',
+    to: 'verdict: "allow",\n        rule: "sig.verification_required",',
+    test: ["test/sig/runtime.test.ts", "-t", "blocks every default gated tool"],
+  },
+  {
+    name: "watermark store: the debounce timer never writes",
+    file: "src/state/watermark-store.ts",
+    from: "        this.timer = undefined;\n        try {\n          this.flush();",
+    to: "        this.timer = undefined;\n        try {\n          void this.pendingImpacts;",
+    test: ["test/state/watermark-store.test.ts", "-t", "debounces and coalesces"],
+  },
+  {
+    name: "broker: max_connections off by one",
+    file: "src/broker/broker-daemon.ts",
+    from: "if (active >= proxy.maxConnections) {",
+    to: "if (active > proxy.maxConnections) {",
+    test: ["test/broker/daemon-checks.test.ts", "-t", "over max_connections"],
+  },
+];
+
+const filter = process.argv[2];
+const selected = MUTANTS.filter((m) => filter === undefined || m.name.includes(filter));
+let restore = null;
+const putBack = () => {
+  if (restore !== null) restore();
+  restore = null;
+};
+process.on("SIGINT", () => {
+  putBack();
+  process.exit(130);
+});
+
+const survivors = [];
+for (const m of selected) {
+  const original = readFileSync(m.file, "utf8");
+  const at = original.indexOf(m.from);
+  if (at === -1 || original.indexOf(m.from, at + 1) !== -1) {
+    console.log(`STALE   ${m.name}: the text to change is not in ${m.file} exactly once; update this entry`);
+    survivors.push(m.name);
+    continue;
+  }
+  restore = () => writeFileSync(m.file, original);
+  try {
+    writeFileSync(m.file, original.slice(0, at) + m.to + original.slice(at + m.from.length));
+    const run = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...m.test], { encoding: "utf8" });
+    const killed = run.status !== 0 && /\d+ failed/.test(run.stdout);
+    console.log(`${killed ? "KILLED " : "SURVIVED"} ${m.name}  (${m.test.join(" ")})`);
+    if (!killed) survivors.push(m.name);
+  } finally {
+    putBack();
+  }
+}
+console.log(`\n${selected.length - survivors.length} of ${selected.length} wrong changes caught`);
+process.exit(survivors.length === 0 ? 0 : 1);

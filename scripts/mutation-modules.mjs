@@ -1,0 +1,85 @@
+// The security core under mutation testing: per module, the files mutated and the tests that must
+// kill the mutants (the unit tests of those files; slow end-to-end tiers that add no kill are left
+// out). docs/testing.md records each module's score.
+export const MUTATION_MODULES = {
+  // The policy engine: trust levels, the tool policy, configuration and its monotonicity, approval
+  // codes, owner commands, initial trust, the provenance graph, protected-file patterns, the
+  // owner-DM recipient rule.
+  core: {
+    mutate: [
+      "src/core/trust-levels.ts",
+      "src/core/policy-modes.ts",
+      "src/core/tool-policy.ts",
+      "src/core/config.ts",
+      "src/core/approval-codes.ts",
+      "src/core/owner-commands.ts",
+      "src/core/initial-trust.ts",
+      "src/core/provenance-graph.ts",
+      "src/core/memory-files.ts",
+      "src/core/message-recipients.ts",
+    ],
+    tests: ["test/core/**/*.test.ts"],
+  },
+  // Argument provenance: which call arguments came from which context.
+  "core-arguments": {
+    mutate: [
+      "src/core/value-provenance.ts",
+      "src/core/argument-matching.ts",
+      "src/core/argument-gate.ts",
+      "src/core/argument-decision.ts",
+      "src/core/argument-roles.ts",
+      "src/core/token-run-index.ts",
+    ],
+    tests: ["test/core/**/*.test.ts"],
+  },
+  "resolve-path": {
+    mutate: ["src/state/resolve-path.ts"],
+    tests: ["test/state/resolve-path.test.ts"],
+  },
+  "state-files": {
+    mutate: ["src/state/watermark-file.ts", "src/state/workspace-memory-files.ts"],
+    tests: ["test/state/parsers.test.ts", "test/state/watermark-store.test.ts", "test/state/blocked-write-store.test.ts"],
+  },
+  guard: {
+    mutate: ["src/guard.ts", "src/guard-config.ts"],
+    tests: ["test/guard/**/*.test.ts"],
+  },
+  // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
+  // the tool-result MACs, against the unit, known-answer and property tests that exercise them.
+  auth: {
+    mutate: [
+      "src/auth/envelope.ts",
+      "src/auth/envelope-mac.ts",
+      "src/auth/envelope-token.ts",
+      "src/auth/hmac-outer.ts",
+      "src/auth/tool-result-mac.ts",
+      "src/auth/well-formed.ts",
+    ],
+    tests: [
+      "test/auth/envelope.test.ts",
+      "test/auth/envelope-token.test.ts",
+      "test/auth/tool-result-mac.test.ts",
+      "test/auth/rfc-001-table.test.ts",
+      "test/auth/properties.test.ts",
+    ],
+  },
+  // The MAC check alone (a subset of auth that a loaded machine can run in minutes).
+  "auth-mac": {
+    mutate: ["src/auth/envelope-mac.ts", "src/auth/hmac-outer.ts"],
+    tests: ["test/auth/envelope.test.ts", "test/auth/rfc-001-table.test.ts", "test/auth/tool-result-mac.test.ts"],
+  },
+  // Replay protection for envelopes.
+  "auth-replay": {
+    mutate: ["src/auth/replay-cache.ts"],
+    tests: ["test/auth/replay-cache.test.ts", "test/auth/envelope.test.ts"],
+  },
+  // Who a turn comes from: inbound classification, session keys, inter-agent requesters.
+  "auth-session": {
+    mutate: ["src/auth/inbound-authenticator.ts", "src/auth/session-key.ts", "src/auth/requester.ts", "src/auth/message-source.ts", "src/auth/envelope-markers.ts"],
+    tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts", "!test/auth/traces.test.ts"],
+  },
+  broker: {
+    mutate: ["src/broker/request-mac.ts", "src/broker/caller-verification.ts", "src/broker/arg-rules.ts", "src/broker/replay-cache.ts"],
+    tests: ["test/broker/known-answers.test.ts", "test/broker/config.test.ts", "test/broker/daemon-checks.test.ts", "test/broker/daemon-basics.test.ts"],
+  },
+};
