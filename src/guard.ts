@@ -20,6 +20,8 @@ import { extractPatchTargets } from "./sig/patch-targets.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
 import { CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences } from "./core/session-content.js";
 import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
+import { DecidedCalls } from "./core/decided-calls.js";
+import { TOOL_CALL_TOOL } from "./core/tool-search.js";
 import { ToolPolicy } from "./core/tool-policy.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
 import { ValueProvenance } from "./core/value-provenance.js";
@@ -119,6 +121,8 @@ export interface ToolCallInput {
   readonly id?: string;
   readonly tool: string;
   readonly params: Readonly<Record<string, unknown>>;
+  /** The host call that made this one (OpenClaw's Tool Search `tool_call` or code bridge). */
+  readonly parentId?: string;
 }
 
 export interface ToolResultInput {
@@ -127,6 +131,12 @@ export interface ToolResultInput {
   readonly output: unknown;
   /** The call's arguments, when the adapter has them (else those seen at `beforeToolCall` for the same id). */
   readonly params?: Readonly<Record<string, unknown>>;
+  readonly parentId?: string;
+  /**
+   * The host's word on whether the call ran: true when the owner approved a held call through
+   * the host's own prompt, false when the host reports it never ran. Absent: the guard's record.
+   */
+  readonly ran?: boolean;
 }
 
 export interface GuardDependencies {
@@ -196,6 +206,7 @@ export class Guard {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly gates: readonly ToolGate[];
+  private readonly calls = new DecidedCalls();
   private readonly home: string;
   private readonly outputTrust: CallOutputTrust;
 
@@ -386,8 +397,18 @@ export class Guard {
       "beforeToolCall",
       sessionId,
       () => {
+        const s = this.session(sessionId);
         const params = boundedWellFormed(call.params, TOOL_PARAMS_LIMITS, `${displayText(call.tool)} parameters`);
-        const decision = this.displaySafe(this.decide(this.session(sessionId), params === call.params ? call : { ...call, params }));
+        const bounded = params === call.params ? call : { ...call, params };
+        // A Tool Search call is decided as the call it wraps, once (see core/decided-calls.ts).
+        const next = this.calls.toDecide(sessionId, bounded);
+        if (next.kind === "decided-as-parent") {
+          if (call.id !== undefined) s.callParams.set(call.id, bounded.params);
+          this.audit.record("CLAIM", { kind: "decided-as-parent", sessionId, callId: call.id ?? null, parentId: next.parentId, tool: call.tool });
+          return this.displaySafe({ tool: call.tool, verdict: "allow", taint: s.graph.maxTaint, rule: "decided-as-parent", reason: `decided as the call ${next.parentId} that made it`, provenance: null });
+        }
+        const decision = this.displaySafe(this.decide(s, { ...bounded, ...next.call }));
+        this.calls.decided(sessionId, bounded, next.call, decision.verdict);
         // The ledger keeps why, not the live approval code: it is a file tools can read.
         const { code, ...kept } = decision;
         const reason = code === undefined ? kept.reason : kept.reason.replaceAll(code, "<code>");
@@ -415,21 +436,31 @@ export class Guard {
           output: boundedWellFormed(result.output, TOOL_OUTPUT_LIMITS, `${displayText(result.tool)} output`),
           ...(result.params !== undefined ? { params: boundedWellFormed(result.params, TOOL_PARAMS_LIMITS, `${displayText(result.tool)} parameters`) } : {}),
         };
-        const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
-        if (result.id !== undefined) s.callParams.delete(result.id);
-        const params = result.params ?? remembered ?? {};
-        this.outputTrust.recordWrites(s.sessionId, s.graph.maxTaint, result.tool, params, new Date(this.now()));
-        const carried = this.crossSessionContent(result, params) ?? this.outputTrust.judge(result.tool, params, s);
-        const trust = minTrust(this.policy(s.agentId).outputTaint(result.tool), carried?.level ?? "trusted");
-        const before = s.graph.maxTaint;
-        const label = carried === null ? `${result.tool} response` : `${result.tool} response: ${carried.reason}`;
-        s.graph.add("tool", label, trust, { tool: result.tool });
-        if (this.tracesValues()) s.values.observe({ id: result.id ?? `${s.turnId}/${result.tool}`, kind: "tool", tool: result.tool, trust }, result.output);
         s.awaitingModel = true;
-        if (lessTrusted(s.graph.maxTaint, before)) {
-          s.taintReason = label;
-          this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, result.tool, new Date(this.now()));
-          this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: result.tool });
+        const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
+        // Kept for the turn (cleared at its start): a host may report the same result twice (OpenClaw: its result middleware, then after_tool_call), and the second report must read the same arguments.
+        const meaning = this.calls.result(sessionId, result);
+        if (!meaning.ran) {
+          // A held or blocked call's "result" is the host's refusal, not anything the tool said.
+          this.audit.record("CLAIM", { kind: "result-of-call-not-run", sessionId, callId: result.id ?? null, tool: result.tool });
+        } else {
+          // A Tool Search wrapper's result is its target's output, with the target's arguments.
+          const tool = meaning.tool;
+          const params = (result.tool === TOOL_CALL_TOOL ? remembered : (result.params ?? remembered)) ?? {};
+          this.outputTrust.recordWrites(s.sessionId, s.graph.maxTaint, tool, params, new Date(this.now()));
+          const carried = this.crossSessionContent({ ...result, tool }, params) ?? this.outputTrust.judge(tool, params, s);
+          const byTool = minTrust(this.policy(s.agentId).outputTaint(tool), carried?.level ?? "trusted");
+          const trust = meaning.atMost === undefined ? byTool : minTrust(byTool, meaning.atMost);
+          this.calls.innerResult(sessionId, result.parentId, trust);
+          const before = s.graph.maxTaint;
+          const label = carried === null ? `${tool} response` : `${tool} response: ${carried.reason}`;
+          s.graph.add("tool", label, trust, { tool });
+          if (this.tracesValues()) s.values.observe({ id: result.id ?? `${s.turnId}/${tool}`, kind: "tool", tool, trust }, result.output);
+          if (lessTrusted(s.graph.maxTaint, before)) {
+            s.taintReason = label;
+            this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, tool, new Date(this.now()));
+            this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: tool });
+          }
         }
         const auth = this.deps.auth?.authenticator;
         if (auth === undefined) return { taint: s.graph.maxTaint, output: result.output };
@@ -568,6 +599,7 @@ export class Guard {
     if (turn.sessionKey) this.sessionKeys.set(turn.sessionKey, turn.sessionId);
     s.turnSeq += 1;
     s.turnId = `${turn.sessionId}#${s.turnSeq}`;
+    this.calls.clear(turn.sessionId);
     const authenticated = this.authenticate(turn, s.turnId);
     // A message that fails authentication is nobody's instruction: not the owner's, and untrusted.
     const isOwner = authenticated === undefined ? (turn.sender.isOwner ?? null) : authenticated.ownerVerified;
@@ -795,7 +827,7 @@ export class Guard {
     }
     this.deps.watermarks.noteImpacted(s.sessionId, call.tool);
     if (mode.mode === "restrict") {
-      return { ...base, verdict: "block", rule: mode.rule, reason: `Tool '${call.tool}' is restricted by security policy (${mode.reason}); no approval is possible.` };
+      return { ...base, verdict: "block", rule: mode.rule, reason: `Tool '${call.tool}' is restricted by security policy (${mode.reason}); no approval is possible. The owner can clear the conversation's taint with .reset-trust and ask again.` };
     }
     if (byArguments !== null) {
       const why =

@@ -1,12 +1,14 @@
 import type { Command } from "commander";
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
 import { BlockedWriteError, BlockedWriteStore } from "../state/blocked-write-store.js";
 import type { StagedWrite } from "../state/blocked-write-store.js";
 import { displayBlock, displayJson, displayText } from "../core/safe-display.js";
+import { findWorkspace } from "./agent-workspace.js";
 
 export interface BlockedWritesIo {
   readonly cwd: string;
+  /** For finding the workspace (PROVENANT_WORKSPACE, OPENCLAW_HOME); the process's by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   readonly out: (line: string) => void;
   readonly err: (line: string) => void;
 }
@@ -72,14 +74,15 @@ function fail(io: BlockedWritesIo, command: string, error: unknown): number {
 }
 
 function openStore(io: BlockedWritesIo, opts: CommonOptions): BlockedWriteStore {
-  const workspace = resolve(io.cwd, opts.workspace ?? ".");
+  const found = findWorkspace(opts.workspace, { cwd: io.cwd, env: io.env ?? process.env });
+  const workspace = found.dir;
   let isDir = false;
   try {
     isDir = statSync(workspace).isDirectory();
   } catch {
     // Reported below.
   }
-  if (!isDir) throw new Error(`workspace ${workspace} is not a directory`);
+  if (!isDir) throw new Error(`workspace ${workspace} (from ${found.how}) is not a directory; name it with --workspace`);
   return new BlockedWriteStore(workspace);
 }
 
@@ -159,7 +162,7 @@ export function registerBlockedWritesCommands(program: Command, io: () => Blocke
     .description("Review, commit or discard writes to memory files that were staged because the session was tainted.");
   const common = (cmd: Command): Command =>
     cmd
-      .option("--workspace <dir>", "the agent's workspace (default: the current directory)")
+      .option("--workspace <dir>", "the agent's workspace (default: found from PROVENANT_WORKSPACE, a .provenance/ here or above, or OpenClaw's configuration)")
       .option("--json", "print JSON")
       .option("--raw", "print staged content and paths exactly as stored (control characters are escaped by default)");
 

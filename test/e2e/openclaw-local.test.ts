@@ -44,7 +44,8 @@ describe("provenant inside openclaw agent --local", () => {
     expect(existsSync(pwned)).toBe(false);
     expect(reply.text).toContain("Tool 'exec' is blocked by security policy");
     expect(reply.text).toContain("untrusted content from web_fetch response");
-    expect(reply.text).toMatch(/\/approve_tool exec [0-9a-f]{8}/);
+    expect(reply.text).toMatch(/\.approve exec [0-9a-f]{8}/);
+    expect(reply.text).not.toContain("/approve_tool");
   }, TURN);
 
   it("stages a SOUL.md write made after untrusted content, leaving SOUL.md as it was", async () => {

@@ -38,7 +38,8 @@ describe("seed worked examples, replayed through the real guard", () => {
 
   it("Unknown Tools: a renamed exec is untrusted on both axes", () => {
     const { lines } = replayTrace("unknown-tool.jsonl");
-    expect(verdicts(lines)).toEqual(["u1:confirm@trusted", "u2:confirm@trusted", "u3:confirm@untrusted"]);
+    // u2 was held, so its refusal is no output; approved and run (u4), its output is untrusted.
+    expect(verdicts(lines)).toEqual(["u1:confirm@trusted", "u2:confirm@trusted", "u4:allow@trusted", "u3:confirm@untrusted"]);
     expect((lines[0] as { reason: string }).reason).toContain("shell_exec is not a known tool");
   });
 

@@ -1,4 +1,5 @@
 import type { AdapterGuard } from "./provenant-plugin.js";
+import { HostCalls } from "./host-calls.js";
 import { OWNER_TOOL_NAMES } from "./owner-tools.js";
 import { SessionDirectory } from "./session-directory.js";
 import { ToolSurface } from "./tool-surface.js";
@@ -13,6 +14,7 @@ export interface ProcessState {
   readonly sessions: SessionDirectory;
   readonly surface: ToolSurface;
   readonly surfacesWithoutApprovals: Set<string>;
+  readonly calls: HostCalls;
   readonly guards: Map<string, { readonly configKey: string; readonly guard: AdapterGuard }>;
 }
 
@@ -22,7 +24,7 @@ export function processState(): ProcessState {
   const holder = globalThis as unknown as Record<symbol, ProcessState | undefined>;
   let state = holder[KEY];
   if (state === undefined) {
-    state = { sessions: new SessionDirectory(), surface: new ToolSurface(OWNER_TOOL_NAMES), surfacesWithoutApprovals: new Set(), guards: new Map() };
+    state = { sessions: new SessionDirectory(), surface: new ToolSurface(OWNER_TOOL_NAMES), surfacesWithoutApprovals: new Set(), calls: new HostCalls(), guards: new Map() };
     holder[KEY] = state;
   }
   return state;

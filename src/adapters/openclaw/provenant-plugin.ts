@@ -66,7 +66,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     return sharedGuard(shared, dir, configKey, () => openGuard(dir, logger));
   };
   const defaultWorkspace = (): string => config.workspaceDir ?? openclawDefaultWorkspace(api.config);
-  const { sessions, surface } = shared;
+  const { sessions, surface, calls } = shared;
   /**
    * OpenClaw's approval prompt needs somewhere to appear: a chat channel's same-chat `/approve` or
    * an approval client. Runs with no requester channel (a local CLI turn, an operator's gateway
@@ -141,6 +141,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
           candidates,
         ),
       );
+      if (toolsAllow !== undefined) turn.hidden = candidates.filter((tool) => !toolsAllow.includes(tool));
       const hint =
         turn.origin.isOwner !== false && turn.messageId !== undefined && hasMutableSignedFiles(turn.workspaceDir)
           ? signedSourceHint(sessionId, turn.origin.provider ?? "openclaw", turn.messageId)
@@ -176,6 +177,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       const channel = ctx.requester?.channel;
       return toolCallResult(failSafeDecision(config.failMode, event.toolName, error), {
         approvalSurface: channel !== undefined && !surfacesWithoutApprovals.has(channel),
+        slashCommands: channel !== undefined,
         approvalWaitMs: config.approvalTtlSeconds * 1000,
         onResolution: (resolution) => logger.info(`owner approval for ${event.toolName} after a failure: ${resolution}`),
       });
@@ -188,14 +190,23 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     const refusal = turn === undefined ? null : confirm(turn, ctx.requester?.senderIsOwner);
     if (refusal !== null) return { block: true, blockReason: `provenant: ${refusal}` };
     const guard = guardFor(turn?.workspaceDir ?? defaultWorkspace());
-    const decision = guard.beforeToolCall(sessionId, { ...(ctx.toolCallId ? { id: ctx.toolCallId } : {}), tool: event.toolName, params: event.params });
+    // Tool Search: the host fires this hook for a `tool_call` and again for the call it wraps.
+    const parentId = calls.noteCall(sessionId, ctx.toolCallId, event.toolName);
+    const decision = guard.beforeToolCall(sessionId, {
+      ...(ctx.toolCallId ? { id: ctx.toolCallId } : {}),
+      tool: event.toolName,
+      params: event.params,
+      ...(parentId !== undefined ? { parentId } : {}),
+    });
     if (decision.verdict !== "allow") logger.warn(`session ${sessionId}: ${decision.verdict} ${decision.tool} (${decision.rule}, context ${decision.taint})`);
     const channel = ctx.requester?.channel;
     return toolCallResult(decision, {
       approvalSurface: channel !== undefined && !surfacesWithoutApprovals.has(channel),
+      slashCommands: channel !== undefined,
       approvalWaitMs: guard.config.approvalTtlSeconds * 1000,
       onResolution: (resolution) => {
         logger.info(`session ${sessionId}: owner approval for ${decision.tool}: ${resolution}`);
+        if (resolution === "allow-once" || resolution === "allow-always") calls.noteApproved(sessionId, ctx.toolCallId);
         // OpenClaw cancels at once when nothing can show the prompt; from then on that channel
         // gets the approval code instead.
         if (resolution === "cancelled" && channel !== undefined) surfacesWithoutApprovals.add(channel);
@@ -221,8 +232,17 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
    * does not await it, but calls it inline, and the handler is synchronous).
    */
   const seenByMiddleware = new Set<string>();
-  const toolOutput = (sessionId: string, toolCallId: string | undefined, tool: string, output: unknown) =>
-    guardFor(sessions.turn(sessionId)?.workspaceDir ?? defaultWorkspace()).afterToolCall(sessionId, { ...(toolCallId ? { id: toolCallId } : {}), tool, output });
+  const toolOutput = (sessionId: string, toolCallId: string | undefined, tool: string, output: unknown, failed: boolean) => {
+    const parentId = calls.parentOf(sessionId, toolCallId, tool);
+    const ran = calls.ran(sessionId, toolCallId, failed);
+    return guardFor(sessions.turn(sessionId)?.workspaceDir ?? defaultWorkspace()).afterToolCall(sessionId, {
+      ...(toolCallId ? { id: toolCallId } : {}),
+      tool,
+      output,
+      ...(parentId !== undefined ? { parentId } : {}),
+      ...(ran !== undefined ? { ran } : {}),
+    });
+  };
 
   if (typeof api.registerAgentToolResultMiddleware === "function") {
     api.registerAgentToolResultMiddleware(
@@ -230,7 +250,13 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
         const sessionId = sessions.sessionIdFor(ctx);
         if (sessionId === undefined) return undefined;
         seenByMiddleware.add(`${sessionId}\u0000${event.toolCallId}`);
-        const outcome = toolOutput(sessionId, event.toolCallId, event.toolName, event.result.content);
+        const outcome = toolOutput(sessionId, event.toolCallId, event.toolName, event.result.content, event.isError === true);
+        // A call to a tool this turn's list left out never reaches a hook; the host answers
+        // "Tool x not found". Say instead what happened and what the owner can do.
+        const hidden = sessions.turn(sessionId)?.hidden;
+        if (event.isError === true && hidden?.includes(event.toolName) === true && calls.ran(sessionId, event.toolCallId, true) === false) {
+          return { result: { ...event.result, content: [{ type: "text", text: restrictedNotice(event.toolName) }] } };
+        }
         if (outcome.output === event.result.content) return undefined;
         return { result: { ...event.result, content: outcome.output as typeof event.result.content } };
       },
@@ -241,8 +267,9 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
   api.on("after_tool_call", (event, ctx) => {
     const sessionId = sessions.sessionIdFor(ctx);
     if (sessionId === undefined) return;
-    if (ctx.toolCallId !== undefined && seenByMiddleware.delete(`${sessionId}\u0000${ctx.toolCallId}`)) return;
-    toolOutput(sessionId, ctx.toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result);
+    const toolCallId = ctx.toolCallId ?? event.toolCallId;
+    if (toolCallId !== undefined && seenByMiddleware.delete(`${sessionId}\u0000${toolCallId}`)) return;
+    toolOutput(sessionId, toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result, event.error !== undefined);
   });
 
   api.on("agent_end", (_event, ctx) => {
@@ -287,9 +314,12 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     if (sessionId === undefined) return null;
     const turn = sessions.turn(sessionId);
     const guard = guardFor(turn?.workspaceDir ?? defaultWorkspace());
-    if (turn !== undefined && turn.phase !== "ended") {
+    // During a turn, or between turns of a conversation the guard holds (it then applies the
+    // command to the turn that comes next: the owner's retry), the command goes straight to it.
+    if ((turn !== undefined && turn.phase !== "ended") || guard.taint(sessionId) !== undefined) {
+      const scope = command.kind === "approve" && (command.scope?.kind === "call" || command.scope?.kind === "turn") ? command.scope.kind : undefined;
       return command.kind === "approve"
-        ? guard.approve(sessionId, command.tool, command.code, command.minutes, isOwner)
+        ? guard.approve(sessionId, command.tool, command.code, command.minutes, isOwner, scope)
         : guard.resetTrust(sessionId, command.level, isOwner);
     }
     const started = guard.beginTurn({
@@ -339,6 +369,14 @@ function commandSenderIsOwner(ctx: CommandContext, ownerIds: readonly string[]):
   if (ctx.senderId !== undefined && ownerIds.includes(ctx.senderId)) return true;
   if (ctx.gatewayClientScopes?.includes("operator.admin")) return true;
   return null;
+}
+
+/** What the model (and through it the owner) is told about a call to a tool provenant took off its list. */
+export function restrictedNotice(tool: string): string {
+  return (
+    `provenant: '${tool}' is restricted in this conversation because of the content it holds, so it was taken off the tool list; ` +
+    `no approval is possible. The owner can clear the conversation's taint with /reset_trust (or .reset-trust) and ask again.`
+  );
 }
 
 /** Where OpenClaw keeps an agent's workspace when a hook does not say. */

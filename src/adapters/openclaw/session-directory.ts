@@ -23,6 +23,8 @@ export interface TurnState {
   trigger: string | undefined;
   /** Set when message authentication refused the turn's message (what the sender may be told). */
   refusal: string | null;
+  /** The tools this turn's list left out (restricted at the conversation's taint). */
+  hidden?: readonly string[];
 }
 
 /**

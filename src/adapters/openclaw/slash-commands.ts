@@ -15,13 +15,7 @@ export interface SlashCommandTarget {
 }
 
 /**
- * A slash command is not an agent turn, so an approval without minutes could never apply to the
- * turn it was given in; it runs for this long instead, enough for the owner's next message.
- */
-export const SLASH_APPROVAL_DEFAULT_MINUTES = 1;
-
-/**
- * `/reset_trust [level]` and `/approve_tool <tool|all> <code> [minutes]`: the owner commands
+ * `/reset_trust [level]` and `/approve_tool <tool|all> <code> [call|turn|minutes]`: the owner commands
  * `.reset-trust` and `.approve` as OpenClaw slash commands (`/approve` itself is OpenClaw's own).
  * Both require an authorised sender at the channel, and the guard then requires the owner.
  */
@@ -36,7 +30,7 @@ export function ownerSlashCommands(target: SlashCommandTarget): CommandDefinitio
     },
     {
       name: "approve_tool",
-      description: "provenant: approve a held tool call with its code (owner only). Usage: /approve_tool <tool|all> <code> [minutes]",
+      description: "provenant: approve a held tool call with its code (owner only). Usage: /approve_tool <tool|all> <code> [call|turn|minutes]",
       acceptsArgs: true,
       requireAuth: true,
       handler: (ctx) => run(target, ctx, ".approve"),
@@ -50,9 +44,26 @@ function run(target: SlashCommandTarget, ctx: CommandContext, dotForm: ".reset-t
   if (parsed.kind === "invalid") return { text: `provenant: ${slashSpelling(parsed.error)}` };
   const isOwner = target.senderIsOwner(ctx);
   if (isOwner !== true) target.noteUnprovenOwner(ctx);
-  const command: ValidOwnerCommand = parsed.kind === "approve" ? { ...parsed, minutes: parsed.minutes ?? SLASH_APPROVAL_DEFAULT_MINUTES } : parsed;
+  // Between turns the guard applies an approval to the turn that comes next (the owner's retry).
+  const command: ValidOwnerCommand = parsed;
   const outcome = target.execute(ctx, command, isOwner);
-  return { text: outcome === null ? "provenant: this command has no conversation to apply to" : `provenant: ${outcome.message}` };
+  if (outcome === null) return { text: "provenant: this command has no conversation to apply to" };
+  if (!outcome.accepted && isOwner !== true) return { text: `provenant: ${outcome.message}. ${notProvenOwner(ctx)}` };
+  return { text: `provenant: ${outcome.message}` };
+}
+
+/**
+ * Says, in the chat, why a sender was not taken for the owner and what makes them one: the refusal
+ * is otherwise only in the gateway's log, where the person typing the command cannot see it.
+ */
+export function notProvenOwner(ctx: CommandContext): string {
+  const who = ctx.senderId === undefined ? "this sender" : `sender ${JSON.stringify(ctx.senderId)} on ${ctx.channel}`;
+  const entry = ctx.senderId === undefined ? `<channel>:<your id>` : `${ctx.channel}:${ctx.senderId}`;
+  return (
+    `OpenClaw did not mark ${who} as the owner, and provenant's ownerIds does not list it. ` +
+    `If this is you, set OpenClaw's owner (openclaw config set commands.ownerAllowFrom '["${entry}"]') ` +
+    `or add the id to plugins.entries.provenant.config.ownerIds, then send the command again.`
+  );
 }
 
 function slashSpelling(usage: string): string {
@@ -61,5 +72,7 @@ function slashSpelling(usage: string): string {
 
 /** The `.approve` / `.reset-trust` message a command stands for, as the guard parses it in a turn. */
 export function dotForm(command: ValidOwnerCommand): string {
-  return command.kind === "approve" ? `.approve ${command.tool} ${command.code} ${command.minutes ?? ""}`.trim() : `.reset-trust ${command.level}`;
+  if (command.kind !== "approve") return `.reset-trust ${command.level}`;
+  const scope = command.minutes !== null ? String(command.minutes) : (command.scope?.kind ?? "");
+  return `.approve ${command.tool} ${command.code} ${scope}`.trim();
 }

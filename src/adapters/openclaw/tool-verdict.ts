@@ -13,6 +13,11 @@ export interface VerdictOptions {
    * code-based approval is offered instead.
    */
   readonly approvalSurface: boolean;
+  /**
+   * Whether the requester is on a chat channel, where OpenClaw runs slash commands. Elsewhere (a
+   * local `openclaw agent` run, cron) `/approve_tool` would be plain text, so it is not offered.
+   */
+  readonly slashCommands: boolean;
   readonly approvalWaitMs: number;
   readonly onResolution: (resolution: ApprovalResolution) => void;
 }
@@ -25,8 +30,8 @@ export interface VerdictOptions {
  */
 export function toolCallResult(decision: Decision, options: VerdictOptions): BeforeToolCallResult | undefined {
   if (decision.verdict === "allow") return undefined;
-  if (decision.verdict === "block") return { block: true, blockReason: decision.reason };
-  const codeInstructions = withSlashCommand(decision);
+  if (decision.verdict === "block") return { block: true, blockReason: options.slashCommands ? withSlashReset(decision.reason) : decision.reason };
+  const codeInstructions = options.slashCommands ? withSlashCommand(decision) : decision.reason;
   if (!options.approvalSurface) return { block: true, blockReason: codeInstructions };
   return {
     requireApproval: {
@@ -44,7 +49,12 @@ export function toolCallResult(decision: Decision, options: VerdictOptions): Bef
 /** The guard's reason names the `.approve` message form; OpenClaw users also have the slash command. */
 export function withSlashCommand(decision: Decision): string {
   if (decision.code === undefined) return decision.reason;
-  return `${decision.reason}\nOr: /approve_tool ${decision.tool} ${decision.code} [minutes]`;
+  return `${decision.reason}\nOr in this chat: /approve_tool ${decision.tool} ${decision.code} [call|turn|minutes]`;
+}
+
+/** Where the guard tells the owner to `.reset-trust`, a chat owner also has `/reset_trust`. */
+function withSlashReset(reason: string): string {
+  return reason.replaceAll(".reset-trust", ".reset-trust (or /reset_trust)");
 }
 
 function approvalDescription(decision: Decision): string {

@@ -72,13 +72,14 @@ export function runReplay(events: readonly NumberedEvent[], options: ReplayOptio
         }
         case "tool_call": {
           const current = requireSession(session, line);
-          const decision = guard.beforeToolCall(current, { id: event.id, tool: event.tool, params: event.params ?? {} });
+          const decision = guard.beforeToolCall(current, { id: event.id, tool: event.tool, params: event.params ?? {}, ...(event.parentId !== undefined ? { parentId: event.parentId } : {}) });
           if (decision.code !== undefined) lastCode.set(current, decision.code);
           // The guard's own tools run for real; every other tool's result comes from the trace.
           const ownResult = decision.verdict === "allow" ? guard.runOwnerTool(current, { id: event.id, tool: event.tool, params: event.params ?? {} }) : undefined;
           lines.push({
             id: event.id,
-            tool: event.tool,
+            // What was decided: for a Tool Search `tool_call`, the tool it wraps.
+            tool: decision.tool,
             verdict: decision.verdict,
             taint: decision.taint,
             reason: decision.reason,
@@ -90,7 +91,13 @@ export function runReplay(events: readonly NumberedEvent[], options: ReplayOptio
         }
         case "tool_result": {
           const current = requireSession(session, line);
-          const { taint } = guard.afterToolCall(current, { id: event.id, tool: event.tool, output: event.output });
+          const { taint } = guard.afterToolCall(current, {
+            id: event.id,
+            tool: event.tool,
+            output: event.output,
+            ...(event.parentId !== undefined ? { parentId: event.parentId } : {}),
+            ...(event.ran !== undefined ? { ran: event.ran } : {}),
+          });
           options.onStep?.({ kind: "tool_result", line, event, taint });
           break;
         }

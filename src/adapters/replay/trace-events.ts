@@ -35,12 +35,17 @@ const toolCallEvent = z.strictObject({
   id: z.string().min(1),
   tool: z.string().min(1),
   params: z.record(z.string(), z.unknown()).optional(),
+  /** The host call that made this one (a Tool Search `tool_call` or code-bridge script). */
+  parentId: z.string().min(1).optional(),
 });
 const toolResultEvent = z.strictObject({
   event: z.literal("tool_result"),
   id: z.string().min(1),
   tool: z.string().min(1),
   output: z.unknown(),
+  parentId: z.string().min(1).optional(),
+  /** The host's word that the call ran (approved in its own prompt) or did not (never reached a tool). */
+  ran: z.boolean().optional(),
 });
 const responseEvent = z.strictObject({ event: z.literal("response"), text: z.string() });
 

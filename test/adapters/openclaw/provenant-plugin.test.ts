@@ -40,7 +40,9 @@ describe("provenant on OpenClaw's hooks", () => {
     const verdict = o.callTool(s, "exec", { command: "rm -rf /" });
     expect(verdict?.block).toBe(true);
     expect(verdict?.blockReason).toMatch(/Approval code: [0-9a-f]{8}/);
-    expect(verdict?.blockReason).toMatch(/\/approve_tool exec [0-9a-f]{8} \[minutes\]/);
+    // No chat channel (a local run): a slash command would be plain text there, so none is offered.
+    expect(verdict?.blockReason).toMatch(/\.approve exec [0-9a-f]{8}/);
+    expect(verdict?.blockReason).not.toContain("/approve_tool");
   });
 
   it("asks through OpenClaw's approval flow when the requester came through a chat channel", () => {
@@ -90,7 +92,8 @@ describe("provenant on OpenClaw's hooks", () => {
 
     const reset = o.commands.get("reset_trust");
     const refused = await reset?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/reset_trust", senderId: "someone" });
-    expect(refused?.text).toBe("provenant: only the owner can reset trust");
+    expect(refused?.text).toMatch(/^provenant: only the owner can reset trust\. OpenClaw did not mark sender "someone" on webchat as the owner/);
+    expect(refused?.text).toContain(`commands.ownerAllowFrom '["webchat:someone"]'`);
     expect(o.logs.some((l) => l.includes('sender "someone" on webchat') && l.includes("ownerIds"))).toBe(true);
     const accepted = await reset?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/reset_trust", senderId: "cli" });
     expect(accepted?.text).toBe("provenant: trust reset to trusted");
@@ -99,7 +102,7 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.callTool(s, "exec", { command: "x" })).toBeUndefined();
   });
 
-  it("approves a held call with /approve_tool and its code, for a minute by default", async () => {
+  it("approves the held call with /approve_tool and its code, for the owner's retry", async () => {
     const o = openclaw({ ownerIds: ["cli"] });
     const s = fresh("approve");
     o.startTurn(s, "go", { senderIsOwner: true });
@@ -112,7 +115,7 @@ describe("provenant on OpenClaw's hooks", () => {
     const bad = await approve?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/approve_tool", args: "exec zz", senderId: "cli" });
     expect(bad?.text).toContain("usage: /approve_tool");
     const ok = await approve?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/approve_tool", args: `exec ${code}`, senderId: "cli" });
-    expect(ok?.text).toMatch(/^provenant: approved exec until /);
+    expect(ok?.text).toMatch(/^provenant: approved this call once: exec/);
     o.startTurn(s, "retry", { senderIsOwner: true });
     expect(o.callTool(s, "exec", { command: "x" })).toBeUndefined();
   });
@@ -130,6 +133,14 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(next?.toolsAllow).toBeDefined();
     expect(next?.toolsAllow).not.toContain("exec");
     expect(next?.toolsAllow).toContain("read");
+    // The model calls the hidden tool anyway: the host's "not found" becomes an explanation.
+    o.hook("before_agent_run")({ prompt: "again", messages: [], senderIsOwner: true }, ctx);
+    const told = o.middleware?.(
+      { toolCallId: "hidden-1", toolName: "exec", args: {}, isError: true, result: { content: [{ type: "text", text: "Tool exec not found" }], details: null } },
+      { runtime: "openclaw", sessionId: s },
+    );
+    expect(JSON.stringify(told)).toContain("'exec' is restricted in this conversation");
+    expect(JSON.stringify(told)).toContain("/reset_trust");
   });
 
   it("stages a SOUL.md write after untrusted content and leaves the file alone", () => {

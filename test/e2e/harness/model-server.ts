@@ -22,6 +22,8 @@ export interface ModelServer {
   /** Where pages are served from: GET `${pageUrl}/<name>` answers with `pages.get(name)`. */
   readonly pageUrl: string;
   readonly pages: Map<string, string>;
+  /** Every page path requested (`/pages/<name>`), in order: the attacker server's hit log. */
+  readonly hits: string[];
   readonly requests: ModelRequest[];
   close(): Promise<void>;
 }
@@ -80,10 +82,25 @@ function readable(text: string): string {
   }
 }
 
-/** Every directive in `text`, in order: `CALL <tool> ` and the shortest JSON object after it that parses. */
+/**
+ * Every directive in `text`, in order: `CALL <tool> ` and the shortest JSON object after it that
+ * parses. Tool output often nests JSON in JSON (Tool Search's `tool_call` quotes the target's
+ * result inside the host's envelope), so text escaped once or twice is read too.
+ */
 export function findDirectives(text: string): Directive[] {
+  let layer = readable(text);
+  for (let depth = 0; depth < 3; depth++) {
+    const found = directivesIn(layer);
+    if (found.length > 0) return found;
+    const unescaped = layer.replace(/\\(["\\n])/g, (_m, c: string) => (c === "n" ? "\n" : c));
+    if (unescaped === layer) break;
+    layer = unescaped;
+  }
+  return [];
+}
+
+function directivesIn(source: string): Directive[] {
   const found: Directive[] = [];
-  const source = readable(text);
   for (const match of source.matchAll(/CALL\s+([A-Za-z0-9_.-]+)\s+(?=\{)/g)) {
     const tool = match[1];
     const start = (match.index ?? 0) + match[0].length;
@@ -103,7 +120,10 @@ export function findDirectives(text: string): Directive[] {
 }
 
 interface AssistantCall {
+  /** The tool called: for a `tool_call`, the tool it wraps. */
   readonly name: string;
+  /** The name the model called (`tool_call` for a wrapped call). */
+  readonly called: string;
   readonly args: string;
 }
 
@@ -112,8 +132,29 @@ function assistantCalls(message: ChatMessage): AssistantCall[] {
   if (!Array.isArray(calls)) return [];
   return calls.flatMap((call: unknown) => {
     const fn = call !== null && typeof call === "object" ? (call as { function?: { name?: unknown; arguments?: unknown } }).function : undefined;
-    return typeof fn?.name === "string" ? [{ name: fn.name, args: typeof fn.arguments === "string" ? fn.arguments : "" }] : [];
+    if (typeof fn?.name !== "string") return [];
+    const args = typeof fn.arguments === "string" ? fn.arguments : "";
+    return [{ name: fn.name === "tool_call" ? (wrappedName(args) ?? fn.name) : fn.name, called: fn.name, args }];
   });
+}
+
+/** The tool a `tool_call`'s arguments name (so a call made through Tool Search counts as that tool's). */
+function wrappedName(args: string): string | undefined {
+  try {
+    const parsed = JSON.parse(args) as { id?: unknown };
+    return typeof parsed.id === "string" ? parsed.id.replace(/^openclaw:[^:]*:/, "") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How a model reaches a tool under OpenClaw's Tool Search: directly when the tool is on its list,
+ * else through `tool_call {id, args}` when that is (the host's default hides most tools behind it).
+ */
+function reachable(directive: Directive, offered: readonly string[]): Directive {
+  if (offered.includes(directive.tool) || !offered.includes("tool_call")) return directive;
+  return { tool: "tool_call", args: `{"id":${JSON.stringify(directive.tool)},"args":${directive.args}}` };
 }
 
 /**
@@ -144,7 +185,7 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
   let next = 0;
   for (const call of made) {
     const want = wanted[next];
-    if (want !== undefined && call.name === want.tool) next += 1;
+    if (want !== undefined && (call.name === want.tool || call.called === want.tool)) next += 1;
   }
   return wanted[next] ?? null;
 }
@@ -177,7 +218,7 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelR
   const id = `chatcmpl-${++counter.n}`;
   const model = typeof body.model === "string" ? body.model : "victim";
   const created = Math.floor(Date.now() / 1000);
-  const call = directive !== null && offered.length > 0 ? directive : null;
+  const call = directive !== null && offered.length > 0 ? reachable(directive, offered) : null;
   const text = call === null ? `VICTIM-REPLY ${lastRole}: ${lastText.slice(0, 4000)}` : "";
   const toolCall = call === null ? null : { index: 0, id: `call_${counter.n}`, type: "function", function: { name: call.tool, arguments: call.args } };
   const finish = call === null ? "stop" : "tool_calls";
@@ -210,10 +251,12 @@ function readBody(req: IncomingMessage): Promise<string> {
 export async function startModelServer(): Promise<ModelServer> {
   const requests: ModelRequest[] = [];
   const pages = new Map<string, string>();
+  const hits: string[] = [];
   const counter = { n: 0 };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = (req.url ?? "").split("?")[0] ?? "";
+      if (path.startsWith("/pages/")) hits.push(decodeURIComponent(path.slice("/pages/".length)));
       if (req.method === "GET" && path.startsWith("/pages/")) {
         const page = pages.get(decodeURIComponent(path.slice("/pages/".length)));
         res.writeHead(page === undefined ? 404 : 200, { "content-type": "text/plain; charset=utf-8" });
@@ -245,6 +288,7 @@ export async function startModelServer(): Promise<ModelServer> {
     url: `http://127.0.0.1:${port}/v1`,
     pageUrl: `http://127.0.0.1:${port}/pages`,
     pages,
+    hits,
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -64,6 +64,24 @@ export interface HomeOptions {
   readonly extraPlugins?: readonly string[];
   readonly extraPluginIds?: readonly string[];
   readonly hooksToken?: string;
+  /**
+   * OpenClaw's `tools.toolSearch`. Absent: left unset, which is the host's default (structured
+   * Tool Search: the model reaches most tools through `tool_call`).
+   */
+  readonly toolSearch?: unknown;
+  /**
+   * A Telegram channel against a Bot API mock: its root and token, the users allowed to DM the
+   * bot and the groups it serves; `owners` go into `commands.ownerAllowFrom` (OpenClaw's owner).
+   */
+  readonly telegram?: {
+    readonly apiRoot: string;
+    readonly token: string;
+    readonly allowFrom: readonly number[];
+    readonly owners: readonly number[];
+    readonly groups?: readonly number[];
+  };
+  /** Extra environment for OpenClaw's processes (a fixture's log file). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface AgentReply {
@@ -132,12 +150,13 @@ export class OpenClawHome {
         },
       },
       agents: { defaults: { model: { primary: "victim/victim" }, workspace: this.workspace } },
-      tools: { toolSearch: false, web: { fetch: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true } } } },
+      tools: { ...(this.options.toolSearch === undefined ? {} : { toolSearch: this.options.toolSearch }), web: { fetch: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true } } } },
       gateway: { mode: "local", port: this.gatewayPort, bind: "loopback", auth: { mode: "token", token: this.gatewayToken } },
       ...(this.options.hooksToken === undefined
         ? {}
         : { hooks: { enabled: true, token: this.options.hooksToken, path: "/hooks", allowedAgentIds: ["main"], allowRequestSessionKey: true } }),
       plugins: { allow: Object.keys(entries), load: { paths: loadPaths }, entries },
+      ...(this.options.telegram === undefined ? {} : telegramConfig(this.options.telegram)),
     };
     writeFileSync(this.configPath, JSON.stringify(config, null, 2));
   }
@@ -157,6 +176,7 @@ export class OpenClawHome {
       OPENCLAW_NO_RESPAWN: "1",
       OPENCLAW_EXEC_SHELL_SNAPSHOT: "0",
       OPENCLAW_NO_AUTO_UPDATE: "1",
+      ...this.options.env,
     };
   }
 
@@ -206,7 +226,21 @@ export class OpenClawHome {
     throw new Error(`no reply to ${message} in ${sessionKey}`);
   }
 
+  /**
+   * Starts the gateway; once more if it gave up at startup (on a loaded machine its state lease
+   * can miss its five-second start window, and it exits saying so).
+   */
   async startGateway(): Promise<void> {
+    try {
+      await this.startGatewayOnce();
+    } catch (error) {
+      if (!/did not become ready/.test(String(error))) throw error;
+      await this.stopGateway();
+      await this.startGatewayOnce();
+    }
+  }
+
+  private async startGatewayOnce(): Promise<void> {
     const { node, entry } = openClawInstall();
     this.gatewayLog = "";
     const child = spawn(node, [entry, "gateway", "run", "--port", String(this.gatewayPort), ...(process.env.PROVENANT_E2E_VERBOSE ? ["--verbose"] : [])], { env: this.env(), cwd: this.workspace, stdio: ["ignore", "pipe", "pipe"] });
@@ -264,6 +298,25 @@ export class OpenClawHome {
     await this.stopGateway();
     rmSync(this.root, { recursive: true, force: true });
   }
+}
+
+function telegramConfig(telegram: NonNullable<HomeOptions["telegram"]>): Record<string, unknown> {
+  return {
+    channels: {
+      telegram: {
+        enabled: true,
+        botToken: telegram.token,
+        apiRoot: telegram.apiRoot,
+        network: { dangerouslyAllowPrivateNetwork: true },
+        dmPolicy: "allowlist",
+        allowFrom: telegram.allowFrom.map(String),
+        groupPolicy: "open",
+        groups: Object.fromEntries((telegram.groups ?? []).map((id) => [String(id), { requireMention: false }])),
+        streaming: { mode: "off" },
+      },
+    },
+    commands: { ownerAllowFrom: telegram.owners.map((id) => `telegram:${id}`) },
+  };
 }
 
 /** The reply text from `openclaw agent --json`, embedded (`payloads`) or through the gateway (`result.payloads`). */

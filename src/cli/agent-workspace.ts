@@ -1,0 +1,84 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+
+/** The directory provenant keeps a workspace's state in. */
+const STATE_DIR_NAME = ".provenance";
+
+/** Where a command found the agent's workspace, so it can say so. */
+export interface FoundWorkspace {
+  readonly dir: string;
+  readonly how: string;
+}
+
+export interface WorkspaceLookup {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The user's home directory (OpenClaw's default home). */
+  readonly home?: string;
+}
+
+/**
+ * The agent's workspace, found the way a user would look for it: `--workspace` when given; else
+ * `PROVENANT_WORKSPACE`; else the current directory or the nearest one above it that holds
+ * provenant's state; else the one OpenClaw's configuration names (provenant's own `workspaceDir`,
+ * then the agents' default workspace, then OpenClaw's default `~/.openclaw/workspace` when it
+ * exists); else the current directory.
+ */
+export function findWorkspace(explicit: string | undefined, lookup: WorkspaceLookup): FoundWorkspace {
+  if (explicit !== undefined) return { dir: resolve(lookup.cwd, explicit), how: "--workspace" };
+  const fromEnv = lookup.env.PROVENANT_WORKSPACE;
+  if (fromEnv !== undefined && fromEnv !== "") return { dir: resolve(lookup.cwd, fromEnv), how: "PROVENANT_WORKSPACE" };
+  for (let dir = resolve(lookup.cwd); ; dir = dirname(dir)) {
+    if (isDirectory(join(dir, STATE_DIR_NAME))) return { dir, how: `the ${STATE_DIR_NAME}/ state in ${dir}` };
+    if (dirname(dir) === dir) break;
+  }
+  const fromOpenClaw = openClawWorkspace(lookup);
+  if (fromOpenClaw !== undefined) return fromOpenClaw;
+  return { dir: resolve(lookup.cwd), how: "the current directory" };
+}
+
+/** The workspace OpenClaw's configuration gives the agent (see docs/openclaw.md). */
+function openClawWorkspace(lookup: WorkspaceLookup): FoundWorkspace | undefined {
+  const ocHome = lookup.env.OPENCLAW_HOME || lookup.home || homedir();
+  const configPath = lookup.env.OPENCLAW_CONFIG_PATH || join(ocHome, ".openclaw", "openclaw.json");
+  const config = readJson(configPath);
+  const provenant = pick(config, ["plugins", "entries", "provenant", "config", "workspaceDir"]);
+  if (typeof provenant === "string" && provenant !== "") return { dir: resolve(ocHome, provenant), how: `plugins.entries.provenant.config.workspaceDir in ${configPath}` };
+  const agents = pick(config, ["agents", "defaults", "workspace"]);
+  if (typeof agents === "string" && agents !== "") return { dir: resolve(ocHome, expandHome(agents, ocHome)), how: `agents.defaults.workspace in ${configPath}` };
+  const fallback = join(ocHome, ".openclaw", "workspace");
+  if (isDirectory(fallback)) return { dir: fallback, how: "OpenClaw's default workspace" };
+  return undefined;
+}
+
+function readJson(path: string): unknown {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as unknown;
+  } catch {
+    // A configuration this cannot read names no workspace; the other places still count.
+    return undefined;
+  }
+}
+
+function pick(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
+
+function expandHome(path: string, home: string): string {
+  return path === "~" ? home : path.startsWith("~/") ? join(home, path.slice(2)) : path;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

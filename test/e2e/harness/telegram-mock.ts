@@ -1,0 +1,173 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * The Telegram Bot API on loopback, as much of it as OpenClaw's Telegram channel (grammY, long
+ * polling) uses: `getUpdates` serves the messages a test sends in; every other method is logged
+ * and answered plausibly. The log is the channel's side of the story: what the bot really sent,
+ * to whom, which a test checks instead of trusting anyone's own log.
+ */
+export interface BotCall {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+}
+
+export interface TelegramUser {
+  readonly id: number;
+  readonly firstName: string;
+}
+
+export interface TelegramMock {
+  /** The `apiRoot` to give OpenClaw (`channels.telegram.apiRoot`). */
+  readonly apiRoot: string;
+  readonly token: string;
+  readonly calls: BotCall[];
+  /** A private message from `from` to the bot. */
+  sendDm(from: TelegramUser, text: string): void;
+  /** A message from `from` in the group chat `chatId` (negative, as Telegram numbers groups). */
+  sendGroup(from: TelegramUser, chatId: number, text: string): void;
+  /** The texts the bot sent to `chatId`, in order. */
+  sentTo(chatId: number | string): string[];
+  /** Resolves once the bot has sent `chatId` a text matching `match` (after `fromIndex` calls). */
+  waitForSent(chatId: number | string, match: RegExp, timeoutMs?: number, fromIndex?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const BOT_ID = 7_000_000_001;
+
+export async function startTelegramMock(token = "7000000001:e2e-test-token"): Promise<TelegramMock> {
+  const calls: BotCall[] = [];
+  const queue: Record<string, unknown>[] = [];
+  let nextUpdateId = 1;
+  let nextMessageId = 1000;
+  let waiter: (() => void) | null = null;
+  const sentWaiters = new Set<() => void>();
+
+  const push = (update: Record<string, unknown>): void => {
+    queue.push({ update_id: nextUpdateId++, ...update });
+    waiter?.();
+  };
+  const message = (from: TelegramUser, chat: Record<string, unknown>, text: string): Record<string, unknown> => ({
+    message_id: nextMessageId++,
+    date: Math.floor(Date.now() / 1000),
+    chat,
+    from: { id: from.id, is_bot: false, first_name: from.firstName },
+    text,
+    ...(text.startsWith("/") ? { entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0]?.length ?? text.length }] } : {}),
+  });
+
+  const answer = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
+    switch (method) {
+      case "getMe":
+        return { id: BOT_ID, is_bot: true, first_name: "E2E Bot", username: "e2e_provenant_bot", can_join_groups: true, can_read_all_group_messages: true, supports_inline_queries: false };
+      case "getUpdates": {
+        const offset = typeof params.offset === "number" ? params.offset : 0;
+        while (queue.length > 0 && (queue[0]?.update_id as number) < offset) queue.shift();
+        if (queue.length === 0) {
+          const seconds = typeof params.timeout === "number" ? Math.min(params.timeout, 2) : 0;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, seconds * 1000);
+            waiter = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          waiter = null;
+        }
+        return queue.filter((u) => (u.update_id as number) >= offset);
+      }
+      case "sendMessage":
+      case "editMessageText":
+      case "sendPhoto":
+      case "sendDocument":
+        return { message_id: nextMessageId++, date: Math.floor(Date.now() / 1000), chat: { id: params.chat_id, type: "private" }, text: params.text ?? params.caption ?? "" };
+      case "getChat":
+        return { id: params.chat_id, type: "private", first_name: "Someone" };
+      case "getMyCommands":
+        return [];
+      case "getWebhookInfo":
+        return { url: "", has_custom_certificate: false, pending_update_count: 0 };
+      default:
+        return true;
+    }
+  };
+
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const match = /^\/bot([^/]+)\/([A-Za-z]+)/.exec(req.url ?? "");
+      if (match === null || match[1] !== token) {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ ok: false, error_code: 404, description: "Not Found" }));
+        return;
+      }
+      const method = match[2] ?? "";
+      const params = await readParams(req);
+      if (method !== "getUpdates") {
+        calls.push({ method, params });
+        for (const wake of sentWaiters) wake();
+      }
+      const result = await answer(method, params);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, result }));
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const sentTo = (chatId: number | string, from = 0): string[] =>
+    calls
+      .slice(from)
+      .filter((c) => (c.method === "sendMessage" || c.method === "editMessageText") && String(c.params.chat_id) === String(chatId))
+      .map((c) => String(c.params.text ?? ""));
+
+  return {
+    apiRoot: `http://127.0.0.1:${port}`,
+    token,
+    calls,
+    sendDm: (from, text) => push({ message: message(from, { id: from.id, type: "private", first_name: from.firstName }, text) }),
+    sendGroup: (from, chatId, text) => push({ message: message(from, { id: chatId, type: "group", title: "E2E group" }, text) }),
+    sentTo: (chatId) => sentTo(chatId),
+    waitForSent: (chatId, pattern, timeoutMs = 120_000, fromIndex = 0) =>
+      new Promise<string>((resolve, reject) => {
+        const check = (): boolean => {
+          const hit = sentTo(chatId, fromIndex).find((t) => pattern.test(t));
+          if (hit === undefined) return false;
+          sentWaiters.delete(wake);
+          clearTimeout(timer);
+          resolve(hit);
+          return true;
+        };
+        const wake = (): void => void check();
+        const timer = setTimeout(() => {
+          sentWaiters.delete(wake);
+          reject(new Error(`the bot sent ${String(chatId)} nothing matching ${String(pattern)}; it sent: ${JSON.stringify(sentTo(chatId, fromIndex)).slice(0, 2000)}`));
+        }, timeoutMs);
+        sentWaiters.add(wake);
+        check();
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        waiter?.();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function readParams(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks).toString("utf8");
+  const type = req.headers["content-type"] ?? "";
+  if (type.includes("application/json") && body !== "") {
+    try {
+      const parsed: unknown = JSON.parse(body);
+      return parsed !== null && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
+    } catch {
+      return {};
+    }
+  }
+  if (type.includes("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(body));
+  // multipart (a file upload): the fields as text, enough to see where it went
+  const fields: Record<string, unknown> = {};
+  for (const m of body.matchAll(/name="([^"]+)"\r\n\r\n([^\r]*)\r\n/g)) if (m[1] !== undefined) fields[m[1]] = m[2];
+  return fields;
+}
