@@ -105,6 +105,7 @@ if (planOnly) {
 }
 
 const summary = [];
+const notRun = [];
 for (const { name, mutate, incremental } of plan) {
   const m = MUTATION_MODULES[name];
   const dir = `reports/mutation/${incremental ? name : `${name}-changed`}`;
@@ -132,7 +133,16 @@ for (const { name, mutate, incremental } of plan) {
     tempDirName: `.stryker-tmp/${name}`,
     cleanTempDir: true,
   });
-  const results = await stryker.runMutationTest();
+  let results;
+  try {
+    results = await stryker.runMutationTest();
+  } catch (error) {
+    // Stryker itself could not run (its initial test run in the sandbox failed, a checker crashed):
+    // nothing was measured, which is not the same as mutants surviving. The test tier judges the tests.
+    console.error(`mutation: ${name} could not run: ${error instanceof Error ? error.message : String(error)}`);
+    notRun.push(name);
+    continue;
+  }
   const count = (...statuses) => results.filter((r) => statuses.includes(r.status)).length;
   // Detected: a test failed or the mutant hung. Undetected: no test failed, or none ran it.
   const killed = count("Killed", "Timeout");
@@ -159,4 +169,5 @@ if (summary.length > 0) {
 const thresholdOf = (name) => breakAt ?? (gate ? (MUTATION_MODULES[name].gate ?? null) : null);
 const below = summary.filter((s) => thresholdOf(s.module) !== null && s.score < thresholdOf(s.module));
 for (const s of below) console.error(`mutation: ${s.module} scores ${s.score.toFixed(1)}%, below ${thresholdOf(s.module)}%`);
-process.exit(below.length > 0 ? 1 : 0);
+// 1: a module held to the goal scored below it; 3: nothing below it, but a module could not be measured.
+process.exit(below.length > 0 ? 1 : notRun.length > 0 ? 3 : 0);
