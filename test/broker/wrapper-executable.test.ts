@@ -3,7 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildWrapperExecutable } from "../../src/broker/wrapper-executable.js";
 import { signedRequestLine } from "../../src/broker/broker-client.js";
 import { printed, runAttack, writeAttackScripts } from "./fd-passing-attack.js";
@@ -76,8 +76,9 @@ describe("provenant-wrap as a single executable, on the caller allow-list", () =
         read = out;
       },
     });
-    const end = Date.now() + 10_000;
-    while (!read().includes("ready") && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(read()).toContain("ready"), { timeout: 25_000, interval: 20 });
+    // A pid of 0 would signal this test's own process group (the test runner with it).
+    expect(pid).toBeGreaterThan(0);
     process.kill(pid, "SIGINT");
     const r = await done;
     expect(r.code).toBe(5);
