@@ -9,23 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProvenanceGraph } from "../src/core/provenance-graph.js";
 import { Guard } from "../src/guard.js";
-import { median, percentile, printTable } from "./lib/stats.js";
+import { median, percentile, printTable, sampleMicros } from "./lib/stats.js";
 
 const SIZES = [10, 1_000, 100_000];
 const SAMPLES = 20_000;
 const TOOLS = ["read", "write", "exec", "message", "web_fetch", "browser", "gateway", "memory_search", "cron", "mystery_tool"];
 const OWNER = { id: "+15551234", isOwner: true };
 
-function sample(fn: () => void): number[] {
-  for (let i = 0; i < 2_000; i++) fn();
-  const out = new Array<number>(SAMPLES);
-  for (let i = 0; i < SAMPLES; i++) {
-    const t0 = process.hrtime.bigint();
-    fn();
-    out[i] = Number(process.hrtime.bigint() - t0) / 1000;
-  }
-  return out;
-}
+const sample = (fn: () => void): number[] => sampleMicros(fn, SAMPLES, 2_000);
 
 function guardWithGraph(nodes: number, workspaceDir: string): Guard {
   const guard = Guard.open({ workspaceDir });

@@ -9,20 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execOutputTrust } from "../src/core/exec-trust.js";
 import { Guard } from "../src/guard.js";
-import { median, percentile, printTable } from "./lib/stats.js";
+import { median, percentile, printTable, sampleMicros } from "./lib/stats.js";
 
 const SAMPLES = 3_000;
 
-function sample(fn: () => void): number[] {
-  for (let i = 0; i < 300; i++) fn();
-  const out = new Array<number>(SAMPLES);
-  for (let i = 0; i < SAMPLES; i++) {
-    const t0 = process.hrtime.bigint();
-    fn();
-    out[i] = Number(process.hrtime.bigint() - t0) / 1000;
-  }
-  return out;
-}
+const sample = (fn: () => void): number[] => sampleMicros(fn, SAMPLES, 300);
 
 const ws = mkdtempSync(join(tmpdir(), "provenant-bench-"));
 const guard = Guard.open({ workspaceDir: ws });

@@ -14,7 +14,7 @@ import { decideByArguments } from "../src/core/argument-decision.js";
 import type { ToolArgumentRoles } from "../src/core/argument-roles.js";
 import { ValueProvenance } from "../src/core/value-provenance.js";
 import { Guard } from "../src/guard.js";
-import { median, percentile, printTable } from "./lib/stats.js";
+import { median, percentile, printTable, sampleMicros } from "./lib/stats.js";
 
 const CORPUS = join(import.meta.dirname, "../../shared/corpora/agentdojo-v1");
 const SAMPLES = 5_000;
@@ -27,16 +27,7 @@ const CALL = {
   body: "Hi John, here is a short summary of our meeting: we agreed on the next steps and will meet again on 2024-06-01.",
 };
 
-function sample(fn: () => void, n = SAMPLES): number[] {
-  for (let i = 0; i < Math.min(500, n); i++) fn();
-  const out = new Array<number>(n);
-  for (let i = 0; i < n; i++) {
-    const t0 = process.hrtime.bigint();
-    fn();
-    out[i] = Number(process.hrtime.bigint() - t0) / 1000;
-  }
-  return out;
-}
+const sample = (fn: () => void, n = SAMPLES): number[] => sampleMicros(fn, n, Math.min(500, n));
 
 const corpus = await loadCorpus(CORPUS);
 const outputs = corpus.flatMap((s) => s.user_tasks.flatMap((t) => t.ground_truth.map((g) => g.output_default_env)));

@@ -1,4 +1,4 @@
-/** Order statistics and a Markdown table printer for the benches. */
+/** Per-call samples, order statistics and a Markdown table printer for the benches. */
 
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -13,4 +13,16 @@ export function printTable(headers: readonly string[], rows: readonly (readonly 
   console.log(`| ${headers.join(" | ")} |`);
   console.log(`| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`);
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+}
+
+/** Microseconds per call of `fn`, `samples` times, after `warmup` calls that are not counted. */
+export function sampleMicros(fn: () => void, samples: number, warmup: number): number[] {
+  for (let i = 0; i < warmup; i++) fn();
+  const out = new Array<number>(samples);
+  for (let i = 0; i < samples; i++) {
+    const t0 = process.hrtime.bigint();
+    fn();
+    out[i] = Number(process.hrtime.bigint() - t0) / 1000;
+  }
+  return out;
 }
