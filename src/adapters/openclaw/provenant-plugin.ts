@@ -87,6 +87,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     turn.phase = "confirmed";
     const started = guardFor(turn.workspaceDir).beginTurn({
       sessionId: turn.sessionId,
+      ...(turn.sessionKey !== undefined ? { sessionKey: turn.sessionKey } : {}),
       agentId: turn.agentId,
       sender: { id: origin.senderId, isOwner: origin.isOwner },
       provider: origin.provider,
@@ -115,6 +116,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       const withSender = ctx.senderId === undefined && inbound !== undefined ? { ...ctx, senderId: inbound.senderId, messageProvider: ctx.messageProvider ?? inbound.channel } : ctx;
       const turn: TurnState = {
         sessionId,
+        sessionKey: ctx.sessionKey,
         workspaceDir: ctx.workspaceDir ?? defaultWorkspace(),
         runId: ctx.runId ?? null,
         phase: "pending",

@@ -5,6 +5,11 @@ import type { TurnOrigin } from "./turn-origin.js";
 export interface TurnState {
   /** The guard's session id: OpenClaw's session id, which `/new` and `/reset` regenerate. */
   readonly sessionId: string;
+  /**
+   * OpenClaw's session key (`agent:main:telegram:direct:…`): the name its session tools and
+   * sub-agent parents use, so the guard can tell which session their content came from.
+   */
+  readonly sessionKey: string | undefined;
   readonly workspaceDir: string;
   runId: string | null;
   /**
