@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startModelServer, type ModelServer } from "./harness/model-server.js";
-import { freePort, openClawInstall, OpenClawHome, REPO } from "./harness/openclaw.js";
+import { freePort, openClawInstall, OpenClawHome, packagedPlugin, REPO } from "./harness/openclaw.js";
 import { startTelegramMock, type TelegramMock } from "./harness/telegram-mock.js";
 
 const OWNER = { id: 424_242, firstName: "Owner" };
@@ -31,6 +31,8 @@ describe("docs/openclaw.md, followed step by step", () => {
   let tg: TelegramMock;
   let home: OpenClawHome;
   let bin: string;
+  // The checkout the steps name as /path/to/provenant: this one as a user would have it, built.
+  let checkout: string;
 
   beforeAll(async () => {
     const { node, entry } = openClawInstall();
@@ -72,15 +74,16 @@ describe("docs/openclaw.md, followed step by step", () => {
     writeFileSync(join(home.workspace, "SOUL.md"), "# SOUL\nCareful.\n");
     bin = join(home.root, "bin");
     mkdirSync(bin);
+    checkout = packagedPlugin(home.root, { asCheckout: true });
     shim(join(bin, "openclaw"), `exec "${node}" "${entry}" "$@"`);
     shim(
       join(bin, "npm"),
       [
         `case "$1" in`,
-        `  ci) test -f "${REPO}/package-lock.json" ;;`,
-        `  run) test "$2" = build && test -f "${REPO}/dist/cli/main.js" ;;`,
+        `  ci) test -f "${checkout}/package-lock.json" ;;`,
+        `  run) test "$2" = build && test -f "${checkout}/dist/cli/main.js" ;;`,
         // npm link makes the package's bin executable and links it onto PATH.
-        `  link) chmod +x "${REPO}/dist/cli/main.js" && ln -sf "${REPO}/dist/cli/main.js" "${bin}/provenant" ;;`,
+        `  link) chmod +x "${checkout}/dist/cli/main.js" && ln -sf "${checkout}/dist/cli/main.js" "${bin}/provenant" ;;`,
         `  *) echo "npm $1 is not in the walkthrough" >&2; exit 3 ;;`,
         `esac`,
       ].join("\n"),
@@ -120,7 +123,7 @@ describe("docs/openclaw.md, followed step by step", () => {
   const steps = walkthroughSteps();
   const run = async (index: number): Promise<string> => {
     const script = (steps[index] ?? "")
-      .replaceAll("/path/to/provenant", REPO)
+      .replaceAll("/path/to/provenant", checkout)
       .replaceAll("<your-telegram-id>", String(OWNER.id));
     const result = await sh(script, home.root);
     expect(result.code, `step ${index + 1} failed:\n${script}\n${result.out}`).toBe(0);

@@ -29,17 +29,30 @@ export function openClawInstall(): OpenClawInstall {
  * The plugin as OpenClaw would install it from the package: a directory with package.json
  * (`openclaw.extensions`), openclaw.plugin.json and the built dist/, built from this checkout.
  */
-export function packagedPlugin(root: string): string {
-  const dir = join(root, "provenant-package");
+export function packagedPlugin(root: string, options: { readonly asCheckout?: boolean } = {}): string {
+  const dir = join(root, options.asCheckout === true ? "provenant-checkout" : "provenant-package");
   mkdirSync(dir, { recursive: true });
   if (!existsSync(join(REPO, "dist/adapters/openclaw/index.js"))) throw new Error("dist/adapters/openclaw/index.js is missing: run npm run build first");
-  writeFileSync(
-    join(dir, "package.json"),
-    JSON.stringify({ name: "provenant", version: "0.0.0-e2e", type: "module", openclaw: { extensions: ["./dist/adapters/openclaw/index.js"] } }, null, 2),
-  );
+  if (options.asCheckout === true) {
+    // What a user's built checkout holds for OpenClaw, without this checkout's .cache/: a linked
+    // plugin directory holding other packages (the pinned OpenClaw and its bundled plugins) is
+    // refused by OpenClaw ("conflicting child rows").
+    copyFileSync(join(REPO, "package.json"), join(dir, "package.json"));
+    copyFileSync(join(REPO, "package-lock.json"), join(dir, "package-lock.json"));
+  } else {
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ name: "provenant", version: "0.0.0-e2e", type: "module", openclaw: { extensions: ["./dist/adapters/openclaw/index.js"] } }, null, 2),
+    );
+  }
   copyFileSync(join(REPO, "openclaw.plugin.json"), join(dir, "openclaw.plugin.json"));
   // OpenClaw refuses an entry whose real path leaves the package, so dist/ is copied, not linked.
   cpSync(join(REPO, "dist"), join(dir, "dist"), { recursive: true });
+  if (options.asCheckout === true) {
+    // A checkout's node_modules is its own (OpenClaw's install scan refuses links leaving the root).
+    cpSync(join(REPO, "node_modules"), join(dir, "node_modules"), { recursive: true, verbatimSymlinks: true });
+    return dir;
+  }
   // Only the runtime dependencies, as an npm install of the package would have them (OpenClaw
   // inspects a plugin's files when it loads it; the whole dev tree would be slow and untrue).
   mkdirSync(join(dir, "node_modules"));
