@@ -1,10 +1,10 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
-import { EXEC_TOOL, execOutputTrust, execWrittenFiles, PROCESS_TOOL, type ExecTrust } from "./core/exec-trust.js";
-import { FILE_READ_TOOLS, FileTrustRules } from "./core/file-trust.js";
+import { execOutputTrust, execWrittenFiles, type ExecTrust } from "./core/exec-trust.js";
+import { FileTrustRules } from "./core/file-trust.js";
+import type { HostCatalogue } from "./core/host-catalogue.js";
 import { hostPathReadings } from "./core/host-paths.js";
-import { FILE_WRITE_TOOLS } from "./core/tool-catalogue.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
 import { writeTargets } from "./core/write-targets.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
@@ -26,6 +26,7 @@ export class CallOutputTrust {
       readonly workspaceDir: string;
       readonly home: string;
       readonly fileLabels: FileLabelStore;
+      readonly catalogue: HostCatalogue;
     },
   ) {
     this.fileTrust = new FileTrustRules(options.config.fileTrust);
@@ -37,7 +38,8 @@ export class CallOutputTrust {
    */
   judge(tool: string, params: Readonly<Record<string, unknown>>, session: { execLevel: TrustLevel }): ExecTrust | null {
     const byCommand = this.options.config.execOutputTrust === "by-command";
-    if (tool === EXEC_TOOL && byCommand) {
+    const { execTools, backgroundOutputTools, fileReadTools } = this.options.catalogue;
+    if (execTools.has(tool) && byCommand) {
       const command = params["command"];
       // Relative paths in the command start from `workdir` when the call names one, and the
       // directory itself is read like a file (a command run inside an inbox reads the inbox).
@@ -52,11 +54,11 @@ export class CallOutputTrust {
       session.execLevel = minTrust(session.execLevel, trust.level);
       return trust;
     }
-    if (tool === PROCESS_TOOL && byCommand) {
+    if (backgroundOutputTools.has(tool) && byCommand) {
       return { level: session.execLevel, reason: `background output of this session's commands (at ${session.execLevel})` };
     }
-    if (FILE_READ_TOOLS.has(tool)) {
-      const path = typeof params["path"] === "string" ? params["path"] : typeof params["file_path"] === "string" ? params["file_path"] : undefined;
+    if (fileReadTools.has(tool)) {
+      const path = ["path", "file_path", "notebook_path"].map((key) => params[key]).find((value): value is string => typeof value === "string");
       return path === undefined ? null : this.fileLevel(path);
     }
     return null;
@@ -66,8 +68,8 @@ export class CallOutputTrust {
   recordWrites(sessionId: string, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date): void {
     let targets: string[];
     let base = this.options.workspaceDir;
-    if (FILE_WRITE_TOOLS.has(tool)) targets = writeTargets(tool, params, this.options.home, extractPatchTargets);
-    else if (tool === EXEC_TOOL && typeof params["command"] === "string") {
+    if (this.options.catalogue.fileWriteTools.has(tool)) targets = writeTargets(tool, params, this.options.home, extractPatchTargets);
+    else if (this.options.catalogue.execTools.has(tool) && typeof params["command"] === "string") {
       targets = execWrittenFiles(params["command"]);
       base = this.baseDir(workdirOf(params));
     } else return;

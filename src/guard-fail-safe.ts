@@ -1,7 +1,7 @@
 import type { Decision } from "./core/decision.js";
 import { hasSideEffect } from "./core/action-classes.js";
 import { displayText } from "./core/safe-display.js";
-import { DEFAULT_ACTION_CLASSES } from "./core/tool-catalogue.js";
+import { hostCatalogue, type HostCatalogue } from "./core/host-catalogue.js";
 
 export type FailMode = "open" | "closed";
 
@@ -19,9 +19,9 @@ export function describeFailure(error: unknown): string {
  * Read-only by the built-in catalogue alone: the owner's configuration may be what failed, and
  * a tool the catalogue does not know is assumed to have side effects.
  */
-export function isCatalogueReadOnly(tool: string): boolean {
-  if (!Object.hasOwn(DEFAULT_ACTION_CLASSES, tool)) return false;
-  const action = DEFAULT_ACTION_CLASSES[tool];
+export function isCatalogueReadOnly(tool: string, catalogue: HostCatalogue = hostCatalogue()): boolean {
+  if (!Object.hasOwn(catalogue.actionClasses, tool)) return false;
+  const action = catalogue.actionClasses[tool];
   return action !== undefined && !hasSideEffect(action);
 }
 
@@ -32,14 +32,20 @@ export function isCatalogueReadOnly(tool: string): boolean {
  * the approval code when one could be issued; without one the host's own approval prompt (or,
  * where there is none, a block) is what asks.
  */
-export function failSafeDecision(failMode: FailMode, tool: string, error: unknown, code?: { readonly code: string; readonly expiresInSeconds: number }): Decision {
+export function failSafeDecision(
+  failMode: FailMode,
+  tool: string,
+  error: unknown,
+  code?: { readonly code: string; readonly expiresInSeconds: number },
+  catalogue: HostCatalogue = hostCatalogue(),
+): Decision {
   const failure = describeFailure(error);
   const shown = displayText(tool);
   const base = { tool, taint: "untrusted" as const, provenance: null };
   if (failMode === "closed") {
     return { ...base, verdict: "block", rule: "fail-closed", reason: `provenant could not decide this ${shown} call (${failure}); failMode is closed, so it is blocked.` };
   }
-  if (isCatalogueReadOnly(tool)) {
+  if (isCatalogueReadOnly(tool, catalogue)) {
     return { ...base, verdict: "allow", rule: "fail-open", reason: `provenant could not decide this ${shown} call (${failure}); it only reads, so it runs (failMode open).` };
   }
   const ask = `provenant could not decide this ${shown} call (${failure}); it has side effects, so the owner must approve it (failMode open).`;

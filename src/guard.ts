@@ -19,7 +19,7 @@ import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } fr
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
 import { CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences } from "./core/session-content.js";
-import { FILE_WRITE_TOOLS, MESSAGE_TOOL } from "./core/tool-catalogue.js";
+import { hostCatalogue, type HostCatalogue } from "./core/host-catalogue.js";
 import { DecidedCalls } from "./core/decided-calls.js";
 import { TOOL_CALL_TOOL } from "./core/tool-search.js";
 import { ToolPolicy } from "./core/tool-policy.js";
@@ -35,7 +35,8 @@ import type { ToolResultSeal } from "./auth/tool-result-mac.js";
 import { DeferredAuditSink } from "./ledger/deferred-sink.js";
 import { defaultLedgerPath, openLedger, type Ledger } from "./ledger/index.js";
 import { SigRuntime } from "./sig/runtime.js";
-import { WorkspaceMemoryFiles } from "./state/workspace-memory-files.js";
+import { HostProtectedFiles } from "./state/host-protected-files.js";
+import type { WorkspaceMemoryFiles } from "./state/workspace-memory-files.js";
 import { neutraliseEnvelopes } from "./auth/envelope-markers.js";
 import { boundedWellFormed, TOOL_OUTPUT_LIMITS, TOOL_PARAMS_LIMITS } from "./core/input-limits.js";
 import { displayBlock, displayText } from "./core/safe-display.js";
@@ -209,14 +210,17 @@ export class Guard {
   private readonly calls = new DecidedCalls();
   private readonly home: string;
   private readonly outputTrust: CallOutputTrust;
+  private readonly catalogue: HostCatalogue;
 
   constructor(private readonly deps: GuardDependencies) {
     this.home = deps.homeDir ?? homedir();
+    this.catalogue = hostCatalogue(deps.config.host);
     this.outputTrust = new CallOutputTrust({
       config: deps.config,
       workspaceDir: resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd()),
       home: this.home,
       fileLabels: deps.fileLabels ?? new MemoryFileLabelStore(),
+      catalogue: this.catalogue,
     });
     this.config = deps.config;
     this.audit = deps.audit ?? NO_AUDIT;
@@ -249,6 +253,8 @@ export class Guard {
     readonly now?: () => number;
     /** Message-authentication keys (else `auth.keyFile`, else a key generated in memory now). */
     readonly authKeys?: KeyRing;
+    /** The home directory a `~` names, and under which the host keeps its own protected files (default `os.homedir()`). */
+    readonly homeDir?: string;
   }): Guard {
     const logger = options.logger ?? SILENT_LOGGER;
     const config = Guard.resolve(options.config, logger);
@@ -277,7 +283,8 @@ export class Guard {
       ...(auth ? { auth } : {}),
       config,
       watermarks,
-      memoryFiles: new WorkspaceMemoryFiles(options.workspaceDir, config.memoryFiles),
+      memoryFiles: new HostProtectedFiles(options.workspaceDir, hostCatalogue(config.host), options.homeDir ?? homedir(), config.memoryFiles),
+      ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
       workspaceDir: options.workspaceDir,
       fileLabels: new WorkspaceFileLabelStore(options.workspaceDir),
       audit,
@@ -312,7 +319,7 @@ export class Guard {
       keys ??
       (config.auth.keyFile !== undefined ? loadKeyFile(config.auth.keyFile) : KeyRing.generate(nodeRandomBytes, new Date(now()).toISOString()));
     const authenticator = new InboundAuthenticator({ config: config.auth, keys: ring, random: nodeRandomBytes, audit });
-    const policy = new ToolPolicy(config);
+    const policy = new ToolPolicy(config, hostCatalogue(config.host));
     const scopeGate = new IntentScopeGate((tool) => policy.actionClass(tool), {
       mode: config.auth.mode === "warn" ? "warn" : "enforce",
       agentEscalation: config.auth.agentEscalation,
@@ -798,7 +805,7 @@ export class Guard {
       return { ...base, verdict: "block", rule: verdict.rule, reason: verdict.reason };
     }
 
-    if (taint !== "trusted" && FILE_WRITE_TOOLS.has(call.tool)) {
+    if (taint !== "trusted" && this.catalogue.fileWriteTools.has(call.tool)) {
       const staged = this.stageMemoryWrite(s, call, taint, now);
       if (staged !== null) return { ...base, ...staged };
     }
@@ -912,7 +919,7 @@ export class Guard {
 
   /** A send only to the owner (core/message-recipients.ts reads every recipient field). */
   private isMessageToOwner(s: SessionState, call: ToolCallInput): boolean {
-    if (call.tool !== MESSAGE_TOOL) return false;
+    if (call.tool !== this.catalogue.messageTool) return false;
     return isMessageToOwner(call.params, {
       ownerIds: this.config.ownerIds,
       senderId: s.senderId,
@@ -975,7 +982,7 @@ export class Guard {
     const key = agentId ?? "";
     let policy = this.policies.get(key);
     if (policy === undefined) {
-      policy = new ToolPolicy(policyForAgent(this.config, agentId));
+      policy = new ToolPolicy(policyForAgent(this.config, agentId), this.catalogue);
       this.policies.set(key, policy);
     }
     return policy;
@@ -1071,14 +1078,14 @@ export class Guard {
       if (this.config.failMode === "open" && this.approvals.takeApproval(sessionId, held, turnId, now)) {
         return { tool, verdict: "allow", taint: "untrusted", rule: "approved", reason: `the owner approved ${displayText(tool)}`, provenance: null };
       }
-      const decision = failSafeDecision(this.config.failMode, tool, error);
+      const decision = failSafeDecision(this.config.failMode, tool, error, undefined, this.catalogue);
       if (decision.verdict !== "confirm") return decision;
       const issued = this.approvals.issue(sessionId, held, now);
       code = { code: issued.code, expiresInSeconds: Math.max(0, Math.round((issued.expiresAt - now) / 1000)) };
     } catch (codeError) {
       this.logger.error(`session ${sessionId}: no approval code could be issued for a failed decision`, codeError);
     }
-    return failSafeDecision(this.config.failMode, tool, error, code);
+    return failSafeDecision(this.config.failMode, tool, error, code, this.catalogue);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { ToolOperationTable } from "./argument-operations.js";
 import { ConfigError, type ConfigProblem } from "./config-error.js";
 import { checkConfigShape, nullPrototype } from "./config-shape.js";
 import { validateFileTrustGlob } from "./file-trust.js";
+import { HOSTS, type HostName } from "./host-catalogue.js";
 import { memoryFileMatcher } from "./memory-files.js";
 import { POLICY_MODES, modeStrictness, mostPermissiveMode, type PolicyMode } from "./policy-modes.js";
 import { TRUST_LEVELS, type TrustLevel } from "./trust-levels.js";
@@ -31,6 +32,7 @@ const policyShape = {
 /** The plugin's configuration, as the owner writes it (all keys optional). */
 export const configInputSchema = z.strictObject({
   ...policyShape,
+  host: z.enum(HOSTS).optional(),
   approvalTtlSeconds: z.int().min(1).max(86_400).optional(),
   maxIterations: z.int().min(1).max(10_000).optional(),
   maxWrongApprovalAttempts: z.int().min(1).max(100).optional(),
@@ -67,6 +69,8 @@ export interface PolicyConfig {
 }
 
 export interface ResolvedConfig extends PolicyConfig {
+  /** Whose tools the catalogue describes (core/host-catalogue.ts). */
+  readonly host: HostName;
   readonly approvalTtlSeconds: number;
   readonly maxIterations: number;
   readonly maxWrongApprovalAttempts: number;
@@ -152,6 +156,7 @@ export function resolveConfig(input: unknown): ConfigResolution {
     warnings,
     config: {
       ...global,
+      host: raw.host ?? "openclaw",
       approvalTtlSeconds: raw.approvalTtlSeconds ?? DEFAULTS.approvalTtlSeconds,
       maxIterations: raw.maxIterations ?? DEFAULTS.maxIterations,
       maxWrongApprovalAttempts: raw.maxWrongApprovalAttempts ?? DEFAULTS.maxWrongApprovalAttempts,

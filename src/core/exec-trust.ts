@@ -19,10 +19,6 @@ import { minTrust, type TrustLevel } from "./trust-levels.js";
  * subcommand entry wins.
  */
 
-/** The shell tool, and its companion that hands back a backgrounded command's output. */
-export const EXEC_TOOL = "exec";
-export const PROCESS_TOOL = "process";
-
 export interface ExecTrust {
   readonly level: TrustLevel;
   readonly reason: string;

@@ -20,9 +20,6 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   "**/*.msg": "untrusted",
 });
 
-/** Tools that read a file named by `path` (or `file_path`): their output is that file's content. */
-export const FILE_READ_TOOLS: ReadonlySet<string> = new Set(["read", "Read", "ls", "pdf"]);
-
 export interface FileTrustMatch {
   readonly level: TrustLevel;
   readonly reason: string;

@@ -20,7 +20,7 @@ export interface CatalogueEntry {
   readonly action: ActionClass;
 }
 
-const entry = (output: TrustLevel, call: CatalogueEntry["call"], action: ActionClass): CatalogueEntry => Object.freeze({ output, call, action });
+export const entry = (output: TrustLevel, call: CatalogueEntry["call"], action: ActionClass): CatalogueEntry => Object.freeze({ output, call, action });
 
 /**
  * The seed's table: the tools of the OpenClaw it was written for (some since renamed or moved

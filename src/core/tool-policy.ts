@@ -1,16 +1,8 @@
 import type { ActionClass } from "./action-classes.js";
 import type { PolicyConfig, ToolOverride } from "./config.js";
 import { strictestMode, type PolicyMode } from "./policy-modes.js";
-import {
-  DEFAULT_ACTION_CLASSES,
-  DEFAULT_DANGEROUS_TOOLS,
-  DEFAULT_SAFE_TOOLS,
-  DEFAULT_TAINT_DEFAULT_TOOLS,
-  DEFAULT_TOOL_OUTPUT_TAINTS,
-  MESSAGE_TOOL,
-  UNKNOWN_TOOL_ACTION_CLASS,
-  UNKNOWN_TOOL_OUTPUT_TAINT,
-} from "./tool-catalogue.js";
+import { hostCatalogue, type HostCatalogue } from "./host-catalogue.js";
+import { UNKNOWN_TOOL_ACTION_CLASS, UNKNOWN_TOOL_OUTPUT_TAINT } from "./tool-catalogue.js";
 import type { TrustLevel } from "./trust-levels.js";
 
 export interface ModeDecision {
@@ -33,19 +25,22 @@ export class ToolPolicy {
   private readonly overrides: ReadonlyMap<string, { override: ToolOverride; origin: "tool-override" | "safe-tool" | "dangerous-tool" }>;
   private readonly known: ReadonlySet<string>;
 
-  constructor(readonly config: PolicyConfig) {
-    this.outputTaints = new Map(Object.entries({ ...DEFAULT_TOOL_OUTPUT_TAINTS, ...config.toolOutputTaints }));
-    this.actionClasses = new Map(Object.entries({ ...DEFAULT_ACTION_CLASSES, ...config.toolActionClasses }));
+  constructor(
+    readonly config: PolicyConfig,
+    private readonly catalogue: HostCatalogue = hostCatalogue(),
+  ) {
+    this.outputTaints = new Map(Object.entries({ ...catalogue.outputTaints, ...config.toolOutputTaints }));
+    this.actionClasses = new Map(Object.entries({ ...catalogue.actionClasses, ...config.toolActionClasses }));
     const overrides = new Map<string, { override: ToolOverride; origin: "tool-override" | "safe-tool" | "dangerous-tool" }>();
-    for (const tool of DEFAULT_SAFE_TOOLS) overrides.set(tool, { override: SAFE_OVERRIDE, origin: "safe-tool" });
-    for (const [tool, override] of Object.entries(DEFAULT_DANGEROUS_TOOLS)) overrides.set(tool, { override, origin: "dangerous-tool" });
+    for (const tool of catalogue.safeTools) overrides.set(tool, { override: SAFE_OVERRIDE, origin: "safe-tool" });
+    for (const [tool, override] of Object.entries(catalogue.dangerousTools)) overrides.set(tool, { override, origin: "dangerous-tool" });
     // An owner's override replaces the built-in one for that tool, whole.
     for (const [tool, override] of Object.entries(config.toolOverrides)) overrides.set(tool, { override, origin: "tool-override" });
     this.overrides = overrides;
     this.known = new Set([
-      ...DEFAULT_SAFE_TOOLS,
-      ...DEFAULT_TAINT_DEFAULT_TOOLS,
-      ...Object.keys(DEFAULT_DANGEROUS_TOOLS),
+      ...catalogue.safeTools,
+      ...catalogue.taintDefaultTools,
+      ...Object.keys(catalogue.dangerousTools),
       ...Object.keys(config.toolOverrides),
       ...Object.keys(config.toolOutputTaints),
     ]);
@@ -89,7 +84,7 @@ export class ToolPolicy {
         return { mode, rule: entry.origin, reason };
       }
     }
-    if (tool === MESSAGE_TOOL && context.messageToOwner) {
+    if (tool === this.catalogue.messageTool && context.messageToOwner) {
       return { mode: "allow", rule: "owner-dm", reason: "a message to the owner's own DM is always allowed" };
     }
     const levelMode = this.config.taintPolicy[taint];

@@ -2,7 +2,7 @@ import { hostPathReadings, hostPatchHeaderPaths } from "./host-paths.js";
 
 /**
  * Every path a file-writing call may land on, read as the host reads it (core/host-paths.ts):
- * `write`/`edit` name theirs in `path` (or `file_path`), `apply_patch` in the headers of its
+ * `write`/`edit` name theirs in `path` (or `file_path`; Claude Code's `NotebookEdit` in `notebook_path`), `apply_patch` in the headers of its
  * `input`. `morePatchPaths` adds a second, more generous reading of patch headers (unified and git
  * diffs); a write counts as aimed at every path either reading gives.
  */
@@ -19,7 +19,7 @@ export function writeTargets(
       for (const reading of hostPathReadings(path, "patch", home)) targets.add(reading);
     }
   } else {
-    for (const key of ["path", "file_path"]) {
+    for (const key of ["path", "file_path", "notebook_path"]) {
       const value = params[key];
       if (typeof value === "string" && value !== "") for (const reading of hostPathReadings(value, "tool", home)) targets.add(reading);
     }

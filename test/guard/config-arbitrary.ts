@@ -30,6 +30,7 @@ const policy = {
 export const validConfig = fc.record(
   {
     ...policy,
+    host: fc.constantFrom("openclaw", "claude-code"),
     approvalTtlSeconds: fc.integer({ min: 1, max: 86_400 }),
     maxIterations: fc.integer({ min: 1, max: 6 }),
     maxWrongApprovalAttempts: fc.integer({ min: 1, max: 100 }),

@@ -1,0 +1,97 @@
+import type { ActionClass } from "./action-classes.js";
+import { CLAUDE_CODE_HOME_PROTECTED_PATTERNS, CLAUDE_CODE_PROTECTED_PATTERNS, CLAUDE_CODE_TOOLS } from "./claude-code-tools.js";
+import type { PolicyMode } from "./policy-modes.js";
+import {
+  DEFAULT_ACTION_CLASSES,
+  DEFAULT_DANGEROUS_TOOLS,
+  DEFAULT_SAFE_TOOLS,
+  DEFAULT_TAINT_DEFAULT_TOOLS,
+  DEFAULT_TOOL_OUTPUT_TAINTS,
+  FILE_WRITE_TOOLS,
+  MESSAGE_TOOL,
+  TOOL_CATALOGUE,
+  type CatalogueEntry,
+} from "./tool-catalogue.js";
+import type { TrustLevel } from "./trust-levels.js";
+
+/** The agent hosts provenant has a catalogue for (config key `host`). */
+export const HOSTS = ["openclaw", "claude-code"] as const;
+export type HostName = (typeof HOSTS)[number];
+
+/**
+ * One host's model of its tools: the catalogue, and which tools read files, write files, run shell
+ * commands, or hand back a background command's output, by the names that host gives them.
+ */
+export interface HostCatalogue {
+  readonly host: HostName;
+  readonly entries: Readonly<Record<string, CatalogueEntry>>;
+  readonly outputTaints: Readonly<Record<string, TrustLevel>>;
+  readonly actionClasses: Readonly<Record<string, ActionClass>>;
+  readonly safeTools: readonly string[];
+  readonly taintDefaultTools: readonly string[];
+  readonly dangerousTools: Readonly<Record<string, Readonly<Record<string, PolicyMode>>>>;
+  /** Tools whose output is a file named by `path`, `file_path` or `notebook_path`. */
+  readonly fileReadTools: ReadonlySet<string>;
+  /** Tools that write a file, whose target may be a protected file. */
+  readonly fileWriteTools: ReadonlySet<string>;
+  /** Tools that run the shell command in `command` (output trust by command). */
+  readonly execTools: ReadonlySet<string>;
+  /** Tools that hand back a backgrounded command's output. */
+  readonly backgroundOutputTools: ReadonlySet<string>;
+  /** The tool whose sends to the owner's own DM are always allowed, if the host has one. */
+  readonly messageTool: string | null;
+  /** Workspace-relative patterns of files the host reads back as instructions (beyond the defaults). */
+  readonly protectedPatterns: readonly string[];
+  /** The same, relative to the user's home directory. */
+  readonly homeProtectedPatterns: readonly string[];
+}
+
+function derived(entries: Readonly<Record<string, CatalogueEntry>>) {
+  const names = Object.keys(entries);
+  const call = (kind: CatalogueEntry["call"]) => Object.freeze(names.filter((t) => entries[t]?.call === kind));
+  return {
+    outputTaints: Object.freeze(Object.fromEntries(names.map((t) => [t, entries[t]?.output ?? "untrusted"]))) as Readonly<Record<string, TrustLevel>>,
+    actionClasses: Object.freeze(Object.fromEntries(names.map((t) => [t, entries[t]?.action ?? "trade"]))) as Readonly<Record<string, ActionClass>>,
+    safeTools: call("safe"),
+    taintDefaultTools: call("taint"),
+    dangerousTools: Object.freeze(Object.fromEntries(call("dangerous").map((t) => [t, Object.freeze({ "*": "confirm" as const })]))),
+  };
+}
+
+const OPENCLAW: HostCatalogue = Object.freeze({
+  host: "openclaw",
+  entries: TOOL_CATALOGUE,
+  outputTaints: DEFAULT_TOOL_OUTPUT_TAINTS,
+  actionClasses: DEFAULT_ACTION_CLASSES,
+  safeTools: DEFAULT_SAFE_TOOLS,
+  taintDefaultTools: DEFAULT_TAINT_DEFAULT_TOOLS,
+  dangerousTools: DEFAULT_DANGEROUS_TOOLS,
+  fileReadTools: new Set(["read", "Read", "ls", "pdf"]),
+  fileWriteTools: FILE_WRITE_TOOLS,
+  execTools: new Set(["exec"]),
+  backgroundOutputTools: new Set(["process"]),
+  messageTool: MESSAGE_TOOL,
+  protectedPatterns: [],
+  homeProtectedPatterns: [],
+});
+
+const CLAUDE_CODE_ENTRIES: Readonly<Record<string, CatalogueEntry>> = Object.freeze(Object.assign(Object.create(null) as Record<string, CatalogueEntry>, CLAUDE_CODE_TOOLS));
+
+const CLAUDE_CODE: HostCatalogue = Object.freeze({
+  host: "claude-code",
+  entries: CLAUDE_CODE_ENTRIES,
+  ...derived(CLAUDE_CODE_ENTRIES),
+  fileReadTools: new Set(["Read", "NotebookRead", "Glob", "Grep", "LSP"]),
+  fileWriteTools: new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]),
+  execTools: new Set(["Bash"]),
+  backgroundOutputTools: new Set(["BashOutput", "TaskOutput", "Monitor"]),
+  messageTool: null,
+  protectedPatterns: CLAUDE_CODE_PROTECTED_PATTERNS,
+  homeProtectedPatterns: CLAUDE_CODE_HOME_PROTECTED_PATTERNS,
+});
+
+/** The catalogue of a host (`openclaw` when the configuration names none). */
+export function hostCatalogue(host: HostName = "openclaw"): HostCatalogue {
+  return host === "claude-code" ? CLAUDE_CODE : OPENCLAW;
+}
+
