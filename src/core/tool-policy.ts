@@ -1,4 +1,5 @@
 import type { ActionClass } from "./action-classes.js";
+import { mcpServerWildcard } from "./mcp-tool-names.js";
 import type { PolicyConfig, ToolOverride } from "./config.js";
 import { strictestMode, type PolicyMode } from "./policy-modes.js";
 import { hostCatalogue, type HostCatalogue } from "./host-catalogue.js";
@@ -48,15 +49,15 @@ export class ToolPolicy {
 
   /** A tool the catalogue or the owner has classified; anything else is treated as hostile. */
   isKnown(tool: string): boolean {
-    return this.known.has(tool);
+    return this.known.has(tool) || this.known.has(mcpServerWildcard(tool) ?? "");
   }
 
   outputTaint(tool: string): TrustLevel {
-    return this.outputTaints.get(tool) ?? UNKNOWN_TOOL_OUTPUT_TAINT;
+    return this.outputTaints.get(tool) ?? this.outputTaints.get(mcpServerWildcard(tool) ?? "") ?? UNKNOWN_TOOL_OUTPUT_TAINT;
   }
 
   actionClass(tool: string): ActionClass {
-    return this.actionClasses.get(tool) ?? UNKNOWN_TOOL_ACTION_CLASS;
+    return this.actionClasses.get(tool) ?? this.actionClasses.get(mcpServerWildcard(tool) ?? "") ?? UNKNOWN_TOOL_ACTION_CLASS;
   }
 
   /** The effective overrides (built-in and owner's), for the one log line at start. */
@@ -71,7 +72,7 @@ export class ToolPolicy {
    * the `untrusted` mode and the current one; everything else follows the taint policy.
    */
   modeFor(tool: string, taint: TrustLevel, context: { messageToOwner: boolean }): ModeDecision {
-    const entry = this.overrides.get(tool);
+    const entry = this.overrides.get(tool) ?? this.overrides.get(mcpServerWildcard(tool) ?? "");
     if (entry !== undefined) {
       const mode = entry.override[taint] ?? entry.override["*"];
       if (mode !== undefined) {
