@@ -572,6 +572,14 @@ export class Guard {
     return undefined;
   }
 
+  /**
+   * Picks up watermark changes made by other processes sharing the workspace (another front end's
+   * escalation, the owner's reset from the CLI) before the next turn reads them.
+   */
+  refreshSharedState(): void {
+    this.deps.watermarks.refresh?.();
+  }
+
   /** The current turn's provenance graph (read-only use: tests, inspection, the ledger). */
   graph(sessionId: string): ProvenanceGraph | undefined {
     return this.sessions.get(sessionId)?.graph;

@@ -40,6 +40,8 @@ export interface WatermarkStore {
   flush(): void;
   /** Flushes and stops the debounce timer; later calls throw. */
   close(): void;
+  /** Reads changes other processes made (a file store shared by several front ends); cheap when none. */
+  refresh?(): void;
 }
 
 export interface FileWatermarkStoreOptions {
@@ -165,6 +167,12 @@ export class FileWatermarkStore implements WatermarkStore {
   /** The quarantine in force, if any. */
   quarantine(): QuarantineMarker | null {
     return this.quarantineMarker;
+  }
+
+  /** Another process sharing the workspace may have escalated or reset a watermark since. */
+  refresh(): void {
+    this.checkOpen();
+    this.locked(() => this.syncFromDisk());
   }
 
   get(sessionId: string): Watermark | undefined {
