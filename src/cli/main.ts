@@ -8,6 +8,7 @@ import { registerBrokerCommands } from "./broker.js";
 import { registerConfigCommands } from "./config.js";
 import { registerDemoCommands } from "./demo.js";
 import { registerLedgerCommands } from "./ledger.js";
+import { registerMcpCommands } from "./mcp.js";
 import { registerReplayCommands } from "./replay.js";
 import { registerSigCommands } from "./sig.js";
 
@@ -28,6 +29,7 @@ registerSigCommands(program);
 registerBrokerCommands(program);
 registerBlockedWritesCommands(program);
 registerBenchCommands(program);
+registerMcpCommands(program);
 
 await program.parseAsync(process.argv);
 

@@ -1,0 +1,437 @@
+import type { Decision } from "../../core/decision.js";
+import type { Logger } from "../../core/logger.js";
+import { mcpToolName } from "../../core/mcp-tool-names.js";
+import { displayText } from "../../core/safe-display.js";
+import type { Guard } from "../../guard.js";
+import type { PendingApprovalStore } from "../../state/pending-approval-store.js";
+import type { ToolPinStore } from "../../state/tool-pin-store.js";
+import {
+  classify,
+  errorResponse,
+  idKey,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  parseLine,
+  PARSE_ERROR,
+  type Classified,
+  type JsonRpcId,
+  type JsonRpcMessage,
+} from "./json-rpc.js";
+import { listedDefinition } from "./tool-definition.js";
+
+export interface McpProxyOptions {
+  /** The server's name: its tools are `mcp__<server>__<tool>` to the guard. */
+  readonly server: string;
+  readonly guard: Guard;
+  /** The guard session the client's calls belong to (shared by the proxies of one workspace by default). */
+  readonly sessionId: string;
+  readonly pins: ToolPinStore;
+  readonly approvals: PendingApprovalStore;
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** Unpredictable ids for the proxy's own requests to the client. */
+  readonly randomId: () => string;
+  /** Write one line to the client / to the server (the newline is added here). */
+  readonly toClient: (line: string | Buffer) => void;
+  readonly toServer: (line: string | Buffer) => void;
+  /** The command the owner answers a held call with, as the owner would type it. */
+  readonly approveCommand: (code: string) => string;
+  readonly acceptCommand: (tool: string) => string;
+}
+
+type Outcome = { readonly kind: "forward" } | { readonly kind: "replace"; readonly value: unknown } | { readonly kind: "consumed" };
+
+const FORWARD: Outcome = { kind: "forward" };
+const CONSUMED: Outcome = { kind: "consumed" };
+
+interface ForwardedCall {
+  readonly callId: string;
+  readonly tool: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+interface AskedOwner {
+  readonly requestKey: string;
+  readonly answer: (action: "accept" | "decline" | "cancel" | "error") => void;
+}
+
+/** Calls answered by the server are forgotten in arrival order past this many outstanding. */
+const MAX_OUTSTANDING = 10_000;
+
+/**
+ * The stdio MCP proxy between one client and one server. Every message passes through untouched
+ * except: a `tools/list` result, from which tools the taint restricts and tools whose definition
+ * changed since it was pinned are removed; and a `tools/call`, which the guard decides before it
+ * may reach the server (held calls ask the owner through elicitation, or name an approval code),
+ * and whose result enters the guard's graph at the server's output trust.
+ *
+ * Fail safe: a message that cannot be read, or a failure of ours while handling a `tools/call`,
+ * never forwards that call; the peer gets a generic JSON-RPC error and our log the detail.
+ */
+export class McpProxy {
+  private readonly lists = new Set<string>();
+  private readonly calls = new Map<string, ForwardedCall>();
+  private readonly asked = new Map<string, AskedOwner>();
+  /** Client request keys of tools/call waiting for the owner, to their elicitation id. */
+  private readonly waiting = new Map<string, string>();
+  /** Tools whose listed definition differs from the pinned one (or is new after the first listing). */
+  private readonly heldTools = new Set<string>();
+  private readonly codeExpiry = new Map<string, number>();
+  private clientElicits = false;
+  private callSeq = 0;
+  private elicitSeq = 0;
+
+  constructor(private readonly o: McpProxyOptions) {}
+
+  /** One line from the client. */
+  fromClient(line: Buffer): void {
+    this.onLine(line, "client");
+  }
+
+  /** One line from the server. */
+  fromServer(line: Buffer): void {
+    this.onLine(line, "server");
+  }
+
+  /** A line past the size limit, already dropped by the splitter. */
+  oversize(side: "client" | "server", bytes: number): void {
+    this.o.logger.warn(`mcp ${this.o.server}: dropped a ${bytes}-byte line from the ${side}: over the line limit`);
+    this.reply(side, errorResponse(null, INVALID_REQUEST));
+  }
+
+  /** The server is gone: every call and listing still open gets an error, and every owner prompt ends. */
+  serverClosed(): void {
+    for (const key of [...this.calls.keys(), ...this.lists]) this.o.logger.warn(`mcp ${this.o.server}: request ${key} unanswered when the server exited`);
+    for (const asked of this.asked.values()) asked.answer("cancel");
+  }
+
+  private onLine(line: Buffer, side: "client" | "server"): void {
+    const parsed = parseLine(line);
+    if (!parsed.ok) {
+      this.o.logger.warn(`mcp ${this.o.server}: unreadable message from the ${side}: ${parsed.reason}`);
+      this.reply(side, errorResponse(null, PARSE_ERROR));
+      return;
+    }
+    const classified = classify(parsed.value);
+    if (classified.kind === "batch") {
+      const kept: unknown[] = [];
+      for (const item of classified.items) {
+        const outcome = this.handle(item, side);
+        if (outcome.kind === "forward" && item.kind === "message") kept.push(item.message.raw);
+        else if (outcome.kind === "replace") kept.push(outcome.value);
+      }
+      if (kept.length > 0) this.send(side === "client" ? "server" : "client", JSON.stringify(kept));
+      return;
+    }
+    const outcome = this.handle(classified, side);
+    if (outcome.kind === "forward") this.send(side === "client" ? "server" : "client", line);
+    else if (outcome.kind === "replace") this.send(side === "client" ? "server" : "client", JSON.stringify(outcome.value));
+  }
+
+  private handle(item: Classified, side: "client" | "server"): Outcome {
+    if (item.kind === "batch") {
+      // A batch inside a batch is not JSON-RPC.
+      this.reply(side, errorResponse(null, INVALID_REQUEST));
+      return CONSUMED;
+    }
+    if (item.kind === "invalid") {
+      this.o.logger.warn(`mcp ${this.o.server}: invalid JSON-RPC message from the ${side}: ${item.reason}`);
+      this.reply(side, errorResponse(item.id, INVALID_REQUEST));
+      // The request it may answer must not wait forever.
+      if (side === "server" && item.id !== null) this.failOpenRequest(item.id);
+      return CONSUMED;
+    }
+    try {
+      return side === "client" ? this.fromClientMessage(item.message) : this.fromServerMessage(item.message);
+    } catch (error) {
+      this.o.logger.error(`mcp ${this.o.server}: failed handling a message from the ${side}`, error);
+      const message = item.message;
+      if (side === "client" && message.kind === "request") {
+        // Whatever it was, it is not forwarded now: for a tools/call that is the safe side.
+        this.send("client", errorResponse(message.id, INTERNAL_ERROR));
+        return CONSUMED;
+      }
+      if (side === "server" && message.kind === "response" && message.id !== null && this.lists.has(idKey(message.id))) {
+        this.lists.delete(idKey(message.id));
+        this.send("client", errorResponse(message.id, INTERNAL_ERROR));
+        return CONSUMED;
+      }
+      return message.kind === "request" && message.method === "tools/call" ? CONSUMED : FORWARD;
+    }
+  }
+
+  private fromClientMessage(message: JsonRpcMessage): Outcome {
+    switch (message.kind) {
+      case "request":
+        if (message.method === "initialize") {
+          this.clientElicits = declaresElicitation(message.params);
+          return FORWARD;
+        }
+        if (message.method === "tools/list") {
+          this.lists.add(idKey(message.id));
+          return FORWARD;
+        }
+        if (message.method === "tools/call") return this.onToolsCall(message.id, message.params, message.raw);
+        return FORWARD;
+      case "notification":
+        if (message.method === "notifications/cancelled") return this.onCancelled(message.params);
+        return FORWARD;
+      case "response": {
+        const asked = typeof message.id === "string" ? this.asked.get(message.id) : undefined;
+        if (asked === undefined) return FORWARD;
+        this.asked.delete(message.id as string);
+        asked.answer(elicitationAction(message));
+        return CONSUMED;
+      }
+    }
+  }
+
+  private fromServerMessage(message: JsonRpcMessage): Outcome {
+    if (message.kind !== "response" || message.id === null) return FORWARD;
+    const key = idKey(message.id);
+    if (this.lists.delete(key)) return this.onToolsListed(message);
+    const call = this.calls.get(key);
+    if (call === undefined) return FORWARD;
+    this.calls.delete(key);
+    // An error's text is the server's words too: it enters the context like any output.
+    this.o.guard.afterToolCall(this.o.sessionId, { id: call.callId, tool: call.tool, params: call.params, output: message.error ?? message.result, ran: true });
+    return FORWARD;
+  }
+
+  private onToolsListed(message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {
+    if (message.error !== undefined) return FORWARD;
+    const result = message.result;
+    if (result === null || typeof result !== "object" || Array.isArray(result) || !Array.isArray((result as { tools?: unknown }).tools)) {
+      this.o.logger.warn(`mcp ${this.o.server}: a tools/list result without a tools array; not forwarded`);
+      this.send("client", errorResponse(message.id, INTERNAL_ERROR));
+      return CONSUMED;
+    }
+    const body = result as Record<string, unknown> & { tools: unknown[] };
+    const listed = [];
+    for (const entry of body.tools) {
+      const definition = listedDefinition(entry);
+      if (definition === null) {
+        this.o.logger.warn(`mcp ${this.o.server}: dropped a tools/list entry with no name`);
+        continue;
+      }
+      listed.push({ entry, definition });
+    }
+    const lastPage = body.nextCursor === undefined || body.nextCursor === null;
+    const held = this.o.pins.observe(
+      listed.map((l) => ({ name: l.definition.name, digest: l.definition.digest, definition: l.definition.definition })),
+      lastPage,
+      new Date(this.o.now()),
+    );
+    for (const l of listed) {
+      if (held.has(l.definition.name)) this.heldTools.add(l.definition.name);
+      else this.heldTools.delete(l.definition.name);
+    }
+    for (const name of held) this.o.logger.warn(`mcp ${this.o.server}: tool ${displayText(name)} differs from its pinned definition (or is new); hidden until the owner runs: ${this.o.acceptCommand(name)}`);
+    this.startTurn();
+    const names = listed.filter((l) => !held.has(l.definition.name)).map((l) => mcpToolName(this.o.server, l.definition.name));
+    const shown = new Set(this.o.guard.toolsFor(this.o.sessionId, names));
+    const tools = listed.filter((l) => shown.has(mcpToolName(this.o.server, l.definition.name))).map((l) => l.entry);
+    return { kind: "replace", value: { ...message.raw, result: { ...body, tools } } };
+  }
+
+  private onToolsCall(id: JsonRpcId, params: unknown, request: Readonly<Record<string, unknown>>): Outcome {
+    const call = toolCallParams(params);
+    if (call === null) {
+      this.o.logger.warn(`mcp ${this.o.server}: tools/call ${String(id)} with invalid params; not forwarded`);
+      this.send("client", errorResponse(id, INVALID_PARAMS));
+      return CONSUMED;
+    }
+    if (this.heldTools.has(call.name) && this.o.pins.read().held.has(call.name)) {
+      this.toolError(id, `provenant held this call: the definition of tool ${call.name} changed since it was first seen (or it is new), and the owner has not accepted it. The owner can review and accept it with: ${this.o.acceptCommand(call.name)}`);
+      return CONSUMED;
+    }
+    this.heldTools.delete(call.name);
+    const tool = mcpToolName(this.o.server, call.name);
+    this.startTurn();
+    const callId = `c${++this.callSeq}`;
+    let decision = this.o.guard.beforeToolCall(this.o.sessionId, { id: callId, tool, params: call.args });
+    if (decision.verdict === "confirm" && decision.code !== undefined) decision = this.withStoredAnswer(decision, callId, call.args);
+    if (decision.verdict === "allow") {
+      this.remember(id, { callId, tool, params: call.args });
+      return FORWARD;
+    }
+    if (decision.verdict === "block" || decision.code === undefined) {
+      this.toolError(id, `provenant blocked this call: ${decision.reason}`);
+      return CONSUMED;
+    }
+    if (this.clientElicits) this.askOwner(id, decision, callId, call.args, request);
+    else this.holdForApproval(id, decision);
+    return CONSUMED;
+  }
+
+  /** A code the owner answered from outside (the `approve` command, a console) applies to this exact retry. */
+  private withStoredAnswer(decision: Decision, callId: string, args: Readonly<Record<string, unknown>>): Decision {
+    const code = decision.code as string;
+    const answer = this.o.approvals.answerFor(code);
+    if (answer === null) return decision;
+    this.o.approvals.remove(code);
+    this.codeExpiry.delete(code);
+    if (answer.verdict === "deny") {
+      this.o.logger.info(`mcp ${this.o.server}: the owner denied ${displayText(decision.tool)} (code ${code})`);
+      return { ...decision, verdict: "block", rule: "owner-denied", reason: `the owner denied this call (${displayText(decision.tool)})` };
+    }
+    const outcome = this.o.guard.approve(this.o.sessionId, decision.tool, code, answer.minutes, true, answer.minutes === null ? "call" : undefined);
+    if (!outcome.accepted) {
+      this.o.logger.warn(`mcp ${this.o.server}: the owner's approval of code ${code} could not be applied: ${outcome.message}`);
+      return decision;
+    }
+    return this.o.guard.beforeToolCall(this.o.sessionId, { id: callId, tool: decision.tool, params: args });
+  }
+
+  private holdForApproval(id: JsonRpcId, decision: Decision): void {
+    const code = decision.code as string;
+    const now = this.o.now();
+    const expiresAt = this.codeExpiry.get(code) ?? now + this.o.guard.config.approvalTtlSeconds * 1000;
+    this.codeExpiry.set(code, expiresAt);
+    const lines = decision.reason.split("\n");
+    const shown = lines.find((l) => l.startsWith("Call: "))?.slice("Call: ".length) ?? displayText(decision.tool);
+    const source = decision.provenance === null ? null : `${decision.provenance.label} (${decision.provenance.trust})`;
+    try {
+      this.o.approvals.sweep(process.pid, now);
+      this.o.approvals.hold({
+        version: 1,
+        code,
+        frontEnd: "mcp",
+        origin: this.o.server,
+        sessionId: this.o.sessionId,
+        tool: decision.tool,
+        call: shown,
+        reason: lines[0] ?? decision.reason,
+        taint: decision.taint,
+        source,
+        createdAt: new Date(now).toISOString(),
+        expiresAt: new Date(expiresAt).toISOString(),
+        pid: process.pid,
+      });
+    } catch (error) {
+      // Without the record the owner cannot answer from outside; the call is still held.
+      this.o.logger.error(`mcp ${this.o.server}: could not record held call ${code} for the owner`, error);
+    }
+    this.toolError(
+      id,
+      `provenant held this call: ${lines[0] ?? decision.reason}\n` +
+        `Call: ${shown}\n` +
+        (source === null ? "" : `Untrusted source: ${source}\n`) +
+        `Approval code: ${code} (expires ${new Date(expiresAt).toISOString()})\n` +
+        `Only the owner can allow it, by running:  ${this.o.approveCommand(code)}\n` +
+        `Then the same call, retried unchanged, runs once.`,
+    );
+  }
+
+  private askOwner(id: JsonRpcId, decision: Decision, callId: string, args: Readonly<Record<string, unknown>>, raw: Readonly<Record<string, unknown>>): void {
+    const requestKey = idKey(id);
+    const elicitId = `provenant-${this.o.randomId()}-${++this.elicitSeq}`;
+    const lines = decision.reason.split("\n");
+    const shown = lines.find((l) => l.startsWith("Call: "))?.slice("Call: ".length) ?? displayText(decision.tool);
+    const source = decision.provenance === null ? "" : `\nThe conversation holds ${decision.provenance.trust} content from ${decision.provenance.label}.`;
+    const message = `provenant held a tool call.\n${lines[0] ?? ""}${source}\nCall: ${shown}\nAllow this one call?`;
+    this.waiting.set(requestKey, elicitId);
+    this.asked.set(elicitId, {
+      requestKey,
+      answer: (action) => {
+        this.asked.delete(elicitId);
+        if (this.waiting.get(requestKey) !== elicitId) return;
+        this.waiting.delete(requestKey);
+        try {
+          if (action !== "accept") {
+            this.toolError(id, `provenant held this call and the owner ${action === "decline" ? "declined" : action === "cancel" ? "cancelled" : "could not be asked"}: it did not run.`);
+            return;
+          }
+          const approved = this.o.guard.approve(this.o.sessionId, decision.tool, decision.code as string, null, true, "call");
+          const again = approved.accepted ? this.o.guard.beforeToolCall(this.o.sessionId, { id: callId, tool: decision.tool, params: args }) : null;
+          if (again?.verdict !== "allow") {
+            this.toolError(id, `provenant held this call: the owner's answer could not be applied (${approved.message}); it did not run.`);
+            return;
+          }
+          this.remember(id, { callId, tool: decision.tool, params: args });
+          this.send("server", JSON.stringify(raw));
+        } catch (error) {
+          this.o.logger.error(`mcp ${this.o.server}: failed applying the owner's answer`, error);
+          this.send("client", errorResponse(id, INTERNAL_ERROR));
+        }
+      },
+    });
+    this.send("client", JSON.stringify({ jsonrpc: "2.0", id: elicitId, method: "elicitation/create", params: { message, requestedSchema: { type: "object", properties: {} } } }));
+  }
+
+  private onCancelled(params: unknown): Outcome {
+    const requestId = params !== null && typeof params === "object" ? (params as { requestId?: unknown }).requestId : undefined;
+    if (typeof requestId !== "string" && typeof requestId !== "number") return FORWARD;
+    const elicitId = this.waiting.get(idKey(requestId));
+    if (elicitId === undefined) return FORWARD;
+    // The server never saw this call: the cancellation ends our question to the owner instead.
+    this.waiting.delete(idKey(requestId));
+    this.asked.delete(elicitId);
+    this.send("client", JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: elicitId, reason: "the tool call was cancelled" } }));
+    return CONSUMED;
+  }
+
+  /** The request a bad server message may have answered gets an error, so the client does not wait forever. */
+  private failOpenRequest(id: JsonRpcId): void {
+    const key = idKey(id);
+    if (this.lists.delete(key) || this.calls.delete(key)) this.send("client", errorResponse(id, INTERNAL_ERROR));
+  }
+
+  private remember(id: JsonRpcId, call: ForwardedCall): void {
+    this.calls.set(idKey(id), call);
+    if (this.calls.size > MAX_OUTSTANDING) {
+      const oldest = this.calls.keys().next().value;
+      if (oldest !== undefined) this.calls.delete(oldest);
+    }
+  }
+
+  /**
+   * MCP has no turns: every listing and call starts one, from the session's watermark (which
+   * carries the taint of every earlier result, in this process or another sharing the workspace).
+   * The client's user is the owner.
+   */
+  private startTurn(): void {
+    this.o.guard.refreshSharedState();
+    this.o.guard.beginTurn({ sessionId: this.o.sessionId, sender: { id: "mcp-client-user", isOwner: true }, provider: "mcp", text: "" });
+  }
+
+  private toolError(id: JsonRpcId, text: string): void {
+    this.send("client", JSON.stringify({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text }], isError: true } }));
+  }
+
+  private reply(side: "client" | "server", line: string): void {
+    this.send(side, line);
+  }
+
+  private send(to: "client" | "server", line: string | Buffer): void {
+    if (to === "client") this.o.toClient(line);
+    else this.o.toServer(line);
+  }
+}
+
+function declaresElicitation(params: unknown): boolean {
+  if (params === null || typeof params !== "object") return false;
+  const capabilities = (params as { capabilities?: unknown }).capabilities;
+  if (capabilities === null || typeof capabilities !== "object") return false;
+  const elicitation = (capabilities as { elicitation?: unknown }).elicitation;
+  if (elicitation === null || typeof elicitation !== "object") return false;
+  // A client that declares only URL-mode elicitation cannot show our form.
+  const modes = elicitation as { form?: unknown; url?: unknown };
+  return modes.form !== undefined || modes.url === undefined;
+}
+
+function elicitationAction(message: Extract<JsonRpcMessage, { kind: "response" }>): "accept" | "decline" | "cancel" | "error" {
+  if (message.error !== undefined) return "error";
+  const action = message.result !== null && typeof message.result === "object" ? (message.result as { action?: unknown }).action : undefined;
+  return action === "accept" || action === "decline" || action === "cancel" ? action : "error";
+}
+
+function toolCallParams(params: unknown): { name: string; args: Readonly<Record<string, unknown>> } | null {
+  if (params === null || typeof params !== "object" || Array.isArray(params)) return null;
+  const p = params as Record<string, unknown>;
+  if (typeof p.name !== "string" || p.name === "") return null;
+  const args = Object.hasOwn(p, "arguments") ? p.arguments : undefined;
+  if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) return null;
+  return { name: p.name, args: (args ?? {}) as Record<string, unknown> };
+}

@@ -1,0 +1,130 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type { Readable, Writable } from "node:stream";
+import type { Logger } from "../../core/logger.js";
+import { Guard } from "../../guard.js";
+import { PendingApprovalStore } from "../../state/pending-approval-store.js";
+import { ToolPinStore } from "../../state/tool-pin-store.js";
+import { LineSplitter } from "./line-splitter.js";
+import { McpProxy } from "./mcp-proxy.js";
+
+/** A 10 MB result is ordinary; past this a line is dropped (with an error to its sender) rather than held in memory. */
+export const MAX_LINE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * An owner answers a held call from another terminal, which takes longer than answering in chat:
+ * unless the configuration says otherwise, codes issued by the proxy live ten minutes.
+ */
+export const MCP_APPROVAL_TTL_SECONDS = 600;
+
+export interface StdioProxyOptions {
+  readonly server: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly workspaceDir: string;
+  /** The owner's configuration (the same file as every other front end's). */
+  readonly config: unknown;
+  readonly sessionId: string;
+  readonly logger: Logger;
+  readonly clientIn: Readable;
+  readonly clientOut: Writable;
+  /** How the owner's commands are spelled in messages (with `--workspace` when it is not the default). */
+  readonly approveCommand: (code: string) => string;
+  readonly acceptCommand: (tool: string) => string;
+  readonly maxLineBytes?: number;
+}
+
+/** Runs the server as a child behind the proxy until either side ends; resolves with the server's exit code. */
+export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
+  const config = withProxyDefaults(o.config);
+  const guard = Guard.open({ config, workspaceDir: o.workspaceDir, logger: o.logger });
+  const child = spawn(o.command, [...o.args], { stdio: ["pipe", "pipe", "inherit"] });
+  const serverIn = child.stdin;
+  const serverOut = child.stdout;
+  const proxy = new McpProxy({
+    server: o.server,
+    guard,
+    sessionId: o.sessionId,
+    pins: new ToolPinStore(o.workspaceDir, o.server, (detail, movedTo) =>
+      o.logger.error(`mcp ${o.server}: the tool pin file was unusable (${detail}); kept as ${movedTo}; every tool is held until the owner accepts it`),
+    ),
+    approvals: new PendingApprovalStore(o.workspaceDir, (file, detail) => o.logger.warn(`approval store: ignoring ${file}: ${detail}`)),
+    logger: o.logger,
+    now: Date.now,
+    randomId: () => randomBytes(12).toString("hex"),
+    toClient: (line) => writeLine(o.clientOut, line),
+    toServer: (line) => {
+      if (!serverIn.destroyed && !serverIn.writableEnded) writeLine(serverIn, line);
+    },
+    approveCommand: o.approveCommand,
+    acceptCommand: o.acceptCommand,
+  });
+  const max = o.maxLineBytes ?? MAX_LINE_BYTES;
+  pump(o.clientIn, new LineSplitter(max), serverIn, (line) => proxy.fromClient(line), (bytes) => proxy.oversize("client", bytes), () => serverIn.end());
+  let serverDone: () => void = () => undefined;
+  const serverEnded = new Promise<void>((resolve) => (serverDone = resolve));
+  pump(serverOut, new LineSplitter(max), o.clientOut, (line) => proxy.fromServer(line), (bytes) => proxy.oversize("server", bytes), () => serverDone());
+  serverIn.on("error", (error) => o.logger.warn(`mcp ${o.server}: writing to the server failed: ${error.message}`));
+  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+  const onTerm = forward("SIGTERM");
+  const onInt = forward("SIGINT");
+  process.on("SIGTERM", onTerm);
+  process.on("SIGINT", onInt);
+  return new Promise<number>((resolve) => {
+    let settled = false;
+    const finish = (code: number) => {
+      if (settled) return;
+      settled = true;
+      process.off("SIGTERM", onTerm);
+      process.off("SIGINT", onInt);
+      proxy.serverClosed();
+      guard.close();
+      resolve(code);
+    };
+    child.on("error", (error) => {
+      o.logger.error(`mcp ${o.server}: could not run ${o.command}`, error);
+      finish(127);
+    });
+    child.on("exit", (code, signal) => {
+      if (signal !== null) o.logger.warn(`mcp ${o.server}: the server exited on ${signal}`);
+      // Everything it wrote before exiting still reaches the client.
+      void serverEnded.then(() => finish(code ?? 1));
+    });
+  });
+}
+
+function withProxyDefaults(config: unknown): unknown {
+  if (config === null || config === undefined) return { approvalTtlSeconds: MCP_APPROVAL_TTL_SECONDS };
+  if (typeof config !== "object" || Array.isArray(config) || Object.hasOwn(config, "approvalTtlSeconds")) return config;
+  return { ...(config as Record<string, unknown>), approvalTtlSeconds: MCP_APPROVAL_TTL_SECONDS };
+}
+
+function writeLine(out: Writable, line: string | Buffer): void {
+  if (typeof line === "string") out.write(`${line}\n`);
+  else {
+    out.write(line);
+    out.write("\n");
+  }
+}
+
+/** Lines from `source` to `handle`, pausing the source while `sink` is full, so memory stays bounded by one line. */
+function pump(source: Readable, splitter: LineSplitter, sink: Writable, handle: (line: Buffer) => void, oversize: (bytes: number) => void, ended: () => void): void {
+  const deliver = (events: ReturnType<LineSplitter["push"]>) => {
+    for (const event of events) {
+      if (event.kind === "line") handle(event.bytes);
+      else oversize(event.bytes);
+    }
+  };
+  source.on("data", (chunk: Buffer) => {
+    deliver(splitter.push(chunk));
+    if (sink.writableNeedDrain && !sink.destroyed) {
+      source.pause();
+      sink.once("drain", () => source.resume());
+    }
+  });
+  source.on("end", () => {
+    deliver(splitter.end());
+    ended();
+  });
+  source.on("error", () => ended());
+}

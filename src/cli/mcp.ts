@@ -1,0 +1,207 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import type { Command } from "commander";
+import { runStdioProxy } from "../adapters/mcp/stdio-proxy.js";
+import { consoleLogger } from "../core/logger.js";
+import { isMcpServerName } from "../core/mcp-tool-names.js";
+import { displayBlock, displayJson, displayText } from "../core/safe-display.js";
+import { PendingApprovalStore } from "../state/pending-approval-store.js";
+import { ToolPinStore } from "../state/tool-pin-store.js";
+import { FileWatermarkStore } from "../state/watermark-store.js";
+import { TRUST_LEVELS, type TrustLevel } from "../core/trust-levels.js";
+import { readConfigFile } from "./config.js";
+import { exitWith } from "./exit.js";
+
+/** The guard session every proxy of a workspace shares unless told otherwise: the client's model sees all its servers' output at once. */
+export const DEFAULT_MCP_SESSION = "mcp";
+
+/**
+ * Where MCP state lives when no `--workspace` is given: `PROVENANT_WORKSPACE`, else the user's
+ * state directory. An MCP client starts servers from a directory of its own choosing, so the
+ * current directory is no guide.
+ */
+export function mcpWorkspace(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (explicit !== undefined) return resolve(explicit);
+  if (env.PROVENANT_WORKSPACE) return resolve(env.PROVENANT_WORKSPACE);
+  const stateHome = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
+  return join(stateHome, "provenant");
+}
+
+/** The owner's configuration: `--config`, else `PROVENANT_CONFIG`, else `$XDG_CONFIG_HOME/provenant/config.{json,yaml}` when present. */
+export function ownerConfig(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): { config: unknown; path: string | null } {
+  const named = explicit ?? (env.PROVENANT_CONFIG || undefined);
+  if (named !== undefined) return { config: readConfigFile(named), path: named };
+  const dir = join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "provenant");
+  for (const name of ["config.json", "config.yaml", "config.yml"]) {
+    const path = join(dir, name);
+    if (existsSync(path)) return { config: readConfigFile(path), path };
+  }
+  return { config: {}, path: null };
+}
+
+interface RunOptions {
+  readonly name?: string;
+  readonly workspace?: string;
+  readonly config?: string;
+  readonly session?: string;
+}
+
+export function registerMcpCommands(program: Command): void {
+  const mcp = program
+    .command("mcp")
+    .description("run a stdio MCP server behind the guard: provenant mcp [--name <server>] -- <command> [args...]")
+    .option("--name <server>", "the server's name: its tools are mcp__<server>__<tool> in the configuration (default: the command's name)")
+    .option("--workspace <dir>", "where state (watermarks, pins, held calls, ledger) goes (default: PROVENANT_WORKSPACE, else ~/.local/state/provenant)")
+    .option("--config <file>", "the configuration (default: PROVENANT_CONFIG, else ~/.config/provenant/config.json)")
+    .option("--session <id>", `the guard session (default: ${DEFAULT_MCP_SESSION}, shared by every proxy of the workspace)`)
+    .argument("[command...]", "the server's command and its arguments, after --")
+    .passThroughOptions()
+    .action(async (command: string[], opts: RunOptions) => {
+      try {
+        const [exe, ...args] = command;
+        if (exe === undefined) throw new Error("no server command given: provenant mcp --name <server> -- <command> [args...]");
+        const server = opts.name ?? defaultServerName(exe);
+        if (!isMcpServerName(server)) throw new Error(`--name ${JSON.stringify(server)}: use letters, digits, '-' and single '_' (at most 63)`);
+        const workspaceDir = mcpWorkspace(opts.workspace);
+        const { config } = ownerConfig(opts.config);
+        const ws = opts.workspace === undefined ? "" : ` --workspace ${shellWord(workspaceDir)}`;
+        const code = await runStdioProxy({
+          server,
+          command: exe,
+          args,
+          workspaceDir,
+          config,
+          sessionId: opts.session ?? DEFAULT_MCP_SESSION,
+          logger: consoleLogger(`[provenant mcp ${server}]`),
+          clientIn: process.stdin,
+          clientOut: process.stdout,
+          approveCommand: (c) => `provenant approve ${c}${ws}`,
+          acceptCommand: (tool) => `provenant mcp accept ${server} ${shellWord(tool)}${ws}`,
+        });
+        process.exitCode = code;
+      } catch (error) {
+        exitWith("mcp", error);
+      }
+    });
+
+  mcp
+    .command("accept")
+    .description("accept the changed (or new) definitions of a server's held tools, after reviewing them with 'provenant mcp pins'")
+    .argument("<server>", "the server's name")
+    .argument("[tools...]", "the tools to accept (default: every held tool of the server)")
+    .option("--workspace <dir>", "the proxy's workspace")
+    .action((server: string, tools: string[], opts: { workspace?: string }) => {
+      try {
+        const store = pinStore(server, opts.workspace);
+        const held = store.read().held;
+        for (const tool of tools) if (!held.has(tool)) throw new Error(`${server} has no held tool ${JSON.stringify(tool)}; held: ${[...held.keys()].join(", ") || "none"}`);
+        const accepted = store.accept(tools.length === 0 ? "all" : tools, new Date());
+        process.stdout.write(accepted.length === 0 ? "nothing held\n" : `accepted: ${accepted.map((t) => displayText(t)).join(", ")}\n`);
+      } catch (error) {
+        exitWith("mcp accept", error);
+      }
+    });
+
+  mcp
+    .command("pins")
+    .description("show a server's pinned tool definitions and the held ones that differ from them")
+    .argument("<server>", "the server's name")
+    .option("--workspace <dir>", "the proxy's workspace")
+    .action((server: string, opts: { workspace?: string }) => {
+      try {
+        const state = pinStore(server, opts.workspace).read();
+        const held = [...state.held].map(([name, h]) => ({ name, now: h.definition, pinned: state.tools.get(name)?.definition ?? null, seenAt: h.seenAt }));
+        process.stdout.write(`${displayJson({ server, pinned: [...state.tools.keys()], held }, 2)}\n`);
+      } catch (error) {
+        exitWith("mcp pins", error);
+      }
+    });
+
+  mcp
+    .command("reset-trust")
+    .description("the owner's trust reset for the MCP session: later calls are decided from this level")
+    .argument("[level]", `one of ${TRUST_LEVELS.join(", ")}`, "trusted")
+    .option("--workspace <dir>", "the proxy's workspace")
+    .option("--session <id>", "the guard session", DEFAULT_MCP_SESSION)
+    .action((level: string, opts: { workspace?: string; session: string }) => {
+      try {
+        if (!(TRUST_LEVELS as readonly string[]).includes(level)) throw new Error(`${JSON.stringify(level)} is not a trust level; expected one of ${TRUST_LEVELS.join(", ")}`);
+        const store = new FileWatermarkStore(mcpWorkspace(opts.workspace));
+        try {
+          store.reset(opts.session, level as TrustLevel, "owner (provenant mcp reset-trust)", new Date());
+        } finally {
+          store.close();
+        }
+        process.stdout.write(`session ${displayText(opts.session)}: trust reset to ${level}\n`);
+      } catch (error) {
+        exitWith("mcp reset-trust", error);
+      }
+    });
+
+  program
+    .command("approve")
+    .description("answer a held call by its approval code: it runs once when the model retries it unchanged")
+    .argument("<code>", "the approval code the held call named")
+    .option("--deny", "refuse it instead")
+    .option("--minutes <n>", "approve every call of that tool for this many minutes, not just this one", parseMinutes)
+    .option("--workspace <dir>", "the workspace of the process that holds the call")
+    .action((code: string, opts: { deny?: boolean; minutes?: number; workspace?: string }) => {
+      try {
+        const store = new PendingApprovalStore(mcpWorkspace(opts.workspace));
+        const verdict = opts.deny === true ? "deny" : "approve";
+        const held = store.answer(code, verdict, { minutes: verdict === "approve" ? (opts.minutes ?? null) : null, by: "cli", now: Date.now() });
+        process.stdout.write(
+          `${verdict === "approve" ? "approved" : "denied"}: ${displayText(held.tool)} from ${displayText(held.origin)}\n` +
+            `call: ${displayBlock(held.call)}\n` +
+            (verdict === "approve" ? "it runs when the model retries the same call\n" : ""),
+        );
+      } catch (error) {
+        exitWith("approve", error);
+      }
+    });
+
+  program
+    .command("approvals")
+    .description("list the held calls waiting for the owner")
+    .option("--workspace <dir>", "the workspace of the processes that hold them")
+    .option("--json", "one JSON object per held call")
+    .action((opts: { workspace?: string; json?: boolean }) => {
+      try {
+        const entries = new PendingApprovalStore(mcpWorkspace(opts.workspace)).list(Date.now());
+        for (const { pending, answer } of entries) {
+          if (opts.json === true) process.stdout.write(`${displayJson({ ...pending, answer })}\n`);
+          else process.stdout.write(`${pending.code}  ${displayText(pending.tool)}  ${answer === null ? "waiting" : `answered: ${answer.verdict}`}  expires ${pending.expiresAt}\n  ${displayText(pending.call)}\n  ${displayText(pending.reason)}\n`);
+        }
+        if (entries.length === 0 && opts.json !== true) process.stdout.write("no held calls\n");
+      } catch (error) {
+        exitWith("approvals", error);
+      }
+    });
+}
+
+function pinStore(server: string, workspace: string | undefined): ToolPinStore {
+  if (!isMcpServerName(server)) throw new Error(`${JSON.stringify(server)} is not a server name`);
+  return new ToolPinStore(mcpWorkspace(workspace), server);
+}
+
+/** The command's base name without its extension, as a server name (`/usr/bin/my_server.py` → `my-server`). */
+export function defaultServerName(command: string): string {
+  return (
+    basename(command)
+      .replace(/\.[A-Za-z0-9]+$/u, "")
+      .replace(/[^A-Za-z0-9-]+/gu, "-")
+      .replace(/^-+|-+$/gu, "")
+      .slice(0, 63) || "server"
+  );
+}
+
+function parseMinutes(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 1440) throw new Error(`--minutes ${JSON.stringify(value)}: a whole number from 1 to 1440`);
+  return n;
+}
+
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/u.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
