@@ -1,0 +1,84 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CallToolResultSchema, ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const MAIN = join(ROOT, "dist/cli/main.js");
+export const FILESYSTEM_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+export const EVERYTHING_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+export const RUG_PULL_SERVER = join(ROOT, "test/e2e/fixtures/mcp/rug-pull-server.mjs");
+
+/** The configuration an owner writes for the filesystem server: its reads run at any taint, its output is untrusted. */
+export const FS_CONFIG = {
+  toolOutputTaints: { "mcp__fs__*": "untrusted" },
+  toolActionClasses: { "mcp__fs__*": "write", "mcp__fs__read_text_file": "read", "mcp__fs__list_directory": "read" },
+  toolOverrides: Object.fromEntries(
+    ["read_file", "read_text_file", "read_media_file", "read_multiple_files", "list_directory", "list_directory_with_sizes", "directory_tree", "search_files", "get_file_info", "list_allowed_directories"].map(
+      (t) => [`mcp__fs__${t}`, { "*": "allow" }],
+    ),
+  ),
+};
+
+export interface Scene {
+  readonly dir: string;
+  readonly workspace: string;
+  readonly configFile: string;
+}
+
+export function scene(config: unknown): Scene {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "provenant-mcp-e2e-")));
+  const workspace = join(dir, "state");
+  const configFile = join(dir, "config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+  return { dir, workspace, configFile };
+}
+
+export interface Connected {
+  readonly client: Client;
+  readonly stderr: () => string;
+  close(): Promise<void>;
+}
+
+/**
+ * The official SDK client on a real stdio transport, to the server run behind `provenant mcp`
+ * (the built CLI), or to the server directly when `proxied` is false: the control.
+ */
+export async function connect(
+  s: Scene,
+  server: { name: string; command: string; args: readonly string[] },
+  options: { proxied: boolean; elicit?: (message: string) => ElicitResult["action"] },
+): Promise<Connected> {
+  const command = options.proxied ? process.execPath : server.command;
+  const args = options.proxied
+    ? [MAIN, "mcp", "--name", server.name, "--workspace", s.workspace, "--config", s.configFile, "--", server.command, ...server.args]
+    : [...server.args];
+    // The SDK's stdio client refuses a message over 10 MiB unless told otherwise; a 10 MB file read is about 20 MB of JSON.
+  const transport = new StdioClientTransport({ command, args, stderr: "pipe", maxBufferSize: 64 * 1024 * 1024, env: { ...(process.env as Record<string, string>), PROVENANT_CONFIG: "" } });
+  let stderr = "";
+  transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+  const client = new Client({ name: "provenant-e2e", version: "1.0.0" }, { capabilities: options.elicit ? { elicitation: {} } : {} });
+  const elicit = options.elicit;
+  if (elicit !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      const action = elicit(String(request.params.message));
+      return action === "accept" ? { action, content: {} } : { action };
+    });
+  }
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+export function text(result: unknown): string {
+  const parsed = CallToolResultSchema.parse(result);
+  return parsed.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+}
+
+export function cli(s: Scene, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [MAIN, ...args, "--workspace", s.workspace], { encoding: "utf8" });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
