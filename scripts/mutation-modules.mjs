@@ -80,8 +80,17 @@ export const MUTATION_MODULES = {
   },
   broker: {
     mutate: ["src/broker/request-mac.ts", "src/broker/caller-verification.ts", "src/broker/arg-rules.ts", "src/broker/replay-cache.ts"],
-    // Tests that start a daemon set process.umask(), which Stryker's vitest runner (worker threads)
-    // refuses; go-patterns.test.ts has one, so only these two files qualify.
-    tests: ["test/broker/known-answers.test.ts", "test/broker/config.test.ts"],
+    // The unit tests of these four files. The daemon tests (test/broker/harness.ts) set
+    // process.umask(), which Stryker's vitest runner (worker threads) refuses; each rule here has
+    // its own test without a daemon.
+    tests: [
+      "test/broker/known-answers.test.ts",
+      "test/broker/request-mac.test.ts",
+      "test/broker/caller-verification.test.ts",
+      "test/broker/arg-rules.test.ts",
+      "test/broker/go-patterns.test.ts",
+      "test/broker/replay-cache.test.ts",
+      "test/broker/config.test.ts",
+    ],
   },
 };

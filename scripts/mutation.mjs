@@ -18,7 +18,8 @@
 // reports/mutation/<module>.incremental.json are reused for code and tests that did not change.
 // Reports: reports/mutation/<module>/index.html and mutation.json.
 import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { resolve } from "node:path";
 import { Stryker } from "@stryker-mutator/core";
 import picomatch from "picomatch";
 import { MUTATION_MODULES } from "./mutation-modules.mjs";
@@ -110,6 +111,12 @@ for (const { name, mutate, incremental } of plan) {
   const m = MUTATION_MODULES[name];
   const dir = `reports/mutation/${incremental ? name : `${name}-changed`}`;
   mkdirSync(dir, { recursive: true });
+  // Tests read the outside corpora at ../shared from the project root; in Stryker's sandbox
+  // (.stryker-tmp/<module>/sandbox-*) that path is .stryker-tmp/<module>/shared. Without this link a
+  // corpus test file fails to load, its mutants show as not covered, and the score is wrong.
+  const sandboxShared = `.stryker-tmp/${name}/shared`;
+  mkdirSync(`.stryker-tmp/${name}`, { recursive: true });
+  if (!existsSync(sandboxShared) && existsSync("../shared")) symlinkSync(resolve("../shared"), sandboxShared);
   const started = Date.now();
   // Read by vitest.mutation.config.ts in every test runner process.
   process.env.MUTATION_TESTS = m.tests.join(",");
@@ -117,7 +124,7 @@ for (const { name, mutate, incremental } of plan) {
     testRunner: "vitest",
     vitest: { configFile: "vitest.mutation.config.ts", related: false },
     checkers: ["typescript"],
-    tsconfigFile: "tsconfig.json",
+    tsconfigFile: "tsconfig.mutation.json",
     typescriptChecker: { prioritizePerformanceOverAccuracy: true },
     mutate,
     ignorePatterns: ["dist", ".cache", "reports", ".stryker-tmp", "bench", "examples", "docs"],

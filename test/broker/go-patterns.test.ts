@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedRequestLine } from "../../src/broker/broker-client.js";
+import { describe, expect, it } from "vitest";
 import { checkArgs, compileGoPattern } from "../../src/broker/arg-rules.js";
 import { ConfigError, parseBrokerConfig } from "../../src/broker/broker-config.js";
-import { type Harness, runCall, startHarness } from "./harness.js";
 
 /**
  * Rules mean what they mean in Go. Each row is a pattern in Go's syntax, a text, and whether Go's
@@ -72,33 +70,5 @@ describe("argument rules: Go's syntax and meaning (RE2)", () => {
       expect(() => parseBrokerConfig(config(bad))).toThrow(/^tools\.gh\.blocked_args\[1\]: pattern .* is not a valid Go \(RE2\) regular expression/);
     }
     expect(() => parseBrokerConfig(config("(?=x)", "allowed_args"))).toThrow(/^tools\.gh\.allowed_args\[1\]/);
-  });
-});
-
-describe("argument rules: linear time on adversarial input", () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness({
-      tools: {
-        curl: { binary: "/bin/true", blocked_args: [{ pattern: "(?i)api.*-X\\s*DELETE", match: "command", message: "no deletes" }] },
-        echo: { binary: "/bin/echo" },
-      },
-    });
-  });
-  afterAll(async () => h.close());
-
-  it("a 40,000-argument request against a backtracking-prone rule leaves a request signed before it still fresh after it", async () => {
-    const args = Array.from({ length: 40_000 }, () => "api");
-    // Signed now, sent only once the big request has been answered: a daemon whose event loop the rule
-    // froze (a backtracking engine took about 19 s on this input) would find it older than the 5 s
-    // freshness window and refuse it; a linear engine checks the big request in milliseconds.
-    const small = signedRequestLine(h.secret, { tool: "echo", args: ["served"], cwd: "/" });
-    const big = await runCall(h.daemon.socketPath, signedRequestLine(h.secret, { tool: "curl", args, cwd: "/" }));
-    expect(big.result).toEqual({ kind: "done", exitCode: 0, timeout: false });
-    const after = await runCall(h.daemon.socketPath, small);
-    expect(after.result).toEqual({ kind: "done", exitCode: 0, timeout: false });
-    expect(after.stdout.toString()).toBe("served\n");
-    const blocked = await runCall(h.daemon.socketPath, signedRequestLine(h.secret, { tool: "curl", args: [...args, "-X", "DELETE"], cwd: "/" }));
-    expect(blocked.result).toEqual({ kind: "error", message: "blocked: no deletes" });
   });
 });
