@@ -6,6 +6,7 @@ import { registerBenchCommands } from "./bench-agentdojo.js";
 import { registerBlockedWritesCommands } from "./blocked-writes.js";
 import { registerBrokerCommands } from "./broker.js";
 import { registerConfigCommands } from "./config.js";
+import { registerConsoleCommands } from "./console.js";
 import { registerDemoCommands } from "./demo.js";
 import { registerLedgerCommands } from "./ledger.js";
 import { registerMcpCommands } from "./mcp.js";
@@ -30,6 +31,7 @@ registerBrokerCommands(program);
 registerBlockedWritesCommands(program);
 registerBenchCommands(program);
 registerMcpCommands(program);
+registerConsoleCommands(program);
 
 await program.parseAsync(process.argv);
 

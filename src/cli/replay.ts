@@ -8,6 +8,7 @@ import { parseTrace } from "../adapters/replay/trace-events.js";
 import { Guard } from "../guard.js";
 import { loadKeyFile } from "../auth/key-file.js";
 import { displayJson } from "../core/safe-display.js";
+import { appendTurnGraph } from "../state/turn-graph-log.js";
 import { exitWith } from "./exit.js";
 import { readInputFile } from "./input-file.js";
 
@@ -20,6 +21,8 @@ export interface ReplayCommandOptions {
   readonly onStep?: (step: ReplayStep) => void;
   /** Where the guard's operational messages go; stderr by default. */
   readonly logger?: Logger;
+  /** Append each ended turn's provenance graph to the workspace's turn-graphs.jsonl (the console draws them). */
+  readonly graphs?: boolean;
 }
 
 /** Reads and runs a trace; returns the output lines. Errors propagate to the caller. */
@@ -29,6 +32,12 @@ export function replayFile(path: string, options: ReplayCommandOptions): string[
   const logger = options.logger ?? consoleLogger();
   const authKeys = options.authKey === undefined ? undefined : loadKeyFile(options.authKey);
   const fixed = options.now === undefined ? undefined : parseInstant(options.now);
+  const onStep = (step: ReplayStep): void => {
+    if (options.graphs === true && step.kind === "response" && step.graph !== undefined) {
+      appendTurnGraph(workspaceDir, step.session, step.graph, new Date(fixed ?? Date.now()));
+    }
+    options.onStep?.(step);
+  };
   const lines = runReplay(events, {
     openGuard: (config) =>
       Guard.open({
@@ -38,7 +47,7 @@ export function replayFile(path: string, options: ReplayCommandOptions): string[
         ...(authKeys ? { authKeys } : {}),
         ...(fixed !== undefined ? { now: () => fixed } : {}),
       }),
-    ...(options.onStep ? { onStep: options.onStep } : {}),
+    onStep,
   });
   // Valid JSON either way; C1 controls and bidi characters escaped so a terminal shows them.
   return lines.map((line) => displayJson(line));
@@ -52,7 +61,8 @@ export function registerReplayCommands(program: Command): void {
     .option("--workspace <dir>", "where state (watermarks, staged writes, ledger) goes; default: a fresh temporary directory")
     .option("--auth-key <file>", "check turn envelopes with this key file (auth.mode defaults to enforce)")
     .option("--now <iso-time>", "replay with the clock fixed at this instant")
-    .action((trace: string, opts: { workspace?: string; authKey?: string; now?: string }) => {
+    .option("--graphs", "append each turn's provenance graph to <workspace>/.provenance/turn-graphs.jsonl (shown by `provenant console`)")
+    .action((trace: string, opts: { workspace?: string; authKey?: string; now?: string; graphs?: boolean }) => {
       try {
         for (const line of replayFile(trace, opts)) process.stdout.write(`${line}\n`);
       } catch (error) {

@@ -1,4 +1,5 @@
 import type { Decision } from "../../core/decision.js";
+import type { ProvenanceGraph } from "../../core/provenance-graph.js";
 import type { TrustLevel } from "../../core/trust-levels.js";
 import type { Guard, ResponseOutcome, TurnStart } from "../../guard.js";
 import { TraceError, type NumberedEvent, type TraceEvent, type TurnEvent } from "./trace-events.js";
@@ -13,7 +14,16 @@ export type ReplayStep =
   | { readonly kind: "turn"; readonly line: number; readonly event: TurnEvent; readonly start: TurnStart }
   | { readonly kind: "tool_call"; readonly line: number; readonly event: Extract<TraceEvent, { event: "tool_call" }>; readonly decision: Decision }
   | { readonly kind: "tool_result"; readonly line: number; readonly event: Extract<TraceEvent, { event: "tool_result" }>; readonly taint: TrustLevel }
-  | { readonly kind: "response"; readonly line: number; readonly text: string; readonly taint: TrustLevel; readonly outcome: ResponseOutcome };
+  | {
+      readonly kind: "response";
+      readonly line: number;
+      readonly session: string;
+      readonly text: string;
+      readonly taint: TrustLevel;
+      readonly outcome: ResponseOutcome;
+      /** The turn's provenance graph, sealed. */
+      readonly graph: ProvenanceGraph | undefined;
+    };
 
 export interface ReplayOptions {
   /** Opens the guard for the trace's configuration (the first line's, or none). */
@@ -107,7 +117,7 @@ export function runReplay(events: readonly NumberedEvent[], options: ReplayOptio
           guard.endTurn(current);
           open.delete(current);
           lines.push({ event: "response", text: out.text, taint: out.taint });
-          options.onStep?.({ kind: "response", line, text: out.text, taint: out.taint, outcome: out });
+          options.onStep?.({ kind: "response", line, session: current, text: out.text, taint: out.taint, outcome: out, graph: guard.graph(current) });
           break;
         }
       }
