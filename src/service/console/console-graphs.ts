@@ -43,8 +43,10 @@ export function graphSvg(record: TurnGraphRecord): Html {
     const node = nodes[p.id];
     if (node === undefined) return "";
     const classes = `node kind-${node.kind} trust-${node.trust}${p.onTaintPath ? " hwm" : ""}${p.id === taintSource ? " source" : ""}`;
-    const title = `#${node.id} ${KIND_NAMES[node.kind]} · ${node.trust}${node.tool === null ? "" : ` · tool ${node.tool}`}\n${node.label}`;
-    return html`<g class="${classes}" data-node="${node.id}" transform="${`translate(${p.x} ${p.y})`}" tabindex="0"><title>${attr(title)}</title><rect width="${s.nodeWidth}" height="${s.nodeHeight}" rx="6"></rect><text x="10" y="${s.nodeHeight / 2 + 5}">${attr(truncate(`${KIND_NAMES[node.kind]}: ${node.label}`, LABEL_CHARS))}</text></g>`;
+    // Two lines, each escaped on its own: the newline between them is ours, any in the label is shown as \n.
+    const title = html`${attr(`#${node.id} ${KIND_NAMES[node.kind]} · ${node.trust}${node.tool === null ? "" : ` · tool ${node.tool}`}`)}
+${attr(node.label)}`;
+    return html`<g class="${classes}" data-node="${node.id}" transform="${`translate(${p.x} ${p.y})`}" tabindex="0"><title>${title}</title><rect width="${s.nodeWidth}" height="${s.nodeHeight}" rx="6"></rect><text x="10" y="${s.nodeHeight / 2 + 5}">${attr(truncate(`${KIND_NAMES[node.kind]}: ${node.label}`, LABEL_CHARS))}</text></g>`;
   });
   return html`<svg id="graph" xmlns="http://www.w3.org/2000/svg" width="${layout.width}" height="${layout.height}" viewBox="${`0 0 ${layout.width} ${layout.height}`}" role="img" aria-label="${`provenance graph of ${nodes.length} nodes`}" data-nodes="${nodes.length}"><g class="edges">${edges}</g><g class="nodes">${drawn}</g></svg>`;
 }

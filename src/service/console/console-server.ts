@@ -58,6 +58,8 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   );
   app.use("*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text("request too large", 413) }));
   app.get("/", (c) => c.redirect("/sessions", 303));
+  // Browsers ask for it on every page; an answer keeps a 404 out of the owner's console log.
+  app.get("/favicon.ico", (c) => c.body(null, 204));
   app.get("/assets/console.css", (c) => c.body(CONSOLE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
   app.get("/assets/console.js", (c) => c.body(CONSOLE_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }));
   registerSessionRoutes(app, ctx);
