@@ -56,6 +56,13 @@ interface AskedOwner {
   readonly answer: (action: "accept" | "decline" | "cancel" | "error") => void;
 }
 
+/**
+ * Requests whose answer is the server's content the client may put before the model (an attached
+ * resource, a prompt): it enters the graph like a tool's output, at the server's output trust
+ * (`mcp__<server>__*` in `toolOutputTaints`; untrusted by default).
+ */
+const CONTENT_METHODS: ReadonlySet<string> = new Set(["resources/read", "prompts/get"]);
+
 /** Calls answered by the server are forgotten in arrival order past this many outstanding. */
 const MAX_OUTSTANDING = 10_000;
 
@@ -173,9 +180,18 @@ export class McpProxy {
           return FORWARD;
         }
         if (message.method === "tools/call") return this.onToolsCall(message.id, message.params, message.raw);
+        if (CONTENT_METHODS.has(message.method)) {
+          this.startTurn();
+          this.remember(message.id, { callId: `r${++this.callSeq}`, tool: mcpToolName(this.o.server, "*"), params: {} });
+        }
         return FORWARD;
       case "notification":
         if (message.method === "notifications/cancelled") return this.onCancelled(message.params);
+        if (message.method === "tools/call") {
+          // A call without an id gets no answer, so it could not be held: a server that ran it anyway would run it unasked.
+          this.o.logger.warn(`mcp ${this.o.server}: a tools/call without an id from the client; dropped`);
+          return CONSUMED;
+        }
         return FORWARD;
       case "response": {
         const asked = typeof message.id === "string" ? this.asked.get(message.id) : undefined;

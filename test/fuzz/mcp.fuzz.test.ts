@@ -1,0 +1,134 @@
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { rmSync } from "node:fs";
+import { classify, parseLine } from "../../src/adapters/mcp/json-rpc.js";
+import { LineSplitter } from "../../src/adapters/mcp/line-splitter.js";
+import { McpProxy } from "../../src/adapters/mcp/mcp-proxy.js";
+import { Guard } from "../../src/guard.js";
+import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
+import { ToolPinStore } from "../../src/state/tool-pin-store.js";
+import { deepJsonText, fuzzParams, FUZZ_TIMEOUT_MS, hostileName, hostileValue, scratchDir, shallowValue } from "./fuzz-settings.js";
+
+/** Splits `bytes` at the given cut points, as a pipe may deliver them. */
+function chunked(bytes: Buffer, cuts: number[]): Buffer[] {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let last = 0;
+  for (const p of points) {
+    out.push(bytes.subarray(last, p));
+    last = p;
+  }
+  out.push(bytes.subarray(last));
+  return out;
+}
+
+const lineText = fc.oneof(fc.string({ unit: "binary", maxLength: 60 }), fc.json({ maxDepth: 3 }));
+
+describe("the MCP line splitter under fuzzing", () => {
+  it("yields the same lines however the stream is cut", () => {
+    fc.assert(
+      fc.property(fc.array(lineText, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 10 }), fc.boolean(), (lines, cuts, trailing) => {
+        const text = lines.join("\n") + (trailing ? "\n" : "");
+        const bytes = Buffer.from(text, "utf8");
+        const splitter = new LineSplitter(1 << 20);
+        const got: string[] = [];
+        for (const chunk of chunked(bytes, cuts)) for (const e of splitter.push(chunk)) if (e.kind === "line") got.push(e.bytes.toString("utf8"));
+        for (const e of splitter.end()) if (e.kind === "line") got.push(e.bytes.toString("utf8"));
+        const expected = text
+          .split("\n")
+          .map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l))
+          .filter((l) => !/^[ \t\r]*$/u.test(l));
+        expect(got).toEqual(expected);
+      }),
+      fuzzParams("mcp-line-splitter", 4),
+    );
+  }, FUZZ_TIMEOUT_MS);
+
+  it("reports a line over the limit once and keeps the lines after it", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 64 }), fc.array(fc.nat(), { maxLength: 6 }), (limit, cuts) => {
+        const bytes = Buffer.from(`${"x".repeat(limit + 1)}\nok\n`);
+        const splitter = new LineSplitter(limit);
+        const events = chunked(bytes, cuts).flatMap((c) => splitter.push(c));
+        expect(events.filter((e) => e.kind === "oversize")).toHaveLength(limit >= 2 ? 1 : 2);
+        expect(events.filter((e) => e.kind === "line").map((e) => (e.kind === "line" ? e.bytes.toString() : ""))).toEqual(limit >= 2 ? ["ok"] : []);
+      }),
+      fuzzParams("mcp-line-limit", 4),
+    );
+  }, FUZZ_TIMEOUT_MS);
+});
+
+describe("JSON-RPC classification under fuzzing", () => {
+  it("never throws, and classifies every value as a message, a batch or an invalid one with a reason", () => {
+    const value = fc.oneof(
+      hostileValue,
+      fc.record({ jsonrpc: fc.constantFrom("2.0", "1.0", 2), id: fc.oneof(fc.integer(), fc.double(), hostileName, fc.constant(null)), method: fc.oneof(hostileName, fc.integer()), params: hostileValue, result: hostileValue, error: hostileValue }, { requiredKeys: [] }),
+    );
+    fc.assert(
+      fc.property(fc.oneof(value, fc.array(value, { maxLength: 3 })), (v) => {
+        const c = classify(v);
+        if (c.kind === "invalid") expect(c.reason.length).toBeGreaterThan(0);
+        if (c.kind === "message" && c.message.kind === "request") expect(["string", "number"]).toContain(typeof c.message.id);
+      }),
+      fuzzParams("mcp-json-rpc-classify", 4),
+    );
+  }, FUZZ_TIMEOUT_MS);
+
+  it("parses arbitrary bytes without throwing", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        const p = parseLine(bytes);
+        if (!p.ok) expect(p.reason).toMatch(/UTF-8|JSON/);
+      }),
+      fuzzParams("mcp-parse-line", 4),
+    );
+  }, FUZZ_TIMEOUT_MS);
+});
+
+describe("the MCP proxy under hostile client input", () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("never forwards a tools/call the guard did not allow, whatever else the line holds", () => {
+    const workspace = scratchDir("provenant-mcp-fuzz-");
+    dirs.push(workspace);
+    // Every call of this server is held: nothing it is asked may reach it.
+    const guard = Guard.open({ config: { toolOutputTaints: { "mcp__srv__*": "untrusted" }, taintPolicy: { trusted: "confirm" } }, workspaceDir: workspace });
+    const toServer: string[] = [];
+    const proxy = new McpProxy({
+      server: "srv",
+      guard,
+      sessionId: "fuzz",
+      pins: new ToolPinStore(workspace, "srv"),
+      approvals: new PendingApprovalStore(workspace),
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      now: Date.now,
+      randomId: () => "r",
+      toClient: () => undefined,
+      toServer: (line) => toServer.push(line.toString()),
+      approveCommand: (c) => c,
+      acceptCommand: (t) => t,
+    });
+    const call = fc.record({ jsonrpc: fc.constant("2.0"), id: fc.oneof(fc.integer(), hostileName), method: fc.constant("tools/call"), params: fc.oneof(shallowValue, fc.record({ name: hostileName, arguments: shallowValue })) }, { requiredKeys: ["method"] });
+    const line = fc.oneof(
+      call.map((c) => JSON.stringify(c)),
+      fc.array(call, { minLength: 1, maxLength: 3 }).map((b) => JSON.stringify(b)),
+      fc.string({ unit: "binary", maxLength: 80 }),
+      deepJsonText.map((deep) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":${deep}}}}`),
+    );
+    try {
+      fc.assert(
+        fc.property(line, (text) => {
+          toServer.length = 0;
+          proxy.fromClient(Buffer.from(text, "utf8"));
+          for (const sent of toServer) expect(sent).not.toMatch(/tools\/call/);
+        }),
+        fuzzParams("mcp-proxy-client-lines", 0.5),
+      );
+    } finally {
+      guard.close();
+    }
+  }, FUZZ_TIMEOUT_MS);
+});
