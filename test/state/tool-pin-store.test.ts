@@ -1,0 +1,36 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ToolPinStore } from "../../src/state/tool-pin-store.js";
+
+const d = (c: string) => c.repeat(64);
+const T = new Date("2026-11-23T12:00:00Z");
+
+describe("ToolPinStore", () => {
+  it("pins the first complete listing, holds a changed definition and a late tool, and accepts them", () => {
+    const ws = mkdtempSync(join(tmpdir(), "provenant-pins-"));
+    const s = new ToolPinStore(ws, "fs");
+    // Two pages of the first listing are both pinned.
+    expect([...s.observe([{ name: "a", digest: d("a"), definition: { name: "a" } }], false, T)]).toEqual([]);
+    expect([...s.observe([{ name: "b", digest: d("b"), definition: { name: "b" } }], true, T)]).toEqual([]);
+    expect([...s.observe([{ name: "a", digest: d("c"), definition: { name: "a", description: "x" } }, { name: "constructor", digest: d("d"), definition: {} }], true, T)].sort()).toEqual(["a", "constructor"]);
+    expect(s.read().held.get("a")?.previousDigest).toBe(d("a"));
+    // Reverting to the pinned definition is no longer held.
+    expect([...s.observe([{ name: "a", digest: d("a"), definition: { name: "a" } }], true, T)]).toEqual([]);
+    expect(s.accept(["constructor"], T)).toEqual(["constructor"]);
+    expect([...s.observe([{ name: "constructor", digest: d("d"), definition: {} }], true, T)]).toEqual([]);
+  });
+
+  it("holds every tool when the pin file is unusable, and keeps the bad file aside", () => {
+    const ws = mkdtempSync(join(tmpdir(), "provenant-pins-"));
+    mkdirSync(join(ws, ".provenance", "mcp-pins"), { recursive: true });
+    writeFileSync(join(ws, ".provenance", "mcp-pins", "fs.json"), '{"version":1');
+    const reports: string[] = [];
+    const s = new ToolPinStore(ws, "fs", (detail) => reports.push(detail));
+    expect([...s.observe([{ name: "a", digest: d("a"), definition: {} }], true, T)]).toEqual(["a"]);
+    expect(reports).toHaveLength(1);
+    expect(readdirSync(join(ws, ".provenance", "mcp-pins")).some((f) => f.includes("corrupt"))).toBe(true);
+    expect(existsSync(s.file)).toBe(true);
+  });
+});
