@@ -93,6 +93,57 @@ const MUTANTS = [
     to: "if (active > proxy.maxConnections) {",
     test: ["test/broker/daemon-checks.test.ts", "-t", "over max_connections"],
   },
+  // Module-level patterns: Stryker's vitest runner reports its mutants of them as uncovered (they
+  // run when the module loads, before any test), so these are checked here.
+  {
+    name: "broker request MAC: canonical spelling not anchored at the start",
+    file: "src/broker/request-mac.ts",
+    from: "const CANONICAL_MAC = /^[A-Za-z0-9+/]{42}",
+    to: "const CANONICAL_MAC = /[A-Za-z0-9+/]{42}",
+    test: ["test/broker/request-mac.test.ts", "-t", "refuses every other spelling"],
+  },
+  {
+    name: "broker request MAC: canonical spelling not anchored at the end",
+    file: "src/broker/request-mac.ts",
+    from: "[AEIMQUYcgkosw048]=$/;",
+    to: "[AEIMQUYcgkosw048]=/;",
+    test: ["test/broker/request-mac.test.ts", "-t", "refuses every other spelling"],
+  },
+  {
+    name: "broker request MAC: trailing bits of the last symbol accepted",
+    file: "src/broker/request-mac.ts",
+    from: "{42}[AEIMQUYcgkosw048]=$/;",
+    to: "{42}[A-Za-z0-9+/]=$/;",
+    test: ["test/broker/request-mac.test.ts", "-t", "refuses every other spelling"],
+  },
+  {
+    name: "broker request MAC: the 42-symbol run shortened to one",
+    file: "src/broker/request-mac.ts",
+    from: "/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/",
+    to: "/^[A-Za-z0-9+/][AEIMQUYcgkosw048]=$/",
+    test: ["test/broker/request-mac.test.ts", "-t", "decodes the canonical spelling"],
+  },
+  {
+    name: "broker request MAC: the alphabet negated",
+    file: "src/broker/request-mac.ts",
+    from: "/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/",
+    to: "/^[^A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/",
+    test: ["test/broker/request-mac.test.ts", "-t", "decodes the canonical spelling"],
+  },
+  {
+    name: "broker request MAC: the last symbol's class negated",
+    file: "src/broker/request-mac.ts",
+    from: "/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/",
+    to: "/^[A-Za-z0-9+/]{42}[^AEIMQUYcgkosw048]=$/",
+    test: ["test/broker/request-mac.test.ts", "-t", "decodes the canonical spelling"],
+  },
+  {
+    name: "broker caller check: hijack variable names not anchored",
+    file: "src/broker/caller-verification.ts",
+    from: "const HIJACK = /^(LD_PRELOAD",
+    to: "const HIJACK = /(LD_PRELOAD",
+    test: ["test/broker/caller-verification.test.ts", "-t", "only contains a hijack name"],
+  },
 ];
 
 const filter = process.argv[2];
