@@ -2,7 +2,10 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../../core/logger.js";
+import { join } from "node:path";
 import { Guard } from "../../guard.js";
+import { DeferredAuditSink } from "../../ledger/deferred-sink.js";
+import { LedgerLockedError, openLedger, type Ledger } from "../../ledger/index.js";
 import { PendingApprovalStore } from "../../state/pending-approval-store.js";
 import { ToolPinStore } from "../../state/tool-pin-store.js";
 import { LineSplitter } from "./line-splitter.js";
@@ -37,7 +40,15 @@ export interface StdioProxyOptions {
 /** Runs the server as a child behind the proxy until either side ends; resolves with the server's exit code. */
 export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
   const config = withProxyDefaults(o.config);
-  const guard = Guard.open({ config, workspaceDir: o.workspaceDir, logger: o.logger });
+  const ledger = openProxyLedger(o.workspaceDir, o.server, o.logger);
+  const audit = new DeferredAuditSink(ledger, (error) => o.logger.error("ledger append failed", error), Date.now);
+  let guard: Guard;
+  try {
+    guard = Guard.open({ config, workspaceDir: o.workspaceDir, logger: o.logger, audit });
+  } catch (error) {
+    ledger.close();
+    throw error;
+  }
   const child = spawn(o.command, [...o.args], { stdio: ["pipe", "pipe", "inherit"] });
   const serverIn = child.stdin;
   const serverOut = child.stdout;
@@ -79,6 +90,8 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
       process.off("SIGINT", onInt);
       proxy.serverClosed();
       guard.close();
+      audit.flush();
+      ledger.close();
       resolve(code);
     };
     child.on("error", (error) => {
@@ -91,6 +104,25 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
       void serverEnded.then(() => finish(code ?? 1));
     });
   });
+}
+
+/** Ledger files a server's proxies may write, one per live proxy; a slot whose proxy exited is reused. */
+const LEDGER_SLOTS = 16;
+
+/**
+ * A ledger has one writer, and every proxy of a workspace is its own process: each writes
+ * `.provenance/mcp-ledgers/<server>.jsonl`, or the next free `<server>-<n>.jsonl` when another
+ * proxy of the same server (another client) holds that one.
+ */
+function openProxyLedger(workspaceDir: string, server: string, logger: Logger): Ledger {
+  for (let slot = 1; ; slot++) {
+    const path = join(workspaceDir, ".provenance", "mcp-ledgers", slot === 1 ? `${server}.jsonl` : `${server}-${slot}.jsonl`);
+    try {
+      return openLedger(path, { onTornTail: (tail) => logger.warn(`ledger ${path}: an interrupted append was cut off (${JSON.stringify(tail)})`) });
+    } catch (error) {
+      if (!(error instanceof LedgerLockedError) || slot >= LEDGER_SLOTS) throw error;
+    }
+  }
 }
 
 function withProxyDefaults(config: unknown): unknown {
