@@ -10,6 +10,7 @@ import { registerConsoleCommands } from "./console.js";
 import { registerDemoCommands } from "./demo.js";
 import { registerLedgerCommands } from "./ledger.js";
 import { registerMcpCommands } from "./mcp.js";
+import { registerInitMcpCommand } from "./init-mcp.js";
 import { registerReplayCommands } from "./replay.js";
 import { registerSigCommands } from "./sig.js";
 
@@ -31,6 +32,7 @@ registerBrokerCommands(program);
 registerBlockedWritesCommands(program);
 registerBenchCommands(program);
 registerMcpCommands(program);
+registerInitMcpCommand(program);
 registerConsoleCommands(program);
 
 await program.parseAsync(process.argv);

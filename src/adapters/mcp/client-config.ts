@@ -1,0 +1,129 @@
+import { isMcpServerName } from "../../core/mcp-tool-names.js";
+
+/**
+ * An MCP client's server list (`mcpServers` in Claude Desktop's, Cursor's and Claude Code's
+ * files), rewritten so each stdio server runs behind `provenant mcp`, and back. Pure: the caller
+ * reads and writes the file.
+ */
+export interface WrapOptions {
+  /** How to run provenant: the program and the arguments before `mcp`. */
+  readonly provenant: readonly string[];
+  readonly workspace?: string;
+  readonly config?: string;
+}
+
+export interface Rewrite {
+  readonly document: Record<string, unknown>;
+  /** The servers changed, by their key in the file. */
+  readonly changed: readonly string[];
+  /** Servers left as they are, and why (not stdio, already wrapped). */
+  readonly skipped: readonly { readonly name: string; readonly why: string }[];
+}
+
+export class ClientConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ClientConfigError";
+  }
+}
+
+/** Each stdio server's command becomes provenant's, with the original after `--`. Already wrapped ones stay as they are. */
+export function wrapServers(document: unknown, options: WrapOptions): Rewrite {
+  const { doc, servers } = serversOf(document);
+  const changed: string[] = [];
+  const skipped: { name: string; why: string }[] = [];
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [name, entry] of Object.entries(servers)) {
+    out[name] = entry;
+    if (!isStdioEntry(entry)) {
+      skipped.push({ name, why: "not a stdio server (no command, or a url/type other than stdio)" });
+      continue;
+    }
+    if (isWrapped(entry)) {
+      skipped.push({ name, why: "already runs through provenant" });
+      continue;
+    }
+    const args = Array.isArray(entry.args) ? (entry.args as unknown[]) : [];
+    if (!args.every((a) => typeof a === "string")) {
+      skipped.push({ name, why: "its args are not all strings" });
+      continue;
+    }
+    const proxyArgs = [
+      ...options.provenant.slice(1),
+      "mcp",
+      "--name",
+      serverName(name),
+      ...(options.workspace !== undefined ? ["--workspace", options.workspace] : []),
+      ...(options.config !== undefined ? ["--config", options.config] : []),
+      "--",
+      entry.command as string,
+      ...(args as string[]),
+    ];
+    out[name] = { ...entry, command: options.provenant[0], args: proxyArgs };
+    changed.push(name);
+  }
+  return { document: { ...doc, mcpServers: out }, changed, skipped };
+}
+
+/**
+ * Each wrapped server back to its own command: the entry from `original` (the backup taken at
+ * install) when that is what was wrapped, else the command and arguments after `--`.
+ */
+export function unwrapServers(document: unknown, original: unknown): Rewrite {
+  const { doc, servers } = serversOf(document);
+  const before = original === undefined ? undefined : serversOf(original).servers;
+  const changed: string[] = [];
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [name, entry] of Object.entries(servers)) {
+    out[name] = entry;
+    if (!isStdioEntry(entry) || !isWrapped(entry)) continue;
+    const args = entry.args as string[];
+    const cut = args.indexOf("--");
+    const [command, ...rest] = args.slice(cut + 1);
+    if (command === undefined) continue;
+    const kept = before !== undefined && Object.hasOwn(before, name) ? before[name] : undefined;
+    if (isStdioEntry(kept) && kept.command === command && sameArgs(kept.args, rest)) {
+      out[name] = kept;
+    } else {
+      out[name] = { ...entry, command, args: rest };
+    }
+    changed.push(name);
+  }
+  return { document: { ...doc, mcpServers: out }, changed, skipped: [] };
+}
+
+/** A file's key as a server name provenant accepts (the tools' names carry it). */
+export function serverName(key: string): string {
+  if (isMcpServerName(key)) return key;
+  const cleaned = key
+    .replace(/[^A-Za-z0-9-]+/gu, "-")
+    .replace(/^-+|-+$/gu, "")
+    .slice(0, 63);
+  return cleaned === "" ? "server" : cleaned;
+}
+
+function serversOf(document: unknown): { doc: Record<string, unknown>; servers: Record<string, unknown> } {
+  if (document === null || typeof document !== "object" || Array.isArray(document)) throw new ClientConfigError("the client's configuration is not a JSON object");
+  const doc = document as Record<string, unknown>;
+  const servers = Object.hasOwn(doc, "mcpServers") ? doc.mcpServers : {};
+  if (servers === null || typeof servers !== "object" || Array.isArray(servers)) throw new ClientConfigError("mcpServers is not an object");
+  return { doc, servers: servers as Record<string, unknown> };
+}
+
+function isStdioEntry(entry: unknown): entry is Record<string, unknown> & { command: string } {
+  if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return false;
+  const e = entry as Record<string, unknown>;
+  return typeof e.command === "string" && e.command !== "" && (e.type === undefined || e.type === "stdio") && e.url === undefined;
+}
+
+function isWrapped(entry: Record<string, unknown>): boolean {
+  const args = entry.args;
+  if (!Array.isArray(args)) return false;
+  const at = args.indexOf("mcp");
+  return at !== -1 && args[at + 1] === "--name" && args.indexOf("--", at) !== -1;
+}
+
+function sameArgs(kept: unknown, rest: readonly string[]): boolean {
+  if (kept === undefined) return rest.length === 0;
+  return Array.isArray(kept) && kept.length === rest.length && kept.every((a, i) => a === rest[i]);
+}
