@@ -48,7 +48,7 @@ pre.add { background: #e6ffec; } pre.del { background: #ffebe9; }
 .graph-wrap { display: grid; grid-template-columns: 18rem 1fr; gap: 1rem; align-items: start; }
 .details { position: sticky; top: 1rem; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .7rem; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 13px; }
 .graph-scroll { overflow: auto; max-height: 80vh; background: #fff; border: 1px solid var(--line); border-radius: 6px; }
-svg.fit { width: 100%; height: auto; }
+svg.fit { width: 100%; height: 78vh; }
 svg .edge { fill: none; stroke: #9aa4ae; stroke-width: 1.5; }
 svg .edge.hwm { stroke: var(--hwm); stroke-width: 3.5; }
 svg .node rect { fill: #fff; stroke-width: 2; }

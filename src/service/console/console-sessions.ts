@@ -107,7 +107,7 @@ export function registerSessionRoutes(app: Hono, ctx: ConsoleContext): void {
     const done = c.req.query("done") === "reset" ? notice("ok", html`Session reset; the reset is in its history and in the ledger.`) : "";
     const body = html`${done}${quarantineHtml}${table}
 <h2>Reset another session</h2>
-<p class="muted">A running agent keeps its watermarks in memory: it sees a reset made here when it next writes its watermarks or restarts.</p>
+<p class="muted">A running agent sees a reset made here when it next reads its watermark file: before a turn where its front end shares state, otherwise at its next watermark write or restart.</p>
 ${resetForm(null)}`;
     return c.html(page({ title: "Sessions", active: "/sessions", csrfToken: ctx.access.csrfToken, workspace: ctx.workspace, body }).value);
   });

@@ -79,6 +79,8 @@ export function layoutGraph(nodes: readonly LayoutInput[], taintSource: number |
   }
 
   const onPath = new Uint8Array(nodes.length);
+  // The parent each path node was reached from: only those edges are the path, not every edge between two of its nodes.
+  const pathParent = new Int32Array(nodes.length).fill(-1);
   for (let at = taintSource; at !== null && at >= 0 && at < nodes.length; ) {
     onPath[at] = 1;
     const parents = nodes[at]?.parents ?? [];
@@ -88,6 +90,7 @@ export function layoutGraph(nodes: readonly LayoutInput[], taintSource: number |
       const nt = next === null ? undefined : nodes[next]?.trust;
       if (pt !== undefined && (nt === undefined || lessTrusted(pt, nt))) next = p;
     }
+    if (next !== null) pathParent[at] = next;
     at = next;
   }
 
@@ -103,6 +106,6 @@ export function layoutGraph(nodes: readonly LayoutInput[], taintSource: number |
     const offset = ((widest - row.length) * pitchX) / 2;
     return { id: node.id, layer, slot, x: sizes.margin + offset + slot * pitchX, y: sizes.margin + layer * pitchY, onTaintPath: onPath[node.id] === 1 };
   });
-  const edges: PlacedEdge[] = nodes.flatMap((node) => node.parents.map((p) => ({ from: p, to: node.id, onTaintPath: onPath[p] === 1 && onPath[node.id] === 1 })));
+  const edges: PlacedEdge[] = nodes.flatMap((node) => node.parents.map((p) => ({ from: p, to: node.id, onTaintPath: pathParent[node.id] === p })));
   return { nodes: placed, edges, width, height: sizes.margin * 2 + Math.max(1, layers.length) * pitchY - sizes.rowGap };
 }

@@ -1,9 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { replayFile } from "../../../src/cli/replay.js";
 import { SILENT_LOGGER } from "../../../src/core/logger.js";
 import { ProvenanceGraph } from "../../../src/core/provenance-graph.js";
+import { checkpointDir, currentCheckpoint, defaultLedgerPath, generateCheckpointKey, loadSigningKey, logOrigin, scanLog, signCheckpoint } from "../../../src/ledger/index.js";
 import { appendTurnGraph } from "../../../src/state/turn-graph-log.js";
 
 /**
@@ -18,6 +19,8 @@ export const HOSTILE_SESSION = `mallory${INJECTED}`;
 
 export interface ConsoleWorkspace {
   readonly dir: string;
+  /** The public half of the checkpoint key that signed the ledger's checkpoint (kept outside the workspace). */
+  readonly checkpointPublicKey: string;
   readonly stagedIds: () => string[];
   cleanup(): void;
 }
@@ -80,10 +83,23 @@ export function makeConsoleWorkspace(): ConsoleWorkspace {
   forged.seal();
   appendTurnGraph(dir, HOSTILE_SESSION, forged, new Date("2026-01-01T00:00:00Z"));
 
+  // A signed checkpoint of the ledger as the replays left it, as `provenant ledger checkpoint` writes one.
+  const keyDir = mkdtempSync(join(tmpdir(), "provenant-console-key-"));
+  const keyPath = join(keyDir, "ledger-checkpoint.key");
+  const { publicPath } = generateCheckpointKey(keyPath);
+  const ledgerPath = defaultLedgerPath(dir);
+  const scan = scanLog(ledgerPath, { tree: true });
+  mkdirSync(checkpointDir(ledgerPath), { recursive: true });
+  writeFileSync(join(checkpointDir(ledgerPath), `${scan.size}.checkpoint`), signCheckpoint(currentCheckpoint(scan), logOrigin(scan), loadSigningKey(keyPath, dir)));
+
   const blocked = join(dir, ".provenance", "blocked-writes");
   return {
     dir,
+    checkpointPublicKey: publicPath,
     stagedIds: () => readdirSync(blocked).filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5)),
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup: () => {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(keyDir, { recursive: true, force: true });
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startConsole, type RunningConsole } from "../../../src/service/console/console-server.js";
@@ -16,7 +16,7 @@ describe("console server over real HTTP", () => {
 
   beforeAll(async () => {
     ws = makeConsoleWorkspace();
-    running = await startConsole({ workspace: ws.dir, env: {}, log: (m) => logged.push(m) });
+    running = await startConsole({ workspace: ws.dir, env: { PROVENANT_LEDGER_PUBKEY: ws.checkpointPublicKey }, log: (m) => logged.push(m) });
     ({ cookie, csrf } = await login(running.port, running.loginUrl));
   });
   afterAll(async () => {
@@ -141,5 +141,23 @@ describe("console server over real HTTP", () => {
       expect((await rawRequest(running.port, { path: `/writes/${id}`, headers: { cookie } })).status).toBe(404);
       expect((await post(`/writes/${id}/commit`, "", { cookie, origin: running.origin, "x-provenant-csrf": csrf })).status).toBe(404);
     }
+  });
+
+  it("streams verification progress and the verdict; a rewritten entry is reported, and the checkpoint with it", async () => {
+    const ok = await rawRequest(running.port, { path: "/ledger/verify", headers: { cookie } });
+    expect(ok.headers["content-type"]).toMatch(/^text\/event-stream/);
+    expect(ok.body).toMatch(/event: progress\ndata: \{"done":\d+,"total":\d+\}/);
+    expect(ok.body).toContain("<strong>Verified:</strong>");
+    expect(ok.body).toMatch(/Latest checkpoint<\/strong> \(.*\): verified\./);
+    const ledger = join(ws.dir, ".provenance", "ledger.jsonl");
+    const lines = readFileSync(ledger, "utf8").split("\n");
+    lines[3] = (lines[3] ?? "").replace('"type":"CLAIM"', '"type":"META"');
+    writeFileSync(ledger, lines.join("\n"));
+    const bad = await rawRequest(running.port, { path: "/ledger/verify", headers: { cookie } });
+    expect(bad.body).toContain("<strong>Does not verify:</strong> CORRUPT at chain 0 seq 3");
+    expect(bad.body).toMatch(/Latest checkpoint<\/strong> \(.*\): violated\. the ledger does not verify/);
+    const proof = await rawRequest(running.port, { path: "/ledger/entries/5", headers: { cookie } });
+    expect(proof.status).toBe(404);
+    expect(proof.body).toContain("the ledger does not verify, so no proof is given");
   });
 });
