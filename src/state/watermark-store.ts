@@ -172,6 +172,8 @@ export class FileWatermarkStore implements WatermarkStore {
   /** Another process sharing the workspace may have escalated or reset a watermark since. */
   refresh(): void {
     this.checkOpen();
+    // Unchanged files need no lock: the common case, paid before every turn of a shared session.
+    if (sameStamp(stampOf(this.file), this.stamp) && sameStamp(stampOf(this.quarantineFile), this.quarantineStamp)) return;
     this.locked(() => this.syncFromDisk());
   }
 

@@ -303,31 +303,16 @@ export class McpProxy {
   private holdForApproval(id: JsonRpcId, decision: Decision): void {
     const code = decision.code as string;
     const now = this.o.now();
-    const expiresAt = this.codeExpiry.get(code) ?? now + this.o.guard.config.approvalTtlSeconds * 1000;
-    this.codeExpiry.set(code, expiresAt);
+    const known = this.codeExpiry.get(code);
+    const expiresAt = known ?? now + this.o.guard.config.approvalTtlSeconds * 1000;
     const lines = decision.reason.split("\n");
     const shown = lines.find((l) => l.startsWith("Call: "))?.slice("Call: ".length) ?? displayText(decision.tool);
     const source = decision.provenance === null ? null : `${decision.provenance.label} (${decision.provenance.trust})`;
-    try {
-      this.o.approvals.sweep(process.pid, now);
-      this.o.approvals.hold({
-        version: 1,
-        code,
-        frontEnd: "mcp",
-        origin: this.o.server,
-        sessionId: this.o.sessionId,
-        tool: decision.tool,
-        call: shown,
-        reason: lines[0] ?? decision.reason,
-        taint: decision.taint,
-        source,
-        createdAt: new Date(now).toISOString(),
-        expiresAt: new Date(expiresAt).toISOString(),
-        pid: process.pid,
-      });
-    } catch (error) {
-      // Without the record the owner cannot answer from outside; the call is still held.
-      this.o.logger.error(`mcp ${this.o.server}: could not record held call ${code} for the owner`, error);
+    // The model repeating a held call gets the same code, already on record.
+    if (known === undefined) {
+      for (const [c, at] of this.codeExpiry) if (at <= now) this.codeExpiry.delete(c);
+      this.codeExpiry.set(code, expiresAt);
+      this.recordHeld(decision, code, shown, lines[0] ?? decision.reason, source, now, expiresAt);
     }
     this.toolError(
       id,
@@ -338,6 +323,30 @@ export class McpProxy {
         `Only the owner can allow it, by running:  ${this.o.approveCommand(code)}\n` +
         `Then the same call, retried unchanged, runs once.`,
     );
+  }
+
+  /** Without the record the owner cannot answer from outside; the call is held all the same. */
+  private recordHeld(decision: Decision, code: string, shown: string, reason: string, source: string | null, now: number, expiresAt: number): void {
+    try {
+      this.o.approvals.sweep(process.pid, now);
+      this.o.approvals.hold({
+        version: 1,
+        code,
+        frontEnd: "mcp",
+        origin: this.o.server,
+        sessionId: this.o.sessionId,
+        tool: decision.tool,
+        call: shown,
+        reason,
+        taint: decision.taint,
+        source,
+        createdAt: new Date(now).toISOString(),
+        expiresAt: new Date(expiresAt).toISOString(),
+        pid: process.pid,
+      });
+    } catch (error) {
+      this.o.logger.error(`mcp ${this.o.server}: could not record held call ${code} for the owner`, error);
+    }
   }
 
   private askOwner(id: JsonRpcId, decision: Decision, callId: string, args: Readonly<Record<string, unknown>>, raw: Readonly<Record<string, unknown>>): void {

@@ -131,12 +131,11 @@ function withProxyDefaults(config: unknown): unknown {
   return { ...(config as Record<string, unknown>), approvalTtlSeconds: MCP_APPROVAL_TTL_SECONDS };
 }
 
+const NEWLINE = Buffer.from("\n");
+
+/** One write per message: a reader woken by the message without its newline would wait for a second wake-up. */
 function writeLine(out: Writable, line: string | Buffer): void {
-  if (typeof line === "string") out.write(`${line}\n`);
-  else {
-    out.write(line);
-    out.write("\n");
-  }
+  out.write(typeof line === "string" ? `${line}\n` : Buffer.concat([line, NEWLINE]));
 }
 
 /** Lines from `source` to `handle`, pausing the source while `sink` is full, so memory stays bounded by one line. */
