@@ -8,11 +8,11 @@ export const CONSOLE_CSS = `
 :root { --trusted: #1b7f3b; --shared: #1f5fa8; --external: #b76e00; --untrusted: #b3261e; --hwm: #6a1b9a; --line: #d0d4da; --muted: #5f6670; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, sans-serif; color: #1d2127; background: #f6f7f9; }
-header { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.2rem; background: #1d2127; color: #fff; }
-header .brand { font-weight: 700; letter-spacing: .02em; }
-header nav a { color: #c9d1d9; text-decoration: none; margin-right: 1rem; }
-header nav a.active { color: #fff; border-bottom: 2px solid #fff; }
-header .workspace { margin-left: auto; font-family: ui-monospace, monospace; font-size: 12px; color: #9aa4ae; }
+body > header { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.2rem; background: #1d2127; color: #fff; }
+body > header .brand { font-weight: 700; letter-spacing: .02em; }
+body > header nav a { color: #c9d1d9; text-decoration: none; margin-right: 1rem; }
+body > header nav a.active { color: #fff; border-bottom: 2px solid #fff; }
+body > header .workspace { margin-left: auto; font-family: ui-monospace, monospace; font-size: 12px; color: #9aa4ae; }
 main { padding: 1rem 1.2rem 3rem; }
 h1 { font-size: 1.4rem; margin: .2rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.6rem 0 .6rem; }
@@ -59,6 +59,13 @@ svg .node.source rect { fill: #f3e5f5; }
 svg .node.selected rect { stroke: #000; stroke-dasharray: 4 2; }
 svg .node text { font: 12px ui-monospace, monospace; fill: #1d2127; pointer-events: none; }
 svg .node { cursor: pointer; }
+article.approval { background: #fff; border: 1px solid var(--line); border-left: 4px solid var(--untrusted); border-radius: 6px; padding: .7rem 1rem; margin: .8rem 0; }
+article.approval header { display: flex; gap: .6rem; align-items: center; flex-wrap: wrap; }
+article.approval h3 { font-size: .9rem; margin: .7rem 0 .3rem; }
+article.approval .code { background: #eef0f3; padding: 0 .3rem; border-radius: 3px; }
+article.approval .expires { margin-left: auto; font-weight: 600; } article.approval .expires.expired { color: var(--untrusted); }
+article.approval input[type=number] { width: 5rem; }
+.waiting { color: var(--external); font-weight: 600; }
 `;
 
 export const CONSOLE_JS = `"use strict";
@@ -121,6 +128,28 @@ export const CONSOLE_JS = `"use strict";
       status.setAttribute("data-done", "1");
     });
     source.onerror = function () { source.close(); };
+  }
+
+  // The approvals inbox: the server sends the list again whenever the store changes.
+  var inbox = document.getElementById("approvals");
+  if (inbox && samePath(inbox.getAttribute("data-stream"))) {
+    var events = new EventSource(inbox.getAttribute("data-stream"));
+    events.addEventListener("inbox", function (event) {
+      // Rendered and escaped by the server, like every page.
+      var doc = new DOMParser().parseFromString("<div>" + event.data + "</div>", "text/html");
+      inbox.replaceChildren.apply(inbox, Array.prototype.slice.call(doc.body.firstChild.childNodes));
+      inbox.setAttribute("data-updates", String(Number(inbox.getAttribute("data-updates") || "0") + 1));
+      tick();
+    });
+    var tick = function () {
+      inbox.querySelectorAll("[data-expires]").forEach(function (el) {
+        var left = Math.round((Date.parse(el.getAttribute("data-expires")) - Date.now()) / 1000);
+        el.textContent = left > 0 ? "expires in " + left + " s" : "expired";
+        el.classList.toggle("expired", left <= 0);
+      });
+    };
+    tick();
+    setInterval(tick, 1000);
   }
 
   // The provenance graph: a node's whole label in the side panel, fit-to-width toggle.

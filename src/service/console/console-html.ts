@@ -90,6 +90,7 @@ export interface PageOptions {
 }
 
 const NAV: readonly (readonly [string, string])[] = [
+  ["/approvals", "Approvals"],
   ["/sessions", "Sessions"],
   ["/writes", "Staged writes"],
   ["/ledger", "Ledger"],

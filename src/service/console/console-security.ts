@@ -47,7 +47,7 @@ export function consoleSecurity(access: ConsoleAccess, port: () => number, onRef
     if (c.req.path === "/login") {
       if (method !== "GET") return refuse("method");
       if (!access.exchange(c.req.query("token") ?? "")) return refuse("login-token");
-      const response = c.redirect("/sessions", 303);
+      const response = c.redirect("/approvals", 303);
       response.headers.append("Set-Cookie", `${SESSION_COOKIE}=${access.sessionSecret}; HttpOnly; SameSite=Strict; Path=/`);
       return withHeaders(response);
     }

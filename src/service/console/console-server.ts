@@ -5,6 +5,7 @@ import { bodyLimit } from "hono/body-limit";
 import { defaultCheckpointKeyPath, defaultLedgerPath, publicKeyPathFor } from "../../ledger/index.js";
 import { displayText } from "../../core/safe-display.js";
 import { ConsoleAccess } from "./console-access.js";
+import { registerApprovalRoutes } from "./console-approvals.js";
 import { CONSOLE_CSS, CONSOLE_JS } from "./console-assets.js";
 import type { ConsoleContext } from "./console-context.js";
 import { registerGraphRoutes } from "./console-graphs.js";
@@ -57,11 +58,12 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
     consoleSecurity(access, () => port, (why, c) => log(`console: refused ${c.req.method} ${displayText(c.req.path)} (${why})`)),
   );
   app.use("*", bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text("request too large", 413) }));
-  app.get("/", (c) => c.redirect("/sessions", 303));
+  app.get("/", (c) => c.redirect("/approvals", 303));
   // Browsers ask for it on every page; an answer keeps a 404 out of the owner's console log.
   app.get("/favicon.ico", (c) => c.body(null, 204));
   app.get("/assets/console.css", (c) => c.body(CONSOLE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }));
   app.get("/assets/console.js", (c) => c.body(CONSOLE_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" }));
+  registerApprovalRoutes(app, ctx);
   registerSessionRoutes(app, ctx);
   registerWriteRoutes(app, ctx);
   registerLedgerRoutes(app, ctx);

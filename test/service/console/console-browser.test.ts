@@ -63,7 +63,14 @@ describe.skipIf(!existsSync(CHROMIUM))("console in a real browser (Debian chromi
   }
 
   it("logs in with the one-time URL and shows the sessions, hostile names escaped", async () => {
-    expect(new URL(page.url()).pathname).toBe("/sessions");
+    expect(new URL(page.url()).pathname).toBe("/approvals");
+    const held = await page.locator('article.approval[data-code="0badc0de"]').innerText();
+    expect(held).toContain("<script>window.__pwned=1</script>");
+    expect(held).toContain("\\x1b[2J");
+    expect(held).toContain("\\u202e");
+    expect(await page.locator("#approvals script, #approvals img, #approvals svg, #approvals a").count()).toBe(0);
+    await expectNothingExecuted();
+    await page.goto(`${running.origin}/sessions`);
     const text = await page.locator("table.sessions").innerText();
     expect(text).toContain("<script>window.__pwned=1</script>");
     expect(text).toContain("\\x1b[2J");

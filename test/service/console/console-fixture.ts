@@ -5,6 +5,7 @@ import { replayFile } from "../../../src/cli/replay.js";
 import { SILENT_LOGGER } from "../../../src/core/logger.js";
 import { ProvenanceGraph } from "../../../src/core/provenance-graph.js";
 import { checkpointDir, currentCheckpoint, defaultLedgerPath, generateCheckpointKey, loadSigningKey, logOrigin, scanLog, signCheckpoint } from "../../../src/ledger/index.js";
+import { PendingApprovalStore } from "../../../src/state/pending-approval-store.js";
 import { appendTurnGraph } from "../../../src/state/turn-graph-log.js";
 
 /**
@@ -91,6 +92,23 @@ export function makeConsoleWorkspace(): ConsoleWorkspace {
   const scan = scanLog(ledgerPath, { tree: true });
   mkdirSync(checkpointDir(ledgerPath), { recursive: true });
   writeFileSync(join(checkpointDir(ledgerPath), `${scan.size}.checkpoint`), signCheckpoint(currentCheckpoint(scan), logOrigin(scan), loadSigningKey(keyPath, dir)));
+
+  // A held call whose every text field carries the injection raw, as any process writing the store could.
+  new PendingApprovalStore(dir).hold({
+    version: 1,
+    code: "0badc0de",
+    frontEnd: "mcp",
+    origin: `fs${INJECTED}`,
+    sessionId: HOSTILE_SESSION,
+    tool: `mcp__fs__write_file${INJECTED}`,
+    call: `mcp__fs__write_file {"content":"${INJECTED}"}`,
+    reason: `held: ${INJECTED}`,
+    taint: "untrusted",
+    source: `web_fetch https://evil.example/${INJECTED}`,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    expiresAt: "2999-01-01T00:00:00.000Z",
+    pid: process.pid,
+  });
 
   const blocked = join(dir, ".provenance", "blocked-writes");
   return {

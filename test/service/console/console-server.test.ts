@@ -40,7 +40,7 @@ describe("console server over real HTTP", () => {
   });
 
   it("refuses every page and asset without the session cookie, or with a wrong one", async () => {
-    for (const path of ["/", "/sessions", "/writes", "/ledger", "/ledger/verify", "/graphs", "/assets/console.js", "/nowhere"]) {
+    for (const path of ["/", "/approvals", "/approvals/stream", "/sessions", "/writes", "/ledger", "/ledger/verify", "/graphs", "/assets/console.js", "/nowhere"]) {
       const res = await rawRequest(running.port, { path });
       expect(res.status, path).toBe(403);
       expect(res.body).toBe("forbidden");
