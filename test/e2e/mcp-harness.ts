@@ -15,7 +15,8 @@ export const RUG_PULL_SERVER = join(ROOT, "test/e2e/fixtures/mcp/rug-pull-server
 
 /** The configuration an owner writes for the filesystem server: its reads run at any taint, its output is untrusted. */
 export const FS_CONFIG = {
-  toolOutputTaints: { "mcp__fs__*": "untrusted" },
+  // What a write reports back is the server's confirmation of the model's own arguments.
+  toolOutputTaints: { "mcp__fs__*": "untrusted", mcp__fs__write_file: "trusted", mcp__fs__move_file: "trusted", mcp__fs__create_directory: "trusted" },
   toolActionClasses: { "mcp__fs__*": "write", "mcp__fs__read_text_file": "read", "mcp__fs__list_directory": "read" },
   toolOverrides: Object.fromEntries(
     ["read_file", "read_text_file", "read_media_file", "read_multiple_files", "list_directory", "list_directory_with_sizes", "directory_tree", "search_files", "get_file_info", "list_allowed_directories"].map(

@@ -36,6 +36,9 @@ describe("provenant mcp in front of the real filesystem server", () => {
     const r = await client.callTool({ name: "write_file", arguments: { path: join(s.root, "new.txt"), content: "hello\n" } });
     expect(r.isError).not.toBe(true);
     expect(readFileSync(join(s.root, "new.txt"), "utf8")).toBe("hello\n");
+    const moved = await client.callTool({ name: "move_file", arguments: { source: join(s.root, "new.txt"), destination: join(s.root, "renamed.txt") } });
+    expect(moved.isError).not.toBe(true);
+    expect(readFileSync(join(s.root, "renamed.txt"), "utf8")).toBe("hello\n");
   });
 
   it("holds write_file and move_file after an injected read: the files are unchanged on disk", async () => {
