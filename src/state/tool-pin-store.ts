@@ -107,6 +107,7 @@ export class ToolPinStore {
   }
 
   read(): PinState {
+    ensureDirDurable(join(this.file, ".."));
     return withFileLock(this.lockFile, () => this.load());
   }
 

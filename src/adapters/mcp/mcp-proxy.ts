@@ -82,8 +82,8 @@ export class McpProxy {
   private readonly asked = new Map<string, AskedOwner>();
   /** Client request keys of tools/call waiting for the owner, to their elicitation id. */
   private readonly waiting = new Map<string, string>();
-  /** Tools whose listed definition differs from the pinned one (or is new after the first listing). */
-  private readonly heldTools = new Set<string>();
+  /** The pin file as last read: refreshed after every listing, and whenever a call names a tool it does not accept. */
+  private pinView: { readonly complete: boolean; readonly pinned: ReadonlySet<string>; readonly held: ReadonlySet<string> } | null = null;
   private readonly codeExpiry = new Map<string, number>();
   private clientElicits = false;
   private callSeq = 0;
@@ -239,10 +239,7 @@ export class McpProxy {
       lastPage,
       new Date(this.o.now()),
     );
-    for (const l of listed) {
-      if (held.has(l.definition.name)) this.heldTools.add(l.definition.name);
-      else this.heldTools.delete(l.definition.name);
-    }
+    this.pinView = null;
     for (const name of held) this.o.logger.warn(`mcp ${this.o.server}: tool ${displayText(name)} differs from its pinned definition (or is new); hidden until the owner runs: ${this.o.acceptCommand(name)}`);
     this.startTurn();
     const names = listed.filter((l) => !held.has(l.definition.name)).map((l) => mcpToolName(this.o.server, l.definition.name));
@@ -258,11 +255,11 @@ export class McpProxy {
       this.send("client", errorResponse(id, INVALID_PARAMS));
       return CONSUMED;
     }
-    if (this.heldTools.has(call.name) && this.o.pins.read().held.has(call.name)) {
-      this.toolError(id, `provenant held this call: the definition of tool ${call.name} changed since it was first seen (or it is new), and the owner has not accepted it. The owner can review and accept it with: ${this.o.acceptCommand(call.name)}`);
+    const unaccepted = this.unaccepted(call.name);
+    if (unaccepted !== null) {
+      this.toolError(id, `provenant held this call: ${unaccepted}`);
       return CONSUMED;
     }
-    this.heldTools.delete(call.name);
     const tool = mcpToolName(this.o.server, call.name);
     this.startTurn();
     const callId = `c${++this.callSeq}`;
@@ -279,6 +276,24 @@ export class McpProxy {
     if (this.clientElicits) this.askOwner(id, decision, callId, call.args, request);
     else this.holdForApproval(id, decision);
     return CONSUMED;
+  }
+
+  /**
+   * Why a tool may not be called now, or null: its definition differs from the pinned one (or it
+   * appeared after the first listing), or it was never in an accepted listing at all, which a call
+   * made before any listing of this process would otherwise slip past.
+   */
+  private unaccepted(name: string): string | null {
+    const blocked = (v: NonNullable<McpProxy["pinView"]>) => v.held.has(name) || (v.complete && !v.pinned.has(name));
+    if (this.pinView !== null && !blocked(this.pinView)) return null;
+    // Not accepted as last read: read again, the owner may have accepted it since.
+    const state = this.o.pins.read();
+    this.pinView = { complete: state.complete, pinned: new Set(state.tools.keys()), held: new Set(state.held.keys()) };
+    if (!blocked(this.pinView)) return null;
+    const shown = displayText(name);
+    return this.pinView.held.has(name)
+      ? `the definition of tool ${shown} changed since it was first seen (or it is new), and the owner has not accepted it. The owner can review it with 'provenant mcp pins ${this.o.server}' and accept it with: ${this.o.acceptCommand(name)}`
+      : `tool ${shown} was not in any listing of this server the owner accepted`;
   }
 
   /** A code the owner answered from outside (the `approve` command, a console) applies to this exact retry. */
