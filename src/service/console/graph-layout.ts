@@ -68,12 +68,16 @@ export function layoutGraph(nodes: readonly LayoutInput[], taintSource: number |
   const renumber = (layer: readonly number[]): void => layer.forEach((id, i) => (slotOf[id] = i));
   layers.forEach(renumber);
   const mean = (ids: readonly number[], fallback: number): number => (ids.length === 0 ? fallback : ids.reduce((sum, id) => sum + (slotOf[id] as number), 0) / ids.length);
+  // Sort keys in one typed array, and layers of one node (most of a turn) skipped: no allocation per layer.
+  const key = new Float64Array(nodes.length);
+  const byKey = (a: number, b: number): number => (key[a] as number) - (key[b] as number) || a - b;
   for (let sweep = 0; sweep < SWEEPS; sweep++) {
     const down = sweep % 2 === 0;
-    const order = down ? layers : [...layers].reverse();
-    for (const layer of order) {
-      const key = new Map(layer.map((id) => [id, mean(down ? (nodes[id]?.parents ?? []) : (children[id] ?? []), slotOf[id] as number)]));
-      layer.sort((a, b) => (key.get(a) as number) - (key.get(b) as number) || a - b);
+    for (let i = 0; i < layers.length; i++) {
+      const layer = layers[down ? i : layers.length - 1 - i] as number[];
+      if (layer.length < 2) continue;
+      for (const id of layer) key[id] = mean(down ? (nodes[id]?.parents ?? []) : (children[id] ?? []), slotOf[id] as number);
+      layer.sort(byKey);
       renumber(layer);
     }
   }

@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startConsole, type RunningConsole } from "../../../src/service/console/console-server.js";
 import { PendingApprovalStore } from "../../../src/state/pending-approval-store.js";
-import { FILESYSTEM_SERVER, FS_CONFIG, MAIN, connect, scene, text, type Connected, type Scene } from "../../e2e/mcp-harness.js";
+import { FILESYSTEM_SERVER, FS_CONFIG, connect, scene, text, type Connected, type Scene } from "../../e2e/mcp-harness.js";
 import { INJECTED } from "./console-fixture.js";
 import { rawRequest } from "./console-http.js";
 
@@ -16,7 +16,7 @@ const SCREENSHOTS = join(".cache", "console-screenshots");
  * `provenant mcp` (the built CLI), driven by the MCP SDK client as an agent would, the console in
  * Debian's chromium answering through the shared pending-approvals store.
  */
-describe.skipIf(!existsSync(CHROMIUM) || !existsSync(MAIN))("approvals inbox: a held MCP call answered from the browser", () => {
+describe("approvals inbox: a held MCP call answered from the browser", () => {
   let s: Scene & { root: string };
   let mcp: Connected;
   let running: RunningConsole;

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ const SCREENSHOTS = resolve(".cache", "console-screenshots");
 /** docs/console.md shows these; refreshed from a run with PROVENANT_DOC_SCREENSHOTS=1. */
 const DOC_SCREENSHOTS = resolve("docs", "console");
 
-describe.skipIf(!existsSync(CHROMIUM))("console in a real browser (Debian chromium via playwright-core)", () => {
+describe("console in a real browser (Debian chromium via playwright-core)", () => {
   let ws: ConsoleWorkspace;
   let running: RunningConsole;
   let browser: Browser;
