@@ -1,0 +1,50 @@
+import { readFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { ConfigError } from "../../core/config-error.js";
+import type { HookEvent } from "./hook-event.js";
+
+/**
+ * Where a hook's session lives and what configuration it runs under.
+ *
+ * The project is Claude Code's `CLAUDE_PROJECT_DIR` (set for every hook, and unchanged when the
+ * session `cd`s elsewhere), else the event's `cwd`: state in its `.provenance/`, protected files
+ * relative to it. The configuration is the file named on the hook's command line, else the
+ * project's `.claude/provenant.json` (itself a protected file), else the defaults.
+ */
+export function projectDirOf(event: Pick<HookEvent, "cwd">, env: Readonly<Record<string, string | undefined>>): string {
+  const fromHost = env["CLAUDE_PROJECT_DIR"];
+  return fromHost !== undefined && isAbsolute(fromHost) && !fromHost.includes("\0") ? fromHost : event.cwd;
+}
+
+export const PROJECT_CONFIG_FILE = ".claude/provenant.json";
+
+/** A Claude Code turn runs many model steps: the iteration cap is a runaway stop, not a step budget. */
+const CLAUDE_CODE_MAX_ITERATIONS = 500;
+
+export interface HookConfig {
+  readonly config: Record<string, unknown>;
+  /** The file it came from, or null for the defaults. */
+  readonly source: string | null;
+}
+
+/** Reads the configuration (JSON); `host` is always `claude-code`. Throws ConfigError naming the file. */
+export function hookConfig(projectDir: string, configPath: string | null): HookConfig {
+  const candidate = configPath ?? join(projectDir, PROJECT_CONFIG_FILE);
+  let text: string;
+  try {
+    text = readFileSync(candidate, "utf8");
+  } catch (error) {
+    if (configPath === null && (error as NodeJS.ErrnoException).code === "ENOENT") return { config: { host: "claude-code", maxIterations: CLAUDE_CODE_MAX_ITERATIONS }, source: null };
+    throw new ConfigError([{ key: candidate, message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` }]);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError([{ key: candidate, message: `is not JSON (${error instanceof Error ? error.message : String(error)})` }]);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new ConfigError([{ key: candidate, message: "must hold a JSON object" }]);
+  const host = (value as { host?: unknown }).host;
+  if (host !== undefined && host !== "claude-code") throw new ConfigError([{ key: "host", message: `is ${JSON.stringify(host)} in ${candidate}; Claude Code's hooks run with host "claude-code"` }]);
+  return { config: { maxIterations: CLAUDE_CODE_MAX_ITERATIONS, ...(value as Record<string, unknown>), host: "claude-code" }, source: candidate };
+}

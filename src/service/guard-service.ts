@@ -1,0 +1,52 @@
+import { ClaudeCodeHooks, failedHookAnswer } from "../adapters/claude-code/claude-code-hooks.js";
+import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
+import { parseHookEvent, toolNameOf, type HookEvent } from "../adapters/claude-code/hook-event.js";
+import { hookConfig, projectDirOf } from "../adapters/claude-code/hook-setup.js";
+import { Guard } from "../guard.js";
+import type { ServiceRequest } from "./service-protocol.js";
+
+interface Held {
+  readonly configKey: string;
+  readonly guard: Guard;
+  readonly hooks: ClaudeCodeHooks;
+}
+
+/**
+ * The guards of one user's Claude Code projects, held in memory between hook processes: a
+ * session's turn graph and what its values came from live here from one hook to the next, and
+ * its watermarks, staged writes and ledger persist as in any guard. One guard per project; a
+ * changed configuration file closes the old guard and opens a new one.
+ */
+export class GuardService {
+  private readonly guards = new Map<string, Held>();
+
+  handle(request: ServiceRequest): HookAnswer {
+    let event: HookEvent | undefined;
+    try {
+      event = parseHookEvent(request.input);
+      const projectDir = projectDirOf(event, { CLAUDE_PROJECT_DIR: request.projectDir ?? undefined });
+      const { config } = hookConfig(projectDir, request.configPath);
+      return this.held(projectDir, config).hooks.handle(event);
+    } catch (error) {
+      return failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(request.input), error);
+    }
+  }
+
+  private held(projectDir: string, config: Record<string, unknown>): Held {
+    const configKey = JSON.stringify(config);
+    const existing = this.guards.get(projectDir);
+    if (existing !== undefined && existing.configKey === configKey) return existing;
+    existing?.guard.close();
+    this.guards.delete(projectDir);
+    const guard = Guard.open({ config, workspaceDir: projectDir });
+    const held = { configKey, guard, hooks: new ClaudeCodeHooks(guard) };
+    this.guards.set(projectDir, held);
+    return held;
+  }
+
+  /** Flushes and closes every guard (watermarks, ledgers). */
+  close(): void {
+    for (const held of this.guards.values()) held.guard.close();
+    this.guards.clear();
+  }
+}

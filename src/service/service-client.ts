@@ -1,0 +1,79 @@
+import { spawn } from "node:child_process";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
+import { checkServiceDir, ensureServiceDir, serviceDir, SOCKET_NAME } from "./service-paths.js";
+import { parseServiceAnswer, type ServiceRequest } from "./service-protocol.js";
+
+/** How long a hook waits for a service it has just started. */
+const START_WAIT_MS = 3_000;
+/** How long a hook waits for an answer: past this it decides itself. */
+const ANSWER_WAIT_MS = 15_000;
+
+/**
+ * The guard service's answer to one hook event, starting the service when none listens; null when
+ * it cannot be reached (the caller then decides in its own process). Errors never escape: a
+ * service that misbehaves is a service not reached.
+ */
+export async function askService(request: ServiceRequest, env: Readonly<Record<string, string | undefined>> = process.env): Promise<HookAnswer | null> {
+  const dir = serviceDir(env);
+  const socket = join(dir, SOCKET_NAME);
+  try {
+    checkServiceDir(dir);
+  } catch {
+    try {
+      ensureServiceDir(dir);
+    } catch {
+      return null;
+    }
+  }
+  const first = await exchange(socket, request);
+  if (first.kind === "answer") return first.answer;
+  if (first.kind === "failed") return null;
+  startService(env);
+  const deadline = Date.now() + START_WAIT_MS;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 15));
+    const next = await exchange(socket, request);
+    if (next.kind === "answer") return next.answer;
+    if (next.kind === "failed") return null;
+  }
+  return null;
+}
+
+type Exchange = { kind: "answer"; answer: HookAnswer } | { kind: "absent" } | { kind: "failed" };
+
+function exchange(socketPath: string, request: ServiceRequest): Promise<Exchange> {
+  return new Promise((resolve) => {
+    const socket = connect(socketPath);
+    const chunks: Buffer[] = [];
+    let connected = false;
+    const timer = setTimeout(() => finish({ kind: "failed" }), ANSWER_WAIT_MS);
+    const finish = (result: Exchange): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(result);
+    };
+    socket.on("connect", () => {
+      connected = true;
+      socket.end(`${JSON.stringify(request)}\n`);
+    });
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("end", () => {
+      const answer = parseServiceAnswer(Buffer.concat(chunks).toString("utf8"));
+      finish(answer === null ? { kind: "failed" } : { kind: "answer", answer });
+    });
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      const absent = !connected && (error.code === "ENOENT" || error.code === "ECONNREFUSED");
+      finish(absent ? { kind: "absent" } : { kind: "failed" });
+    });
+  });
+}
+
+function startService(env: Readonly<Record<string, string | undefined>>): void {
+  const main = fileURLToPath(new URL("./service-main.js", import.meta.url));
+  const child = spawn(process.execPath, [main], { detached: true, stdio: "ignore", env: { ...env } });
+  child.on("error", () => undefined);
+  child.unref();
+}

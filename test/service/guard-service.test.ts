@@ -1,0 +1,85 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { REPO } from "../e2e/harness/openclaw.js";
+
+/** The hook entry point as Claude Code runs it: a real process per event, the built CLI. */
+const HOOK = join(REPO, "dist/cli/hook-main.js");
+const dirs: string[] = [];
+
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) {
+    await vi.waitFor(() => expect(existsSync(join(dir, "service", "guard.sock"))).toBe(false), { timeout: 30_000, interval: 100 });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function machine() {
+  const root = mkdtempSync(join(tmpdir(), "provenant-svc-"));
+  dirs.push(root);
+  const project = join(root, "project");
+  mkdirSync(project);
+  const env = { PATH: process.env.PATH ?? "", HOME: root, PROVENANT_SERVICE_DIR: join(root, "service"), PROVENANT_SERVICE_IDLE_MS: "1500", CLAUDE_PROJECT_DIR: project };
+  const hook = (fields: Record<string, unknown>, extraEnv: Record<string, string> = {}) => {
+    const r = spawnSync(process.execPath, [HOOK, "claude-code"], { input: JSON.stringify({ session_id: "s1", cwd: project, ...fields }), env: { ...env, ...extraEnv }, encoding: "utf8", timeout: 60_000 });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  return { root, project, hook };
+}
+
+const decision = (stdout: string): string | null => (stdout === "" ? null : ((JSON.parse(stdout) as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput?.permissionDecision ?? null));
+
+describe("the guard service", () => {
+  it("is started by the first hook, carries a session from one hook process to the next, and exits when idle", () => {
+    if (!existsSync(HOOK)) throw new Error("dist/cli/hook-main.js is missing: run npm run build first");
+    const { root, hook } = machine();
+    expect(hook({ hook_event_name: "UserPromptSubmit", prompt: "summarise https://e.example" }).code).toBe(0);
+    expect(existsSync(join(root, "service", "guard.sock"))).toBe(true);
+    expect(decision(hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }).stdout)).toBeNull();
+    hook({ hook_event_name: "PostToolUse", tool_name: "WebFetch", tool_input: { url: "https://e.example" }, tool_response: "text" });
+    expect(decision(hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }).stdout)).toBe("ask");
+  });
+
+  it("is not used from a directory others can enter: the hook decides in its own process, from the same state", () => {
+    const { root, hook } = machine();
+    mkdirSync(join(root, "service"), { mode: 0o755 });
+    chmodSync(join(root, "service"), 0o755);
+    hook({ hook_event_name: "UserPromptSubmit", prompt: "x" });
+    hook({ hook_event_name: "PostToolUse", tool_name: "WebSearch", tool_input: { query: "q" }, tool_response: "r" });
+    expect(existsSync(join(root, "service", "guard.sock"))).toBe(false);
+    expect(decision(hook({ hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: "/tmp/provenant-never", content: "x" } }).stdout)).toBe("ask");
+    chmodSync(join(root, "service"), 0o700);
+  });
+
+  it("answers a hook that cannot be read with exit 2 and a precise message, and a garbage request on its socket with nothing", () => {
+    const { root, hook } = machine();
+    const bad = hook({ hook_event_name: "PreToolUse", tool_name: "Bash" });
+    expect(bad.code).toBe(0);
+    expect(decision(bad.stdout)).toBe("ask");
+    expect(bad.stderr).toMatch(/^provenant: PreToolUse event: tool_input/);
+    const garbage = spawnSync(process.execPath, [HOOK, "claude-code"], { input: "not json", env: { PATH: process.env.PATH ?? "", PROVENANT_SERVICE_DIR: join(root, "service"), PROVENANT_SERVICE_IDLE_MS: "1500" }, encoding: "utf8" });
+    expect(garbage.status).toBe(2);
+    expect(garbage.stderr).toMatch(/^provenant: hook input is not JSON/);
+    const raw = spawnSync(process.execPath, ["-e", `const s=require("node:net").connect(process.argv[1]);let o="";s.on("data",d=>o+=d);s.on("close",()=>{process.stdout.write(o)});s.end("{\\"input\\":7}\\n")`, join(root, "service", "guard.sock")], { encoding: "utf8", timeout: 10_000 });
+    expect(raw.stdout).toBe("");
+  });
+
+  it("closes a connection from another user without an answer (peer uid)", () => {
+    if (process.getuid?.() !== 0) return;
+    const { root, hook } = machine();
+    hook({ hook_event_name: "UserPromptSubmit", prompt: "x" });
+    const socket = join(root, "service", "guard.sock");
+    // Opened up on purpose: only the peer check stands between another user and the service.
+    chmodSync(root, 0o755);
+    chmodSync(join(root, "service"), 0o711);
+    chmodSync(socket, 0o666);
+    const request = JSON.stringify({ input: JSON.stringify({ session_id: "s1", cwd: "/tmp", hook_event_name: "Stop" }), configPath: null, projectDir: null });
+    const other = spawnSync(process.execPath, ["-e", `const s=require("node:net").connect(process.argv[1]);let o="";s.on("connect",()=>o+="connected:");s.on("data",d=>o+=d);s.on("error",()=>{});s.on("close",()=>{process.stdout.write(o)});s.end(process.argv[2]+"\\n")`, socket, request], { encoding: "utf8", uid: 65534, gid: 65534, timeout: 10_000 });
+    expect(other.status).toBe(0);
+    // It reached the service (the file system let it), and got no answer.
+    expect(other.stdout).toBe("connected:");
+    chmodSync(join(root, "service"), 0o700);
+  });
+});
