@@ -2,7 +2,7 @@ import { ConfigError } from "../core/config-error.js";
 import { displayBlock } from "../core/safe-display.js";
 import { describeFsError } from "../state/state-file-read.js";
 
-const BAD_INPUT = new Set(["TraceError", "SyntaxError", "CorpusError", "InputFileError", "InputLimitError", "YAMLParseError"]);
+const BAD_INPUT = new Set(["SettingsError", "TraceError", "SyntaxError", "CorpusError", "InputFileError", "InputLimitError", "YAMLParseError"]);
 
 /** An error as a line for the owner: a file system error names its path and the reason in words. */
 export function describeCliError(error: unknown): string {

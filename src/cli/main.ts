@@ -8,6 +8,8 @@ import { registerBrokerCommands } from "./broker.js";
 import { registerConfigCommands } from "./config.js";
 import { registerConsoleCommands } from "./console.js";
 import { registerDemoCommands } from "./demo.js";
+import { registerHookCommands } from "./hook.js";
+import { registerInitCommands } from "./init.js";
 import { registerLedgerCommands } from "./ledger.js";
 import { registerMcpCommands } from "./mcp.js";
 import { registerInitMcpCommand } from "./init-mcp.js";
@@ -34,6 +36,8 @@ registerBenchCommands(program);
 registerMcpCommands(program);
 registerInitMcpCommand(program);
 registerConsoleCommands(program);
+registerHookCommands(program);
+registerInitCommands(program);
 
 await program.parseAsync(process.argv);
 
