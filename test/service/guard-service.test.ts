@@ -75,7 +75,7 @@ describe("the guard service", () => {
     chmodSync(root, 0o755);
     chmodSync(join(root, "service"), 0o711);
     chmodSync(socket, 0o666);
-    const request = JSON.stringify({ input: JSON.stringify({ session_id: "s1", cwd: "/tmp", hook_event_name: "Stop" }), configPath: null, projectDir: null });
+    const request = JSON.stringify({ input: JSON.stringify({ session_id: "s1", cwd: join(root, "project"), hook_event_name: "Stop" }), configPath: null, projectDir: null });
     const other = spawnSync(process.execPath, ["-e", `const s=require("node:net").connect(process.argv[1]);let o="";s.on("connect",()=>o+="connected:");s.on("data",d=>o+=d);s.on("error",()=>{});s.on("close",()=>{process.stdout.write(o)});s.end(process.argv[2]+"\\n")`, socket, request], { encoding: "utf8", uid: 65534, gid: 65534, timeout: 10_000 });
     expect(other.status).toBe(0);
     // It reached the service (the file system let it), and got no answer.
