@@ -84,9 +84,13 @@ export const INVALID_REQUEST = -32600;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 
-/** What a peer learns of a failure: the JSON-RPC code and its standard words, nothing of ours. */
+/**
+ * What a peer learns of a failure: the JSON-RPC code and its standard words, nothing of ours. An
+ * error to a request whose id could not be read carries no id, as MCP's schema has it (JSON-RPC
+ * 2.0 wrote `null`, which MCP's SDK refuses).
+ */
 export function errorResponse(id: JsonRpcId | null, code: number): string {
   const message =
     code === PARSE_ERROR ? "Parse error" : code === INVALID_REQUEST ? "Invalid Request" : code === INVALID_PARAMS ? "Invalid params" : "Internal error";
-  return JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
+  return JSON.stringify(id === null ? { jsonrpc: "2.0", error: { code, message } } : { jsonrpc: "2.0", id, error: { code, message } });
 }

@@ -84,7 +84,7 @@ describe("McpProxy", () => {
     const r = rig();
     r.client('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write"');
     expect(r.toServer).toEqual([]);
-    expect(last(r.toClient)).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    expect(last(r.toClient)).toEqual({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" } });
     expect(r.logs.join("\n")).toMatch(/not JSON/);
   });
 
