@@ -131,4 +131,54 @@ describe("the MCP proxy under hostile client input", () => {
       guard.close();
     }
   }, FUZZ_TIMEOUT_MS);
+
+  it("never shows the client a tool listing it did not check against the pins, whatever the server answers", () => {
+    const workspace = scratchDir("provenant-mcp-fuzz-");
+    dirs.push(workspace);
+    const guard = Guard.open({ config: {}, workspaceDir: workspace, audit: { record: () => undefined } });
+    const toClient: string[] = [];
+    const proxy = new McpProxy({
+      server: "srv",
+      guard,
+      sessionId: "fuzz",
+      pins: new ToolPinStore(workspace, "srv"),
+      approvals: new PendingApprovalStore(workspace),
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      now: Date.now,
+      randomId: () => "r",
+      toClient: (line) => toClient.push(line.toString()),
+      toServer: () => undefined,
+      approveCommand: (c) => c,
+      acceptCommand: (t) => t,
+    });
+    const pinned = { name: "read", description: "reads", inputSchema: { type: "object" } };
+    proxy.fromClient(Buffer.from('{"jsonrpc":"2.0","id":0,"method":"tools/list"}'));
+    proxy.fromServer(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 0, result: { tools: [pinned] } })));
+    const tool = fc.oneof(
+      fc.constant(pinned),
+      fc.record({ name: fc.oneof(fc.constant("read"), hostileName), description: fc.oneof(fc.constant("reads"), fc.string({ maxLength: 20 })), inputSchema: shallowValue }, { requiredKeys: [] }),
+      shallowValue,
+    );
+    const answer = fc.oneof(
+      fc.array(tool, { maxLength: 4 }).map((tools) => JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } })),
+      deepJsonText.map((deep) => `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"read","description":"reads","inputSchema":${deep}}]}}`),
+      fc.string({ unit: "binary", maxLength: 60 }).map((t) => `{"jsonrpc":"2.0","id":1,"result":${JSON.stringify(t)}}`),
+    );
+    try {
+      fc.assert(
+        fc.property(answer, (line) => {
+          toClient.length = 0;
+          proxy.fromClient(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/list"}'));
+          proxy.fromServer(Buffer.from(line, "utf8"));
+          for (const sent of toClient) {
+            const message = JSON.parse(sent) as { result?: { tools?: unknown[] } };
+            for (const shown of message.result?.tools ?? []) expect(shown).toEqual(pinned);
+          }
+        }),
+        fuzzParams("mcp-proxy-server-listings", 0.5),
+      );
+    } finally {
+      guard.close();
+    }
+  }, FUZZ_TIMEOUT_MS);
 });

@@ -159,8 +159,10 @@ export class McpProxy {
         this.send("client", errorResponse(message.id, INTERNAL_ERROR));
         return CONSUMED;
       }
-      if (side === "server" && message.kind === "response" && message.id !== null && this.lists.has(idKey(message.id))) {
+      if (side === "server" && message.kind === "response" && message.id !== null) {
+        // A listing that was not filtered, or a result that did not enter the graph, must not reach the model.
         this.lists.delete(idKey(message.id));
+        this.calls.delete(idKey(message.id));
         this.send("client", errorResponse(message.id, INTERNAL_ERROR));
         return CONSUMED;
       }

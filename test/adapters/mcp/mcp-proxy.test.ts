@@ -177,6 +177,14 @@ describe("McpProxy", () => {
     ]);
   });
 
+  it("never forwards a listing it could not check: a definition nested too deep to digest gets the client an error", () => {
+    const r = rig();
+    r.client({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const deep = `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`;
+    r.server(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"read","inputSchema":${deep}}]}}`);
+    expect(r.toClient).toEqual([JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } })]);
+  });
+
   it("forwards the kept part of a batch and answers a held call on its own", () => {
     const r = rig();
     r.client(call(1, "read", {}));
