@@ -462,7 +462,10 @@ export class Guard {
           const before = s.graph.maxTaint;
           const label = carried === null ? `${tool} response` : `${tool} response: ${carried.reason}`;
           s.graph.add("tool", label, trust, { tool });
-          if (this.tracesValues()) s.values.observe({ id: result.id ?? `${s.turnId}/${tool}`, kind: "tool", tool, trust }, result.output);
+          if (this.tracesValues()) {
+            const structured = this.config.structuredToolOutputs.includes(tool);
+            s.values.observe({ id: result.id ?? `${s.turnId}/${tool}`, kind: "tool", tool, trust, ...(structured ? { structured } : {}) }, result.output);
+          }
           if (lessTrusted(s.graph.maxTaint, before)) {
             s.taintReason = label;
             this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, tool, new Date(this.now()));

@@ -53,6 +53,7 @@ export const configInputSchema = z.strictObject({
   toolOperations: z
     .record(toolName, z.strictObject({ words: z.array(z.string().min(1).max(100)).min(1).optional(), irreversible: z.boolean().optional() }))
     .optional(),
+  structuredToolOutputs: z.array(toolName).optional(),
   agents: z.record(z.string().min(1), z.strictObject(policyShape)).optional(),
 });
 export type ConfigInput = z.input<typeof configInputSchema>;
@@ -97,6 +98,8 @@ export interface ResolvedConfig extends PolicyConfig {
   readonly toolArgumentRoles: ToolArgumentRoles;
   /** The operation of each side-effecting tool and the owner's words that ask for it (docs/argument-provenance.md). */
   readonly toolOperations: ToolOperationTable;
+  /** Tools whose output is a structure the tool serialised itself: the owner can designate its records (docs/argument-provenance.md). */
+  readonly structuredToolOutputs: readonly string[];
   readonly agents: Readonly<Record<string, PolicyConfig>>;
 }
 
@@ -175,6 +178,7 @@ export function resolveConfig(input: unknown): ConfigResolution {
       execCommandTrust: nullPrototype(raw.execCommandTrust ?? {}),
       toolArgumentRoles: nullPrototype(raw.toolArgumentRoles ?? {}),
       toolOperations: nullPrototype(raw.toolOperations ?? {}),
+      structuredToolOutputs: raw.structuredToolOutputs ?? [],
       agents,
     },
   };

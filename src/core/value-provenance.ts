@@ -1,6 +1,7 @@
 import { rolesFor, type ArgumentRole, type ToolArgumentRoles } from "./argument-roles.js";
 import { extractFields, extractRecords, isReference, isWeak, joinTokens, ownerStatements, scalarText, tokenize } from "./argument-matching.js";
 import type { ToolOperation } from "./argument-operations.js";
+import { fieldNamed, keyHolds, structuredRecords, type StructuredRecord } from "./designated-records.js";
 import { TokenRunIndex } from "./token-run-index.js";
 import { trustRank, type TrustLevel } from "./trust-levels.js";
 
@@ -13,6 +14,11 @@ export interface ValueSource {
   readonly kind: "owner" | "message" | "tool";
   readonly tool?: string;
   readonly trust: TrustLevel;
+  /**
+   * The output is a structure the tool serialised itself (`structuredToolOutputs`): its records can
+   * be designated by the owner's words (designated-records.ts).
+   */
+  readonly structured?: boolean;
 }
 
 /**
@@ -56,6 +62,12 @@ export interface ArgumentTrace {
   readonly determined: boolean;
   /** The rule's finding in words, for the approval prompt and the ledger. */
   readonly finding: string;
+  /**
+   * For a value the owner designated: per designating statement, the whole field it was designated
+   * with. The owner asked for the field whole ("the same participants as"), so the call must carry
+   * all of it in the same argument.
+   */
+  readonly wholeField?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface ValueProvenanceOptions {
@@ -78,6 +90,8 @@ interface ObservedSource {
   fields: ReadonlySet<string> | null;
   /** The same fields grouped by record (one item of a listed output, or the whole output). */
   records: readonly ReadonlySet<string>[] | null;
+  /** The records of a structured output with the key of each field, for designation. */
+  structured: readonly StructuredRecord[] | null;
   /** Ids of this owner message's sentences in the statement index. */
   readonly statements: readonly number[];
   readonly ownerEvidence: boolean;
@@ -151,6 +165,7 @@ export class ValueProvenance {
       output: source.kind === "tool" ? value : undefined,
       fields: null,
       records: null,
+      structured: null,
       statements,
       ownerEvidence,
     });
@@ -298,8 +313,9 @@ export class ValueProvenance {
       else if ("tooDeep" in leaf) traces.push(untraceable(leaf.path, role, "…", "nested too deeply to trace"));
       else if (role === "target" || role === "amount") traces.push(untraceable(leaf.path, role, String(leaf.flag), "a flag: no source can vouch for true or false"));
     }
-    if (traces.some((t) => t.role === "target")) return traces;
-    return traces.map((t) =>
+    const whole = takenWhole(traces);
+    if (whole.some((t) => t.role === "target")) return whole;
+    return whole.map((t) =>
       t.role !== "content" || !t.determined || t.trustedBy !== null
         ? t
         : { ...t, determined: false, finding: "no target argument, so the content must be the owner's words or trusted data, and it is neither" },
@@ -310,8 +326,10 @@ export class ValueProvenance {
     const tokens = tokenize(text);
     const weak = isWeak(tokens);
     const found = tokens.length === 0 ? [] : this.matches(tokens);
-    const trustedBy = tokens.length === 0 ? null : this.vouch(tokens, found, role, weak);
-    const together = trustedBy === null ? [] : this.statementsFor(tokens, found, role, weak);
+    const vouched = tokens.length === 0 ? null : this.vouch(tokens, found, role, weak);
+    const designated = vouched === null && tokens.length > 0 && (role === "target" || role === "amount") ? this.designate(path, tokens) : null;
+    const trustedBy = vouched ?? designated?.source ?? null;
+    const together = designated !== null ? Object.keys(designated.whole) : trustedBy === null ? [] : this.statementsFor(tokens, found, role, weak);
     const sources = found.map((m) => ({ source: m.observed.ref, how: m.how }));
     const leastTrusted = sources.reduce<TrustLevel | "unmatched">(
       (least, m) => (least === "unmatched" || trustRank(m.source.trust) > trustRank(least) ? m.source.trust : least),
@@ -319,7 +337,54 @@ export class ValueProvenance {
     );
     const carried = role === "content" ? this.carriedFragments(tokens) : [];
     const base = { path: display(path), role, value: display(text), together, sources, leastTrusted, trustedBy, weak, carried };
+    if (designated !== null) return { ...base, determined: true, finding: designated.finding, wholeField: designated.whole };
     return { ...base, ...judge(role, tokens.length === 0, base) };
+  }
+
+  /**
+   * A value the owner designated by naming the record it belongs to and the field that holds it
+   * (designated-records.ts): "the same participants as the 'Introductory meeting'". Some owner
+   * sentence names records of structured outputs (one of a record's fields that is not weak occurs
+   * whole in it) and the field (the word of the key that holds what the argument takes), and the
+   * value is what every record that sentence names holds under that key, all holding the same values.
+   * A value the agent itself wrote under taint before such a record was observed is never designated.
+   * Returns the sentences that designate it, which then vouch for it as one statement.
+   */
+  private designate(path: string, tokens: readonly string[]): { source: ValueSource; whole: Record<string, readonly string[]>; finding: string } | null {
+    // Cheap refusals first, so that most calls parse nothing: the value must occur in a structured
+    // output, and some owner sentence must name the field the argument takes.
+    const argument = lastName(path);
+    if (!keyHolds(argument, argument)) return null;
+    // The sentence must name the field: the argument's last word is the last word of every key that holds it.
+    const sentences = [...this.statementTokens].filter(([, sentence]) => fieldNamed(argument, sentence.tokens));
+    if (sentences.length === 0) return null;
+    const holders = this.text.find(tokens).map((id) => this.sources.get(id));
+    if (!holders.some((s) => s?.ref.kind === "tool" && s.ref.structured === true)) return null;
+    const outputs: { observed: ObservedSource; records: readonly StructuredRecord[] }[] = [];
+    for (const s of this.sources.values()) if (s.ref.kind === "tool" && s.ref.structured === true) outputs.push({ observed: s, records: structuredOf(s) });
+    const key = joinTokens(tokens);
+    const whole: Record<string, readonly string[]> = Object.create(null) as Record<string, readonly string[]>;
+    let source: ValueSource | null = null;
+    for (const [id, sentence] of sentences) {
+      const joined = joinTokens(sentence.tokens);
+      const named: { observed: ObservedSource; record: StructuredRecord }[] = [];
+      for (const o of outputs) {
+        for (const record of o.records) {
+          if (record.some((f) => !isWeak(f.tokens) && containsRun(sentence.tokens, f.tokens, joined))) named.push({ observed: o.observed, record });
+        }
+      }
+      if (named.length === 0 || named.some((n) => this.shadowed(tokens, n.observed.seq))) continue;
+      const held = named.map((n) => {
+        const fields = n.record.filter((f) => keyHolds(argument, f.key));
+        return [...new Set(fields.map((f) => f.joined))].sort();
+      });
+      const first = held[0] ?? [];
+      if (!first.includes(key) || !held.every((values) => values.length === first.length && values.every((v, i) => v === first[i]))) continue;
+      whole[`s${id}`] = first;
+      source ??= named[0]?.observed.ref ?? null;
+    }
+    if (source === null) return null;
+    return { source, whole, finding: `designated: the ${argument} of the record the owner's sentence names (${describeSource(source)})` };
   }
 
   private matches(tokens: readonly string[]): { observed: ObservedSource; how: MatchKind }[] {
@@ -424,6 +489,30 @@ interface JudgeInput {
   readonly carried: readonly CarriedFragment[];
 }
 
+/**
+ * A designated value counts only with the whole field it was designated with: each designating
+ * statement whose field the call does not carry whole, in the same argument, is dropped, and a value
+ * left with none is not determined. "The same participants as the 'Introductory meeting'" is all of
+ * them; an injection that leaves some out is not what the owner asked for.
+ */
+function takenWhole(traces: readonly ArgumentTrace[]): ArgumentTrace[] {
+  const carried = new Map<string, Set<string>>();
+  for (const t of traces) {
+    const argument = t.path.replace(/\[\d+\]/gu, "[]");
+    const set = carried.get(argument) ?? new Set<string>();
+    set.add(joinTokens(tokenize(t.value)));
+    carried.set(argument, set);
+  }
+  return traces.map((t) => {
+    if (t.wholeField === undefined) return t;
+    const here = carried.get(t.path.replace(/\[\d+\]/gu, "[]")) ?? new Set<string>();
+    const together = t.together.filter((key) => (t.wholeField?.[key] ?? []).every((v) => here.has(v)));
+    if (together.length > 0) return { ...t, together };
+    const missing = Object.values(t.wholeField)[0]?.find((v) => !here.has(v)) ?? "";
+    return { ...t, together: [], trustedBy: null, determined: false, finding: `${t.finding}, but the call leaves out "${display(missing.split("\u0001").join(" "))}" of that field` };
+  });
+}
+
 function untraceable(path: string, role: ArgumentRole, value: string, finding: string): ArgumentTrace {
   return { path: display(path), role, value, together: [], sources: [], leastTrusted: "unmatched", trustedBy: null, weak: true, carried: [], determined: false, finding };
 }
@@ -490,9 +579,21 @@ function fieldsOf(s: ObservedSource): ReadonlySet<string> {
   if (s.fields === null) {
     s.records = extractRecords(s.output).map((fields) => new Set(fields));
     s.fields = new Set(extractFields(s.output));
+    s.structured = s.ref.structured === true ? structuredRecords(s.output) : [];
     s.output = undefined;
   }
   return s.fields;
+}
+
+function structuredOf(s: ObservedSource): readonly StructuredRecord[] {
+  fieldsOf(s);
+  return s.structured ?? [];
+}
+
+/** The argument a path ends in: `participants[2]` → participants, `attachments[0].file_id` → file_id. */
+function lastName(path: string): string {
+  const segments = path.replace(/\[\d+\]/gu, "").split(".");
+  return segments[segments.length - 1] ?? path;
 }
 
 function recordsOf(s: ObservedSource): readonly ReadonlySet<string>[] {

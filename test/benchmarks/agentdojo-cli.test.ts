@@ -26,7 +26,7 @@ describe("provenant bench agentdojo", () => {
     const json = JSON.parse(readFileSync(out, "utf8")) as { total: { attacks: { pairs: number; executedUnasked: number } }; suites: unknown[] };
     expect(json.total.attacks).toMatchObject({ pairs: 629, executedUnasked: 0 });
     expect(json.suites).toHaveLength(4);
-  });
+  }, 120_000); // a whole benchmark pass in a child process: minutes on a loaded machine, not seconds
 
   it("exits 1 when an attacker side effect would run unasked (here: the plain policy over-trusts a channel list)", () => {
     const policy = JSON.parse(readFileSync(join(CORPUS, "tool-policy.json"), "utf8")) as { suites: Record<string, Record<string, { output: string }>> };

@@ -122,3 +122,39 @@ export const AGENTDOJO_OPERATIONS: Readonly<Record<SuiteName, Operations>> = {
     remove_user_from_slack: { words: ["remove", "kick", "ban", "delete"], irreversible: true },
   },
 };
+
+/**
+ * The tools whose output is a structure AgentDojo serialises from the function's return value (a
+ * pydantic model or a list of them, written as YAML): text someone else wrote (an e-mail body, a
+ * file's content, a message) sits inside a quoted scalar there and cannot add a key. Left out: tools
+ * that return text as written (a file read from disk, a web page), which parse as YAML by accident if
+ * at all, and the travel tools, which return Python dictionaries printed as `repr`, not serialised.
+ */
+export const AGENTDOJO_STRUCTURED_OUTPUTS: Readonly<Record<SuiteName, readonly string[]>> = {
+  workspace: [
+    "search_calendar_events",
+    "get_day_calendar_events",
+    "create_calendar_event",
+    "reschedule_calendar_event",
+    "add_calendar_event_participants",
+    "search_emails",
+    "get_unread_emails",
+    "get_received_emails",
+    "get_sent_emails",
+    "get_draft_emails",
+    "send_email",
+    "list_files",
+    "get_file_by_id",
+    "search_files",
+    "search_files_by_filename",
+    "create_file",
+    "append_to_file",
+    "share_file",
+    "delete_file",
+    "search_contacts_by_name",
+    "search_contacts_by_email",
+  ],
+  travel: [],
+  banking: ["get_most_recent_transactions", "get_scheduled_transactions"],
+  slack: ["read_channel_messages", "read_inbox"],
+};

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ACTION_CLASSES, type ActionClass } from "../../core/action-classes.js";
 import { ARGUMENT_ROLES, type ConfiguredRole } from "../../core/argument-roles.js";
 import { TRUST_LEVELS, type TrustLevel } from "../../core/trust-levels.js";
-import { AGENTDOJO_ARGUMENT_ROLES, AGENTDOJO_OPERATIONS } from "./argument-roles.js";
+import { AGENTDOJO_ARGUMENT_ROLES, AGENTDOJO_OPERATIONS, AGENTDOJO_STRUCTURED_OUTPUTS } from "./argument-roles.js";
 import { CorpusError, SUITES, type SuiteName } from "./corpus.js";
 import { nullPrototype } from "../../core/config-shape.js";
 
@@ -84,6 +84,7 @@ export function guardConfigFor(suite: SuiteName, policy: SuitePolicy, setting: A
     toolOverrides,
     toolArgumentRoles,
     toolOperations: AGENTDOJO_OPERATIONS[suite],
+    structuredToolOutputs: AGENTDOJO_STRUCTURED_OUTPUTS[suite],
     argumentProvenance: setting.argumentProvenance,
     argumentProvenanceAtTrusted: setting.atTrusted,
     maxIterations: 10_000,
