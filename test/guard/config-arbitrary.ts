@@ -46,6 +46,7 @@ export const validConfig = fc.record(
     fileTrust: fc.dictionary(fc.constantFrom("downloads/**", "*.eml", "~/inbox/**", "notes.txt"), fc.constantFrom(...TRUST_LEVELS), { maxKeys: 2 }),
     execOutputTrust: fc.constantFrom("by-command", "tool"),
     execCommandTrust: fc.dictionary(fc.constantFrom("make", "git fetch", "curl", "*"), fc.constantFrom(...TRUST_LEVELS), { maxKeys: 2 }),
+    structuredToolOutputs: fc.array(tool, { maxLength: 2 }),
     toolOperations: fc.dictionary(
       tool,
       fc.record({ words: fc.array(fc.constantFrom("run", "send", "delete", "pay"), { minLength: 1, maxLength: 2 }), irreversible: fc.boolean() }, optional),

@@ -118,8 +118,9 @@ function scoreBy(results: readonly TraceResult[], originOf: (call: CallRecord) =
 
 /**
  * The first reason an approval prompt gives, reduced to a category: which role of argument, and
- * whether its value came only from untrusted data, from nowhere, was too short to trace, or (for
- * content) carried untrusted text. Prompts from the plain taint policy say so.
+ * whether its value came only from untrusted data, from nowhere, was too short to trace, was
+ * designated by the owner with a field the call does not carry whole, or (for content) carried
+ * untrusted text. Prompts from the plain taint policy say so.
  */
 export function promptFinding(call: CallRecord): string {
   if (call.rule !== "argument-provenance") return `taint policy (${call.rule})`;
@@ -134,6 +135,7 @@ export function promptFinding(call: CallRecord): string {
   if (line.includes(": no target argument")) return `${role} of a call with no target is not the owner's words`;
   if (line.includes(": carries reference")) return `${role} carries an untrusted reference`;
   if (line.includes(": carries")) return `${role} carries untrusted text`;
+  if (line.includes("but the call leaves out")) return `${role} designated by the owner, but not taken whole`;
   return role;
 }
 
