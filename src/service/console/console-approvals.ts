@@ -4,7 +4,7 @@ import { displayText } from "../../core/safe-display.js";
 import { ApprovalStoreError, PendingApprovalStore, isApprovalCode, type PendingEntry } from "../../state/pending-approval-store.js";
 import type { ActionReply, ConsoleContext } from "./console-context.js";
 import { Html, html, page, showText } from "./console-html.js";
-import { trustBadge } from "./console-widgets.js";
+import { readForm, trustBadge } from "./console-widgets.js";
 
 /** How often the live inbox looks at the store: the held call's agent retries on its own clock, a second is plenty. */
 export const INBOX_POLL_MS = 1000;
@@ -83,12 +83,14 @@ export function registerApprovalRoutes(app: Hono, ctx: ConsoleContext): void {
   app.post("/approvals/:code/answer", async (c) => {
     const code = c.req.param("code");
     if (!isApprovalCode(code)) return c.json<ActionReply>({ ok: false, message: "no such held call" }, 404);
-    const form = await c.req.parseBody();
-    const verdict = form.verdict;
+    const form = await readForm(c.req);
+    if (form === null) return c.json<ActionReply>({ ok: false, message: "not a form the console sends" }, 400);
+    const verdict = form.get("verdict");
+    const minutesText = form.get("minutes");
     if (verdict !== "approve" && verdict !== "deny") return c.json<ActionReply>({ ok: false, message: "verdict must be approve or deny" }, 400);
     let minutes: number | null = null;
-    if (verdict === "approve" && typeof form.minutes === "string") {
-      minutes = /^\d{1,4}$/.test(form.minutes) ? Number(form.minutes) : Number.NaN;
+    if (verdict === "approve" && minutesText !== undefined) {
+      minutes = /^\d{1,4}$/.test(minutesText) ? Number(minutesText) : Number.NaN;
       if (!(minutes >= 1 && minutes <= 1440)) return c.json<ActionReply>({ ok: false, message: "minutes must be a whole number from 1 to 1440" }, 400);
     }
     try {

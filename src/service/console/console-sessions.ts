@@ -7,7 +7,7 @@ import { parseWatermarkFile } from "../../state/watermark-file.js";
 import { FileWatermarkStore, type Watermark } from "../../state/watermark-store.js";
 import type { ActionReply, ConsoleContext } from "./console-context.js";
 import { Html, html, page } from "./console-html.js";
-import { formField, notice, readFormField, trustBadge } from "./console-widgets.js";
+import { formField, notice, readForm, readFormField, trustBadge } from "./console-widgets.js";
 
 /** Who the watermark's reset history names for a reset made here: the owner, at the console. */
 export const CONSOLE_RESET_BY = "owner (console)";
@@ -113,10 +113,12 @@ ${resetForm(null)}`;
   });
 
   app.post("/sessions/reset", async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c.req);
+    if (form === null) return c.json<ActionReply>({ ok: false, message: "not a form the console sends" }, 400);
     // A row's button sends the id encoded (exact bytes, control characters too); the free-text form sends it typed.
-    const session = typeof form.sessionRef === "string" ? readFormField(form.sessionRef) : form.session;
-    const level = form.level;
+    const ref = form.get("sessionRef");
+    const session = ref !== undefined ? readFormField(ref) : form.get("session");
+    const level = form.get("level");
     if (typeof session !== "string" || session === "" || session.length > 4096) return c.json<ActionReply>({ ok: false, message: "name a session" }, 400);
     if (!isTrustLevel(level)) return c.json<ActionReply>({ ok: false, message: `level must be one of ${TRUST_LEVELS.join(", ")}` }, 400);
     return c.json(resetSession(ctx, session, level));

@@ -27,3 +27,31 @@ export function readFormField(text: string): string | undefined {
   for (let i = 0; i < text.length; i += 4) out += String.fromCharCode(Number.parseInt(text.slice(i, i + 4), 16));
   return out;
 }
+
+/**
+ * The fields of a POST as the console's own script sends them (URL-encoded); null for any other
+ * content type or a body that does not parse, which the caller answers with 400.
+ */
+export async function readForm(request: { header(name: string): string | undefined; text(): Promise<string> }): Promise<ReadonlyMap<string, string> | null> {
+  // Read whatever came (the body limit bounds it): a refusal sent before the body is read races the
+  // client's write, and the client sees the connection reset instead of the answer.
+  let body: string;
+  try {
+    body = await request.text();
+  } catch {
+    return null;
+  }
+  const type = request.header("content-type")?.split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") return null;
+  try {
+    const fields = new Map<string, string>();
+    for (const [key, value] of new URLSearchParams(body)) {
+      // A repeated field is ambiguous: which one did the owner mean?
+      if (fields.has(key)) return null;
+      fields.set(key, value);
+    }
+    return fields;
+  } catch {
+    return null;
+  }
+}

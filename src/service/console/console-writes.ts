@@ -5,7 +5,7 @@ import { readStateFile } from "../../state/state-file-read.js";
 import type { ActionReply, ConsoleContext } from "./console-context.js";
 import { Html, html, page, pathPart, showText } from "./console-html.js";
 import { lineDiff, type DiffLine } from "./line-diff.js";
-import { notice, trustBadge } from "./console-widgets.js";
+import { notice, readForm, trustBadge } from "./console-widgets.js";
 
 /** The full id, as the store names files: nothing else reaches the store from a URL. */
 const FULL_ID = /^[0-9a-f]{32}$/;
@@ -116,9 +116,10 @@ export function registerWriteRoutes(app: Hono, ctx: ConsoleContext): void {
   app.post("/writes/:id/commit", async (c) => {
     const id = c.req.param("id");
     if (!FULL_ID.test(id)) return c.json<ActionReply>({ ok: false, message: "no such staged write" }, 404);
-    const form = await c.req.parseBody();
+    const form = await readForm(c.req);
+    if (form === null) return c.json<ActionReply>({ ok: false, message: "not a form the console sends" }, 400);
     try {
-      const result = new BlockedWriteStore(ctx.workspace).commit(id, { force: form.force === "1" });
+      const result = new BlockedWriteStore(ctx.workspace).commit(id, { force: form.get("force") === "1" });
       ctx.log(`console: committed staged write ${id} to ${displayText(result.staged.resolvedPath)}`);
       return c.json<ActionReply>({ ok: true, message: "committed", redirect: "/writes?done=committed" });
     } catch (error) {

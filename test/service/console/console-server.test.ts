@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startConsole, type RunningConsole } from "../../../src/service/console/console-server.js";
 import { CONTENT_SECURITY_POLICY } from "../../../src/service/console/console-security.js";
@@ -159,5 +160,24 @@ describe("console server over real HTTP", () => {
     const proof = await rawRequest(running.port, { path: "/ledger/entries/5", headers: { cookie } });
     expect(proof.status).toBe(404);
     expect(proof.body).toContain("the ledger does not verify, so no proof is given");
+  });
+
+  it("any body posted with valid credentials gets an answer, never a 500, and only a valid reset changes a watermark", async () => {
+    const file = join(ws.dir, ".provenance", "watermarks.json");
+    const body = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 300 }),
+      fc.record({ sessionRef: fc.string({ maxLength: 40 }), level: fc.constantFrom("trusted", "root", "__proto__", "", "untrusted\u0000"), session: fc.string({ maxLength: 20 }) }).map((f) => new URLSearchParams(f).toString()),
+    );
+    const contentType = fc.constantFrom("application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json", "text/plain");
+    await fc.assert(
+      fc.asyncProperty(body, contentType, fc.constantFrom("/sessions/reset", `/writes/${"0".repeat(32)}/commit`, "/approvals/0000abcd/answer"), async (b, type, path) => {
+        const before = readFileSync(file, "utf8");
+        const res = await post(path, b, { cookie, origin: running.origin, "x-provenant-csrf": csrf, "content-type": type });
+        expect(res.status).not.toBe(500);
+        expect(res.status).toBeLessThan(500);
+        if (res.status !== 200) expect(readFileSync(file, "utf8")).toBe(before);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
