@@ -1,4 +1,5 @@
 import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
+import { askService } from "../service/service-client.js";
 
 /**
  * `provenant hook claude-code [--config <file>]`: one Claude Code hook event on stdin, the answer
@@ -9,7 +10,6 @@ import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
 export async function runClaudeCodeHook(argv: readonly string[]): Promise<void> {
   const configPath = configOption(argv);
   const input = await readStdin();
-  const { askService } = await import("../service/service-client.js");
   let answer: HookAnswer | null = await askService({ input, configPath, projectDir: process.env["CLAUDE_PROJECT_DIR"] ?? null });
   if (answer === null) {
     const { decideInProcess } = await import("../adapters/claude-code/in-process-hook.js");

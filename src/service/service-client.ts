@@ -1,7 +1,5 @@
-import { spawn } from "node:child_process";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
 import { checkServiceDir, ensureServiceDir, serviceDir, SOCKET_NAME } from "./service-paths.js";
 import { parseServiceAnswer, type ServiceRequest } from "./service-protocol.js";
@@ -31,7 +29,7 @@ export async function askService(request: ServiceRequest, env: Readonly<Record<s
   const first = await exchange(socket, request);
   if (first.kind === "answer") return first.answer;
   if (first.kind === "failed") return null;
-  startService(env);
+  await startService(env);
   const deadline = Date.now() + START_WAIT_MS;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 15));
@@ -71,7 +69,9 @@ function exchange(socketPath: string, request: ServiceRequest): Promise<Exchange
   });
 }
 
-function startService(env: Readonly<Record<string, string | undefined>>): void {
+/** Loaded only when a service has to be started: most hooks never need them. */
+async function startService(env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  const [{ spawn }, { fileURLToPath }] = await Promise.all([import("node:child_process"), import("node:url")]);
   const main = fileURLToPath(new URL("./service-main.js", import.meta.url));
   const child = spawn(process.execPath, [main], { detached: true, stdio: "ignore", env: { ...env } });
   child.on("error", () => undefined);
