@@ -41,7 +41,7 @@ export function structuredRecords(output: unknown): StructuredRecord[] {
  */
 export function parseSerialised(text: string): unknown {
   const trimmed = text.trim();
-  if (trimmed === "") return undefined;
+  if (trimmed === "" || !shallow(trimmed)) return undefined;
   try {
     return JSON.parse(trimmed) as unknown;
   } catch {
@@ -54,6 +54,37 @@ export function parseSerialised(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Longest text read back as a structure; a longer output designates nothing (it still vouches as text). */
+const MAX_SERIALISED = 256_000;
+/** Deepest nesting read back: far beyond what a tool's records need, far below what exhausts a parser. */
+const MAX_NESTING = 64;
+
+/**
+ * Whether a text is small and shallow enough to hand to a parser: YAML parsers recurse, and some
+ * compile a pattern per indentation level, so a hostile nesting ("- - - - …", "[[[[…") can exhaust
+ * the stack or the heap, which no `catch` recovers from. Brackets are counted even inside quotes
+ * (a text that fails this designates nothing, which is the safe side).
+ */
+function shallow(text: string): boolean {
+  if (text.length > MAX_SERIALISED) return false;
+  let depth = 0;
+  let indent = 0;
+  let atLineStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_NESTING) return false;
+    } else if (c === 0x5d || c === 0x7d) depth = Math.max(0, depth - 1);
+    if (c === 0x0a) {
+      atLineStart = true;
+      indent = 0;
+    } else if (atLineStart && (c === 0x20 || c === 0x2d || c === 0x09 || c === 0x3f || c === 0x3a)) {
+      if (++indent > 2 * MAX_NESTING) return false;
+    } else atLineStart = false;
+  }
+  return true;
 }
 
 function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {

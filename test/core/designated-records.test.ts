@@ -184,6 +184,18 @@ describe("structured records", () => {
     expect(structuredRecords("a: 1\na: 2")).toEqual([]);
   });
 
+  it("hands no hostile nesting or oversized text to the parser (it would exhaust the stack or the heap)", () => {
+    for (const text of ["[".repeat(100_000), "- ".repeat(50_000) + "a", "{a: ".repeat(20_000) + "1" + "}".repeat(20_000), `a:\n${" ".repeat(300)}b: 1`]) {
+      expect(structuredRecords(text)).toEqual([]);
+    }
+    const big = stringify(Array.from({ length: 2000 }, (_, i) => ({ title: `Event ${i}`, description: "x ".repeat(100) })));
+    expect(big.length).toBeGreaterThan(256_000);
+    expect(structuredRecords(big)).toEqual([]);
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    expect(structuredRecords([{ title: "Intro", nested: deep }])[0]?.map((f) => f.key)).toEqual(["title"]);
+  });
+
   it("names a field by the last word of its key, in the owner's sentence", () => {
     expect(fieldNamed("participants", ["the", "participants", "of"])).toBe(true);
     expect(fieldNamed("user_email", ["her", "email"])).toBe(true);
