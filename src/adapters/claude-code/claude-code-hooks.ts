@@ -12,6 +12,8 @@ export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolC
 /** The local user at the terminal is the owner: Claude Code has no other sender. */
 const OWNER = Object.freeze({ id: "local-user", isOwner: true });
 const PROVIDER = "claude-code";
+/** How Claude Code 2.1.330 opens the prompt it submits when a background agent finishes. */
+const TASK_NOTIFICATION = "<task-notification>";
 
 /**
  * Claude Code's hook events onto the guard's event model. `UserPromptSubmit` opens the owner's
@@ -30,6 +32,13 @@ export class ClaudeCodeHooks {
     const session = event.session_id;
     switch (event.hook_event_name) {
       case "UserPromptSubmit": {
+        if (event.prompt.startsWith(TASK_NOTIFICATION)) {
+          // Claude Code submits a background agent's result as a prompt: it is that agent's output,
+          // not the owner's words, and enters the graph as the Agent tool's result would.
+          this.resume(session);
+          this.guard.afterToolCall(session, { tool: "Agent", params: {}, output: event.prompt, ran: true });
+          return NO_OPINION;
+        }
         this.seen.add(session);
         const start = this.guard.beginTurn({ sessionId: session, sender: OWNER, provider: PROVIDER, text: event.prompt });
         if (start.command !== null) return promptBlockedAnswer(`provenant: ${displayText(start.command.message)}`);
