@@ -116,11 +116,17 @@ function isStdioEntry(entry: unknown): entry is Record<string, unknown> & { comm
   return typeof e.command === "string" && e.command !== "" && (e.type === undefined || e.type === "stdio") && e.url === undefined;
 }
 
+/**
+ * Ours: `provenant mcp --name …` or `node …/cli/main.js mcp --name …`, with `--` before the
+ * server's command. Another program that happens to take `mcp --name` is not mistaken for it.
+ */
 function isWrapped(entry: Record<string, unknown>): boolean {
   const args = entry.args;
   if (!Array.isArray(args)) return false;
-  const at = args.indexOf("mcp");
-  return at !== -1 && args[at + 1] === "--name" && args.indexOf("--", at) !== -1;
+  const command = String(entry.command);
+  const first = args[0];
+  const at = /(^|[/\\])provenant(\.[a-z]+)?$/u.test(command) ? 0 : typeof first === "string" && /[/\\]cli[/\\]main\.js$/u.test(first) ? 1 : -1;
+  return at !== -1 && args[at] === "mcp" && args[at + 1] === "--name" && args.indexOf("--", at) !== -1;
 }
 
 function sameArgs(kept: unknown, rest: readonly string[]): boolean {

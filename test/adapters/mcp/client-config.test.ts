@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { serverName, unwrapServers, wrapServers } from "../../../src/adapters/mcp/client-config.js";
+
+const PROVENANT = ["/usr/bin/node", "/opt/provenant/dist/cli/main.js"];
+
+describe("MCP client configuration rewriting", () => {
+  it("wraps stdio servers only, once, and unwraps them back to the original entries", () => {
+    const original = {
+      mcpServers: {
+        fs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], env: { A: "1" } },
+        bare: { command: "my-server" },
+        remote: { type: "http", url: "https://example.com/mcp" },
+        other: { command: "docker", args: ["mcp", "--name", "x", "--", "y"] },
+      },
+      keep: 1,
+    };
+    // A key only JSON.parse makes an own property: it must stay a server, not become a prototype.
+    const doc = JSON.parse(JSON.stringify(original).replace('"other":', '"__proto__":{"command":"evil"},"other":')) as unknown;
+    const wrapped = wrapServers(doc, { provenant: PROVENANT });
+    expect(wrapped.changed).toEqual(["fs", "bare", "__proto__", "other"]);
+    expect(wrapped.skipped.map((s) => s.name)).toEqual(["remote"]);
+    expect((wrapped.document.mcpServers as Record<string, { args: string[] }>).fs?.args).toEqual([PROVENANT[1], "mcp", "--name", "fs", "--", "npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]);
+    // Idempotent.
+    expect(wrapServers(wrapped.document, { provenant: PROVENANT }).changed).toEqual([]);
+    // From the backup: exactly the original entries (bare keeps having no args).
+    const back = unwrapServers(wrapped.document, doc);
+    expect(JSON.stringify(back.document)).toBe(JSON.stringify(doc));
+    // Without the backup: the command and args after `--`.
+    const guessed = unwrapServers(wrapped.document, undefined).document.mcpServers as Record<string, unknown>;
+    expect(guessed.fs).toEqual({ command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], env: { A: "1" } });
+    expect(Object.getPrototypeOf(guessed)).toBeNull();
+  });
+
+  it("makes a server name from any key", () => {
+    expect(serverName("fs")).toBe("fs");
+    expect(serverName("my server!")).toBe("my-server");
+    expect(serverName("a__b")).toBe("a-b");
+    expect(serverName("!!!")).toBe("server");
+  });
+});
