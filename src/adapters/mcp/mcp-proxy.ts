@@ -46,6 +46,7 @@ const FORWARD: Outcome = { kind: "forward" };
 const CONSUMED: Outcome = { kind: "consumed" };
 
 interface ForwardedCall {
+  readonly id: JsonRpcId;
   readonly callId: string;
   readonly tool: string;
   readonly params: Readonly<Record<string, unknown>>;
@@ -77,7 +78,8 @@ const MAX_OUTSTANDING = 10_000;
  * never forwards that call; the peer gets a generic JSON-RPC error and our log the detail.
  */
 export class McpProxy {
-  private readonly lists = new Set<string>();
+  /** Open tools/list requests, by id key, to their id. */
+  private readonly lists = new Map<string, JsonRpcId>();
   private readonly calls = new Map<string, ForwardedCall>();
   private readonly asked = new Map<string, AskedOwner>();
   /** Client request keys of tools/call waiting for the owner, to their elicitation id. */
@@ -109,8 +111,13 @@ export class McpProxy {
 
   /** The server is gone: every call and listing still open gets an error, and every owner prompt ends. */
   serverClosed(): void {
-    for (const key of [...this.calls.keys(), ...this.lists]) this.o.logger.warn(`mcp ${this.o.server}: request ${key} unanswered when the server exited`);
-    for (const asked of this.asked.values()) asked.answer("cancel");
+    for (const id of [...[...this.calls.values()].map((c) => c.id), ...this.lists.values()]) {
+      this.o.logger.warn(`mcp ${this.o.server}: request ${JSON.stringify(id)} unanswered when the server exited`);
+      this.send("client", errorResponse(id, INTERNAL_ERROR));
+    }
+    this.calls.clear();
+    this.lists.clear();
+    for (const asked of [...this.asked.values()]) asked.answer("cancel");
   }
 
   private onLine(line: Buffer, side: "client" | "server"): void {
@@ -178,13 +185,13 @@ export class McpProxy {
           return FORWARD;
         }
         if (message.method === "tools/list") {
-          this.lists.add(idKey(message.id));
+          this.lists.set(idKey(message.id), message.id);
           return FORWARD;
         }
         if (message.method === "tools/call") return this.onToolsCall(message.id, message.params, message.raw);
         if (CONTENT_METHODS.has(message.method)) {
           this.startTurn();
-          this.remember(message.id, { callId: `r${++this.callSeq}`, tool: mcpToolName(this.o.server, "*"), params: {} });
+          this.remember({ id: message.id, callId: `r${++this.callSeq}`, tool: mcpToolName(this.o.server, "*"), params: {} });
         }
         return FORWARD;
       case "notification":
@@ -268,7 +275,7 @@ export class McpProxy {
     let decision = this.o.guard.beforeToolCall(this.o.sessionId, { id: callId, tool, params: call.args });
     if (decision.verdict === "confirm" && decision.code !== undefined) decision = this.withStoredAnswer(decision, callId, call.args);
     if (decision.verdict === "allow") {
-      this.remember(id, { callId, tool, params: call.args });
+      this.remember({ id, callId, tool, params: call.args });
       return FORWARD;
     }
     if (decision.verdict === "block" || decision.code === undefined) {
@@ -391,7 +398,7 @@ export class McpProxy {
             this.toolError(id, `provenant held this call: the owner's answer could not be applied (${approved.message}); it did not run.`);
             return;
           }
-          this.remember(id, { callId, tool: decision.tool, params: args });
+          this.remember({ id, callId, tool: decision.tool, params: args });
           this.send("server", JSON.stringify(raw));
         } catch (error) {
           this.o.logger.error(`mcp ${this.o.server}: failed applying the owner's answer`, error);
@@ -420,8 +427,8 @@ export class McpProxy {
     if (this.lists.delete(key) || this.calls.delete(key)) this.send("client", errorResponse(id, INTERNAL_ERROR));
   }
 
-  private remember(id: JsonRpcId, call: ForwardedCall): void {
-    this.calls.set(idKey(id), call);
+  private remember(call: ForwardedCall): void {
+    this.calls.set(idKey(call.id), call);
     if (this.calls.size > MAX_OUTSTANDING) {
       const oldest = this.calls.keys().next().value;
       if (oldest !== undefined) this.calls.delete(oldest);

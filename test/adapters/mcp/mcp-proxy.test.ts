@@ -185,6 +185,17 @@ describe("McpProxy", () => {
     expect(r.toClient).toEqual([JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } })]);
   });
 
+  it("answers every open request with an error when the server exits", () => {
+    const r = rig();
+    r.client(call(1, "write", {}));
+    r.client({ jsonrpc: "2.0", id: "l", method: "tools/list" });
+    r.proxy.serverClosed();
+    expect(r.toClient.map((l) => JSON.parse(l) as unknown)).toEqual([
+      { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } },
+      { jsonrpc: "2.0", id: "l", error: { code: -32603, message: "Internal error" } },
+    ]);
+  });
+
   it("forwards the kept part of a batch and answers a held call on its own", () => {
     const r = rig();
     r.client(call(1, "read", {}));
