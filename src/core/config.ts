@@ -5,7 +5,7 @@ import type { ToolOperationTable } from "./argument-operations.js";
 import { ConfigError, type ConfigProblem } from "./config-error.js";
 import { checkConfigShape, nullPrototype } from "./config-shape.js";
 import { validateFileTrustGlob } from "./file-trust.js";
-import { HOSTS, type HostName } from "./host-catalogue.js";
+import { HOSTS, hostCatalogue, type HostName } from "./host-catalogue.js";
 import { memoryFileMatcher } from "./memory-files.js";
 import { POLICY_MODES, modeStrictness, mostPermissiveMode, type PolicyMode } from "./policy-modes.js";
 import { TRUST_LEVELS, type TrustLevel } from "./trust-levels.js";
@@ -176,7 +176,7 @@ export function resolveConfig(input: unknown): ConfigResolution {
       fileTrust: nullPrototype(raw.fileTrust ?? {}),
       execOutputTrust: raw.execOutputTrust ?? DEFAULTS.execOutputTrust,
       execCommandTrust: nullPrototype(raw.execCommandTrust ?? {}),
-      toolArgumentRoles: nullPrototype(raw.toolArgumentRoles ?? {}),
+      toolArgumentRoles: nullPrototype({ ...hostCatalogue(raw.host).argumentRoles, ...raw.toolArgumentRoles }),
       toolOperations: nullPrototype(raw.toolOperations ?? {}),
       structuredToolOutputs: raw.structuredToolOutputs ?? [],
       agents,

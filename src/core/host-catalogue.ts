@@ -1,4 +1,5 @@
 import type { ActionClass } from "./action-classes.js";
+import type { ToolArgumentRoles } from "./argument-roles.js";
 import { CLAUDE_CODE_HOME_PROTECTED_PATTERNS, CLAUDE_CODE_PROTECTED_PATTERNS, CLAUDE_CODE_TOOLS } from "./claude-code-tools.js";
 import type { PolicyMode } from "./policy-modes.js";
 import {
@@ -44,6 +45,8 @@ export interface HostCatalogue {
   readonly protectedPatterns: readonly string[];
   /** The same, relative to the user's home directory. */
   readonly homeProtectedPatterns: readonly string[];
+  /** Argument roles of the host's tools, under the owner's `toolArgumentRoles` (a tool the owner names is the owner's). */
+  readonly argumentRoles: ToolArgumentRoles;
 }
 
 function derived(entries: Readonly<Record<string, CatalogueEntry>>) {
@@ -73,6 +76,7 @@ const OPENCLAW: HostCatalogue = Object.freeze({
   messageTool: MESSAGE_TOOL,
   protectedPatterns: [],
   homeProtectedPatterns: [],
+  argumentRoles: {},
 });
 
 const CLAUDE_CODE_ENTRIES: Readonly<Record<string, CatalogueEntry>> = Object.freeze(Object.assign(Object.create(null) as Record<string, CatalogueEntry>, CLAUDE_CODE_TOOLS));
@@ -88,6 +92,8 @@ const CLAUDE_CODE: HostCatalogue = Object.freeze({
   messageTool: null,
   protectedPatterns: CLAUDE_CODE_PROTECTED_PATTERNS,
   homeProtectedPatterns: CLAUDE_CODE_HOME_PROTECTED_PATTERNS,
+  // What a fetch or a search sends out is its effect: under taint it must occur whole in one source.
+  argumentRoles: Object.freeze({ WebFetch: Object.freeze({ url: "egress" as const }), WebSearch: Object.freeze({ query: "egress" as const }) }),
 });
 
 /** The catalogue of a host (`openclaw` when the configuration names none). */
