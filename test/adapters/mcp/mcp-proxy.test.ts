@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -194,6 +194,30 @@ describe("McpProxy", () => {
       { jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } },
       { jsonrpc: "2.0", id: "l", error: { code: -32603, message: "Internal error" } },
     ]);
+  });
+
+  it("applies an answer for some minutes: the retried call and other calls of that tool run", () => {
+    const r = rig();
+    r.client(call(1, "read", {}));
+    r.server({ jsonrpc: "2.0", id: 1, result: { content: [] } });
+    r.client(call(2, "write", { path: "a" }));
+    const code = /Approval code: ([0-9a-f]{8})/.exec(last(r.toClient).result?.content?.[0]?.text ?? "")?.[1] ?? "";
+    new PendingApprovalStore(r.workspace).answer(code, "approve", { minutes: 5, by: "test", now: Date.now() });
+    r.client(call(3, "write", { path: "a" }));
+    r.client(call(4, "write", { path: "b" }));
+    r.client(call(5, "delete", { path: "b" }));
+    expect(r.toServer.filter((l) => l.includes('"tools/call"')).map((l) => (JSON.parse(l) as { id: number }).id)).toEqual([1, 3, 4]);
+    expect(new PendingApprovalStore(r.workspace).answerFor(code)).toBeNull();
+  });
+
+  it("fails safe when its own state cannot be used: the call is answered with an error, never forwarded", () => {
+    const r = rig();
+    mkdirSync(join(r.workspace, ".provenance"), { recursive: true });
+    writeFileSync(join(r.workspace, ".provenance", "mcp-pins"), "not a directory");
+    r.client(call(1, "write", {}));
+    expect(r.toServer).toEqual([]);
+    expect(last(r.toClient)).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: "Internal error" } });
+    expect(r.logs.join("\n")).toMatch(/failed handling a message from the client/);
   });
 
   it("forwards the kept part of a batch and answers a held call on its own", () => {
