@@ -45,6 +45,7 @@ interface RunOptions {
   readonly workspace?: string;
   readonly config?: string;
   readonly session?: string;
+  readonly elicitation?: boolean;
 }
 
 export function registerMcpCommands(program: Command): void {
@@ -55,6 +56,7 @@ export function registerMcpCommands(program: Command): void {
     .option("--workspace <dir>", "where state (watermarks, pins, held calls, ledger) goes (default: PROVENANT_WORKSPACE, else ~/.local/state/provenant)")
     .option("--config <file>", "the configuration (default: PROVENANT_CONFIG, else ~/.config/provenant/config.json)")
     .option("--session <id>", `the guard session (default: ${DEFAULT_MCP_SESSION}, shared by every proxy of the workspace)`)
+    .option("--no-elicitation", "never ask through the client's elicitation (for a client whose model, not its user, answers them): held calls name an approval code")
     .argument("[command...]", "the server's command and its arguments, after --")
     .passThroughOptions()
     .action(async (command: string[], opts: RunOptions) => {
@@ -78,6 +80,7 @@ export function registerMcpCommands(program: Command): void {
           clientOut: process.stdout,
           approveCommand: (c) => `provenant approve ${c}${ws}`,
           acceptCommand: (tool) => `provenant mcp accept ${server} ${shellWord(tool)}${ws}`,
+          elicitation: opts.elicitation !== false,
         });
         process.exitCode = code;
       } catch (error) {

@@ -38,6 +38,11 @@ export interface McpProxyOptions {
   /** The command the owner answers a held call with, as the owner would type it. */
   readonly approveCommand: (code: string) => string;
   readonly acceptCommand: (tool: string) => string;
+  /**
+   * Ask held calls through the client's elicitation when it offers it (default). Off for a client
+   * that lets the model, not the user, answer elicitations: then only an approval code works.
+   */
+  readonly elicitation?: boolean;
 }
 
 type Outcome = { readonly kind: "forward" } | { readonly kind: "replace"; readonly value: unknown } | { readonly kind: "consumed" };
@@ -181,7 +186,7 @@ export class McpProxy {
     switch (message.kind) {
       case "request":
         if (message.method === "initialize") {
-          this.clientElicits = declaresElicitation(message.params);
+          this.clientElicits = this.o.elicitation !== false && declaresElicitation(message.params);
           return FORWARD;
         }
         if (message.method === "tools/list") {

@@ -35,6 +35,8 @@ export interface StdioProxyOptions {
   readonly approveCommand: (code: string) => string;
   readonly acceptCommand: (tool: string) => string;
   readonly maxLineBytes?: number;
+  /** False: never ask through elicitation (see McpProxyOptions.elicitation). */
+  readonly elicitation?: boolean;
 }
 
 /** Runs the server as a child behind the proxy until either side ends; resolves with the server's exit code. */
@@ -69,6 +71,7 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     },
     approveCommand: o.approveCommand,
     acceptCommand: o.acceptCommand,
+    elicitation: o.elicitation !== false,
   });
   const max = o.maxLineBytes ?? MAX_LINE_BYTES;
   pump(o.clientIn, new LineSplitter(max), serverIn, (line) => proxy.fromClient(line), (bytes) => proxy.oversize("client", bytes), () => serverIn.end());

@@ -32,7 +32,7 @@ afterEach(() => {
   }
 });
 
-function rig(config: unknown = CONFIG, workspace = mkdtempSync(join(tmpdir(), "provenant-mcp-proxy-"))): Rig {
+function rig(config: unknown = CONFIG, workspace = mkdtempSync(join(tmpdir(), "provenant-mcp-proxy-")), elicitation = true): Rig {
   // Two proxies may share the workspace here; each real proxy has its own ledger (stdio-proxy.ts).
   const guard = Guard.open({ config, workspaceDir: workspace, audit: NO_AUDIT });
   const toClient: string[] = [];
@@ -52,6 +52,7 @@ function rig(config: unknown = CONFIG, workspace = mkdtempSync(join(tmpdir(), "p
     toServer: (l) => toServer.push(l.toString()),
     approveCommand: (c) => `provenant approve ${c}`,
     acceptCommand: (t) => `provenant mcp accept srv ${t}`,
+    elicitation,
   });
   const r: Rig = {
     proxy,
@@ -236,6 +237,16 @@ describe("McpProxy", () => {
     expect(blocked).toMatch(/^provenant blocked this call: .*restricted/);
     expect(blocked).not.toMatch(/Approval code/);
     expect(r.toServer.filter((l) => l.includes('"send"'))).toEqual([]);
+  });
+
+  it("names an approval code instead of eliciting when elicitation is turned off", () => {
+    const r = rig(CONFIG, undefined, false);
+    r.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { capabilities: { elicitation: {} } } });
+    r.client(call(1, "read", {}));
+    r.server({ jsonrpc: "2.0", id: 1, result: { content: [] } });
+    r.client(call(2, "write", {}));
+    expect(last(r.toClient).result?.content?.[0]?.text).toMatch(/Approval code: [0-9a-f]{8}/);
+    expect(r.toClient.some((l) => l.includes("elicitation/create"))).toBe(false);
   });
 
   it("forwards the kept part of a batch and answers a held call on its own", () => {
