@@ -21,20 +21,14 @@ export const PROJECT_CONFIG_FILE = ".claude/provenant.json";
 /** A Claude Code turn runs many model steps: the iteration cap is a runaway stop, not a step budget. */
 const CLAUDE_CODE_MAX_ITERATIONS = 500;
 
-export interface HookConfig {
-  readonly config: Record<string, unknown>;
-  /** The file it came from, or null for the defaults. */
-  readonly source: string | null;
-}
-
 /** Reads the configuration (JSON); `host` is always `claude-code`. Throws ConfigError naming the file. */
-export function hookConfig(projectDir: string, configPath: string | null): HookConfig {
+export function hookConfig(projectDir: string, configPath: string | null): { readonly config: Record<string, unknown> } {
   const candidate = configPath ?? join(projectDir, PROJECT_CONFIG_FILE);
   let text: string;
   try {
     text = readFileSync(candidate, "utf8");
   } catch (error) {
-    if (configPath === null && (error as NodeJS.ErrnoException).code === "ENOENT") return { config: { host: "claude-code", maxIterations: CLAUDE_CODE_MAX_ITERATIONS }, source: null };
+    if (configPath === null && (error as NodeJS.ErrnoException).code === "ENOENT") return { config: { host: "claude-code", maxIterations: CLAUDE_CODE_MAX_ITERATIONS } };
     throw new ConfigError([{ key: candidate, message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` }]);
   }
   let value: unknown;
@@ -46,5 +40,5 @@ export function hookConfig(projectDir: string, configPath: string | null): HookC
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new ConfigError([{ key: candidate, message: "must hold a JSON object" }]);
   const host = (value as { host?: unknown }).host;
   if (host !== undefined && host !== "claude-code") throw new ConfigError([{ key: "host", message: `is ${JSON.stringify(host)} in ${candidate}; Claude Code's hooks run with host "claude-code"` }]);
-  return { config: { maxIterations: CLAUDE_CODE_MAX_ITERATIONS, ...(value as Record<string, unknown>), host: "claude-code" }, source: candidate };
+  return { config: { maxIterations: CLAUDE_CODE_MAX_ITERATIONS, ...(value as Record<string, unknown>), host: "claude-code" } };
 }
