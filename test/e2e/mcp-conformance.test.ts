@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import {
   CallToolResultSchema,
   CancelledNotificationSchema,
@@ -11,7 +11,7 @@ import {
   JSONRPCResultResponseSchema,
   ListToolsResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { FILESYSTEM_SERVER, FS_CONFIG, MAIN, scene } from "./mcp-harness.js";
+import { FILESYSTEM_SERVER, FS_CONFIG, MAIN, removeScenes, scene } from "./mcp-harness.js";
 
 /**
  * The proxy spoken to over raw stdio, line by line, so every message it writes to the client
@@ -30,6 +30,7 @@ const running: Raw[] = [];
 afterEach(() => {
   for (const r of running.splice(0)) r.child.kill("SIGKILL");
 });
+afterAll(() => removeScenes());
 
 function start(s: ReturnType<typeof scene>, root: string): Raw {
   const child = spawn(process.execPath, [MAIN, "mcp", "--name", "fs", "--workspace", s.workspace, "--config", s.configFile, "--", process.execPath, FILESYSTEM_SERVER, root]);

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,8 +31,16 @@ export interface Scene {
   readonly configFile: string;
 }
 
+const scenes: string[] = [];
+
+/** Removes every scene's directory; call after the clients (and so the proxies) are closed. */
+export function removeScenes(): void {
+  for (const dir of scenes.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 export function scene(config: unknown): Scene {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "provenant-mcp-e2e-")));
+  scenes.push(dir);
   const workspace = join(dir, "state");
   const configFile = join(dir, "config.json");
   writeFileSync(configFile, JSON.stringify(config));

@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { FILESYSTEM_SERVER, FS_CONFIG, MAIN, scene, text } from "./mcp-harness.js";
+import { FILESYSTEM_SERVER, FS_CONFIG, MAIN, removeScenes, scene, text } from "./mcp-harness.js";
 
 const clients: Client[] = [];
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
+  removeScenes();
 });
 
 function init(...args: string[]) {

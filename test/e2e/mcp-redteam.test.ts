@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { connect, FILESYSTEM_SERVER, FS_CONFIG, RUG_PULL_SERVER, scene, text, type Connected } from "./mcp-harness.js";
+import { connect, FILESYSTEM_SERVER, FS_CONFIG, RUG_PULL_SERVER, removeScenes, scene, text, type Connected } from "./mcp-harness.js";
 
 const open: Connected[] = [];
 afterEach(async () => {
   for (const c of open.splice(0)) await c.close();
+  removeScenes();
 });
 
 function setting() {

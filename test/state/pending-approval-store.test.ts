@@ -1,7 +1,7 @@
-import { mkdtempSync, statSync, symlinkSync, writeFileSync, existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ApprovalStoreError, PendingApprovalStore, type PendingApproval } from "../../src/state/pending-approval-store.js";
 
 const NOW = Date.parse("2026-11-23T12:00:00Z");
@@ -23,10 +23,19 @@ const held = (code: string, over: Partial<PendingApproval> = {}): PendingApprova
 });
 
 function store(): { s: PendingApprovalStore; ws: string; bad: string[] } {
-  const ws = mkdtempSync(join(tmpdir(), "provenant-approvals-"));
+  const ws = made(mkdtempSync(join(tmpdir(), "provenant-approvals-")));
   const bad: string[] = [];
   return { s: new PendingApprovalStore(ws, (file, detail) => bad.push(`${file}: ${detail}`)), ws, bad };
 }
+
+const dirs: string[] = [];
+const made = (dir: string): string => {
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe("PendingApprovalStore", () => {
   it("lists held calls and records the owner's answer, in owner-only files", () => {
@@ -58,8 +67,9 @@ describe("PendingApprovalStore", () => {
     mkdirSync(join(s.dir, "pending"), { recursive: true });
     writeFileSync(join(s.dir, "pending", "00000001.json"), "{");
     writeFileSync(join(s.dir, "pending", "00000002.json"), JSON.stringify({ ...held("00000002"), extra: 1 }));
-    writeFileSync(join(tmpdir(), "provenant-elsewhere.json"), JSON.stringify(held("00000003")));
-    symlinkSync(join(tmpdir(), "provenant-elsewhere.json"), join(s.dir, "pending", "00000003.json"));
+    const elsewhere = join(made(mkdtempSync(join(tmpdir(), "provenant-elsewhere-"))), "held.json");
+    writeFileSync(elsewhere, JSON.stringify(held("00000003")));
+    symlinkSync(elsewhere, join(s.dir, "pending", "00000003.json"));
     expect(s.list(NOW)).toEqual([]);
     expect(bad).toHaveLength(3);
     // An answer file planted for another code is not an answer to this one.

@@ -1,15 +1,24 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ToolPinStore } from "../../src/state/tool-pin-store.js";
 
 const d = (c: string) => c.repeat(64);
 const T = new Date("2026-11-23T12:00:00Z");
 
+const dirs: string[] = [];
+const made = (dir: string): string => {
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
 describe("ToolPinStore", () => {
   it("pins the first complete listing, holds a changed definition and a late tool, and accepts them", () => {
-    const ws = mkdtempSync(join(tmpdir(), "provenant-pins-"));
+    const ws = made(mkdtempSync(join(tmpdir(), "provenant-pins-")));
     const s = new ToolPinStore(ws, "fs");
     // Two pages of the first listing are both pinned.
     expect([...s.observe([{ name: "a", digest: d("a"), definition: { name: "a" } }], false, T)]).toEqual([]);
@@ -23,7 +32,7 @@ describe("ToolPinStore", () => {
   });
 
   it("holds every tool when the pin file is unusable, and keeps the bad file aside", () => {
-    const ws = mkdtempSync(join(tmpdir(), "provenant-pins-"));
+    const ws = made(mkdtempSync(join(tmpdir(), "provenant-pins-")));
     mkdirSync(join(ws, ".provenance", "mcp-pins"), { recursive: true });
     writeFileSync(join(ws, ".provenance", "mcp-pins", "fs.json"), '{"version":1');
     const reports: string[] = [];
