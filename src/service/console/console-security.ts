@@ -46,6 +46,8 @@ export function consoleSecurity(access: ConsoleAccess, port: () => number, onRef
     if (method !== "GET" && method !== "HEAD" && method !== "POST") return refuse("method");
     if (c.req.path === "/login") {
       if (method !== "GET") return refuse("method");
+      // The printed URL opened again in the browser that already logged in: it has its session.
+      if (access.hasSession(cookieValue(c.req.header("cookie"), SESSION_COOKIE))) return withHeaders(c.redirect("/approvals", 303));
       if (!access.exchange(c.req.query("token") ?? "")) return refuse("login-token");
       const response = c.redirect("/approvals", 303);
       response.headers.append("Set-Cookie", `${SESSION_COOKIE}=${access.sessionSecret}; HttpOnly; SameSite=Strict; Path=/`);

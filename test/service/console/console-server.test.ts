@@ -38,6 +38,11 @@ describe("console server over real HTTP", () => {
     const url = new URL(running.loginUrl);
     expect((await rawRequest(running.port, { path: `${url.pathname}${url.search}` })).status).toBe(403);
     expect((await rawRequest(running.port, { path: "/login?token=00" })).status).toBe(403);
+    // The browser that logged in may open the printed URL again: it is sent on, and gets no new cookie.
+    const again = await rawRequest(running.port, { path: `${url.pathname}${url.search}`, headers: { cookie } });
+    expect(again.status).toBe(303);
+    expect(again.headers.location).toBe("/approvals");
+    expect(again.headers["set-cookie"]).toBeUndefined();
   });
 
   it("refuses every page and asset without the session cookie, or with a wrong one", async () => {
