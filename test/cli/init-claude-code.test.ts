@@ -1,11 +1,16 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 const MAIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 function init(home: string, cwd: string, ...args: string[]) {
   const r = spawnSync(process.execPath, [MAIN, "init", "claude-code", ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: home } });
@@ -15,6 +20,7 @@ function init(home: string, cwd: string, ...args: string[]) {
 describe("provenant init claude-code", () => {
   it("installs into the user's settings by default, keeps other settings and hooks, backs up, and uninstalls exactly", () => {
     const home = mkdtempSync(join(tmpdir(), "provenant-init-"));
+    made.push(home);
     const settings = join(home, ".claude", "settings.json");
     mkdirSync(join(home, ".claude"));
     const mine = { theme: "dark", hooks: { PostToolUse: [{ matcher: "Edit", hooks: [{ type: "command", command: "prettier --write" }] }] } };
@@ -32,6 +38,7 @@ describe("provenant init claude-code", () => {
 
   it("--project writes the project's .claude/settings.json; a settings file that is not JSON is left untouched with exit 2", () => {
     const home = mkdtempSync(join(tmpdir(), "provenant-init-"));
+    made.push(home);
     const project = join(home, "p");
     mkdirSync(join(project, ".claude"), { recursive: true });
     expect(init(home, project, "--project").status).toBe(0);

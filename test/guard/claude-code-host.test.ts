@@ -1,15 +1,21 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
 import { tempWorkspace } from "./helpers.js";
 
 const OWNER = { id: "owner", isOwner: true };
 
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 function claudeGuard(config: Record<string, unknown> = {}) {
   const workspaceDir = tempWorkspace();
   const homeDir = mkdtempSync(join(tmpdir(), "provenant-home-"));
+  made.push(workspaceDir, homeDir);
   const guard = Guard.open({ config: { host: "claude-code", ...config }, workspaceDir, homeDir });
   guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "claude-code", text: "look around" });
   return { guard, workspaceDir, homeDir };

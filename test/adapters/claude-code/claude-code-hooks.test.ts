@@ -1,15 +1,23 @@
 import fc from "fast-check";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ClaudeCodeHooks, failedHookAnswer } from "../../../src/adapters/claude-code/claude-code-hooks.js";
 import type { HookAnswer } from "../../../src/adapters/claude-code/hook-answer.js";
 import { parseHookEvent } from "../../../src/adapters/claude-code/hook-event.js";
 import { decideInProcess } from "../../../src/adapters/claude-code/in-process-hook.js";
 import { Guard } from "../../../src/guard.js";
 
-const project = () => mkdtempSync(join(tmpdir(), "provenant-cc-hooks-"));
+const made: string[] = [];
+const project = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), "provenant-cc-hooks-"));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 const ev = (cwd: string, fields: Record<string, unknown>) => JSON.stringify({ session_id: "s1", cwd, ...fields });
 const decisionOf = (a: HookAnswer): string | null =>
   a.stdout === "" ? null : ((JSON.parse(a.stdout) as { hookSpecificOutput?: { permissionDecision?: string } }).hookSpecificOutput?.permissionDecision ?? null);
