@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startConsole, type RunningConsole } from "../../../src/service/console/console-server.js";
 import { PendingApprovalStore } from "../../../src/state/pending-approval-store.js";
-import { FILESYSTEM_SERVER, FS_CONFIG, connect, scene, text, type Connected, type Scene } from "../../e2e/mcp-harness.js";
+import { FILESYSTEM_SERVER, FS_CONFIG, connect, removeScenes, scene, text, type Connected, type Scene } from "../../e2e/mcp-harness.js";
 import { INJECTED } from "./console-fixture.js";
 import { rawRequest } from "./console-http.js";
 
@@ -52,6 +52,7 @@ describe("approvals inbox: a held MCP call answered from the browser", () => {
     await browser?.close();
     await mcp?.close();
     await running?.close();
+    removeScenes();
   });
 
   async function hold(content: string): Promise<{ call: { name: string; arguments: Record<string, unknown> }; code: string }> {
