@@ -20,6 +20,11 @@ export const MUTATION_MODULES = {
     ],
     tests: ["test/core/**/*.test.ts"],
   },
+  // Approval codes alone (a part of core a loaded machine can re-measure in minutes).
+  "approval-codes": {
+    mutate: ["src/core/approval-codes.ts"],
+    tests: ["test/core/approval-codes.test.ts"],
+  },
   // Argument provenance: which call arguments came from which context.
   "core-arguments": {
     mutate: [

@@ -90,3 +90,50 @@ describe("owner-DM exception: every recipient field", () => {
 function isKnownHarmless(key: string): boolean {
   return isMessageToOwner({ action: "send", [key]: "z" }, dm) || isMessageToOwner({ action: "send", [key]: OWNER }, dm);
 }
+
+// The fields of the pinned OpenClaw's `message` tool, written out here rather than read from the
+// module: a field dropped from either table, or moved from one to the other, changes a verdict below.
+describe("owner-DM exception: the host's field tables", () => {
+  const RECIPIENTS = ["target", "targets", "to", "recipient", "recipients", "channelId", "channelIds", "chatId", "chatGuid", "chatIdentifier", "userId", "memberId", "participant", "groupId", "guildId", "openId", "unionId"];
+  const CONTENT = ["message", "text", "caption", "media", "mediaUrl", "mediaUrls", "media_urls", "filename", "filePath", "fileUrl", "path", "buffer", "base64", "image", "contentType", "mimeType", "attachments", "replyTo", "threadId", "messageId", "message_id", "quoteText", "silent", "gifPlayback", "forceDocument", "asDocument", "asVoice", "voiceText", "voiceProvider", "voiceId", "effectId", "effect", "emoji", "remove", "presentation", "interactive", "bestEffort", "dryRun", "idempotencyKey", "title", "executionTitle"];
+
+  for (const field of RECIPIENTS) {
+    it(`"${field}" names a recipient: the owner keeps the exception, anyone else loses it`, () => {
+      expect(isMessageToOwner({ action: "send", [field]: OWNER, message: "hi" }, group)).toBe(true);
+      expect(isMessageToOwner({ action: "send", [field]: "+15550000", message: "hi" }, dm)).toBe(false);
+      expect(isMessageToOwner({ action: "send", [field]: ["+15550000"], message: "hi" }, dm)).toBe(false);
+    });
+  }
+
+  it("every content field may be present in a send to the owner, none of them names a recipient", () => {
+    for (const field of CONTENT) {
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: "+15550000" }, dm), field).toBe(true);
+      expect(isMessageToOwner({ action: "send", [field]: "x" }, group), field).toBe(false);
+    }
+  });
+
+  it("a field in neither table, when present, is not understood and loses the exception", () => {
+    for (const field of ["accountId", "gatewayUrl", "webhook", "cc", "bcc"]) {
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: "x" }, dm), field).toBe(false);
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: "" }, dm), field).toBe(true);
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: [] }, dm), field).toBe(true);
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: false }, dm), field).toBe(true);
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: null }, dm), field).toBe(true);
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: ["x"] }, dm), field).toBe(false);
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: 0 }, dm), field).toBe(false);
+    }
+  });
+
+  it("a null or empty recipient names nobody; a recipient that is neither text, number nor list is not understood", () => {
+    expect(isMessageToOwner({ action: "send", target: OWNER, to: null }, group)).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: OWNER, to: "  " }, group)).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: OWNER, to: { id: OWNER } }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: OWNER, to: true }, dm)).toBe(false);
+  });
+
+  it("a channel field needs the turn's provider to compare with", () => {
+    expect(isMessageToOwner({ action: "send", target: OWNER, channel: "telegram" }, { ...group, provider: null })).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: OWNER, channel: " Telegram " }, group)).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: OWNER, channel: "" }, { ...group, provider: null })).toBe(true);
+  });
+});
