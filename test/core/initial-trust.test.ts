@@ -28,3 +28,13 @@ describe("Initial Trust: Sender & Channel Classification", () => {
     );
   });
 });
+
+describe("Initial Trust: the reason shown with each level", () => {
+  it("names the rule and who the message came from", () => {
+    expect(classifyInitialTrust({ provider: null })).toEqual({ level: "trusted", reason: "system event (no message provider)" });
+    expect(classifyInitialTrust({ provider: "telegram", spawnedBy: "main" })).toEqual({ level: "trusted", reason: "sub-agent of main" });
+    expect(classifyInitialTrust({ provider: "telegram", senderIsOwner: true })).toEqual({ level: "trusted", reason: "owner message (telegram)" });
+    expect(classifyInitialTrust({ provider: "telegram", senderId: "+1555" })).toEqual({ level: "external", reason: "non-owner sender +1555 (telegram)" });
+    expect(classifyInitialTrust({ provider: "telegram" })).toEqual({ level: "untrusted", reason: "unknown sender (telegram)" });
+  });
+});

@@ -53,3 +53,47 @@ describe("Per-Turn Provenance DAG", () => {
     );
   });
 });
+
+describe("the provenance DAG's invariants", () => {
+  it("a node cannot name itself as its parent", () => {
+    const g = new ProvenanceGraph("t1");
+    g.add("system_prompt", "sp", "trusted");
+    expect(() => g.add("tool", "x", "trusted", { parents: [1] })).toThrow(
+      new RangeError("turn t1: node 1 names parent 1, which does not precede it"),
+    );
+    expect(g.size).toBe(1);
+  });
+
+  it("the first node sets the high-water mark's source even when it is trusted", () => {
+    const g = new ProvenanceGraph("t1");
+    const first = g.add("system_prompt", "sp", "trusted");
+    expect(g.taintSource).toBe(first);
+    g.add("history", "h", "trusted");
+    expect(g.taintSource).toBe(first);
+  });
+
+  it("an owner reset is a node after the last one, or the first node of an empty graph", () => {
+    const empty = new ProvenanceGraph("t0");
+    expect(empty.reset("shared", "owner reset").parents).toEqual([]);
+    const g = new ProvenanceGraph("t1");
+    g.add("system_prompt", "sp", "trusted");
+    g.add("tool", "web", "untrusted");
+    const reset = g.reset("trusted", "owner reset");
+    expect(reset).toEqual({ id: 2, kind: "reset", label: "owner reset", trust: "trusted", tool: null, parents: [1] });
+    expect(g.maxTaint).toBe("trusted");
+    expect(g.taintSource).toBe(reset);
+  });
+
+  it("a sealed graph takes no node and no reset, with an error naming the turn", () => {
+    const g = new ProvenanceGraph("t9");
+    g.add("system_prompt", "sp", "trusted");
+    g.seal();
+    for (const change of [() => g.add("tool", "x", "untrusted"), () => g.reset("trusted", "owner reset")]) {
+      expect(change).toThrow(SealedGraphError);
+      expect(change).toThrow("turn t9: the provenance graph is sealed; no node can be added");
+    }
+    expect(new SealedGraphError("t9").name).toBe("SealedGraphError");
+    expect(g.size).toBe(1);
+    expect(g.maxTaint).toBe("trusted");
+  });
+});
