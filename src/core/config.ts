@@ -29,6 +29,11 @@ const policyShape = {
   toolActionClasses: z.record(toolName, action).optional(),
 };
 
+const toolOperationShape = {
+  words: z.array(z.string().min(1).max(100)).min(1).optional(),
+  irreversible: z.boolean().optional(),
+};
+
 /** The plugin's configuration, as the owner writes it (all keys optional). */
 export const configInputSchema = z.strictObject({
   ...policyShape,
@@ -50,9 +55,7 @@ export const configInputSchema = z.strictObject({
   execOutputTrust: z.enum(["by-command", "tool"]).optional(),
   execCommandTrust: z.record(z.string().min(1).max(200), trust).optional(),
   toolArgumentRoles: z.record(toolName, z.record(z.string().min(1).max(200), z.enum(ARGUMENT_ROLES))).optional(),
-  toolOperations: z
-    .record(toolName, z.strictObject({ words: z.array(z.string().min(1).max(100)).min(1).optional(), irreversible: z.boolean().optional() }))
-    .optional(),
+  toolOperations: z.record(toolName, z.strictObject(toolOperationShape)).optional(),
   structuredToolOutputs: z.array(toolName).optional(),
   agents: z.record(z.string().min(1), z.strictObject(policyShape)).optional(),
 });
@@ -274,6 +277,14 @@ export function describeIssue(issue: z.core.$ZodIssue, input: unknown): ConfigPr
       return { key, message: `${shown} is too small; minimum ${String(issue.minimum)}` };
     case "too_big":
       return { key, message: `${shown} is too large; maximum ${String(issue.maximum)}` };
+    case "invalid_key": {
+      // The value at the path is the entry's, not the key's: show the key's length and its limit.
+      const length = String(issue.path[issue.path.length - 1] ?? "").length;
+      const inner = issue.issues[0];
+      if (inner?.code === "too_big") return { key, message: `the key is too long (${length} characters); maximum ${String(inner.maximum)}` };
+      if (inner?.code === "too_small") return { key, message: `the key is too short (${length} characters); minimum ${String(inner.minimum)}` };
+      return { key, message: `the key is not valid: ${inner?.message ?? issue.message}` };
+    }
     default:
       return { key, message: `${shown}: ${issue.message}` };
   }
@@ -285,6 +296,7 @@ function allowedKeysAt(path: readonly PropertyKey[]): string | undefined {
   if (last === "taintPolicy") return TRUST_LEVELS.join(", ") + " (legacy: system, owner, local)";
   if (path.length >= 2 && path[path.length - 2] === "toolOverrides") return `*, ${TRUST_LEVELS.join(", ")}`;
   if (path.length === 2 && path[0] === "agents") return Object.keys(policyShape).join(", ");
+  if (path.length === 2 && path[0] === "toolOperations") return Object.keys(toolOperationShape).join(", ");
   return undefined;
 }
 
