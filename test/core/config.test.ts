@@ -115,3 +115,84 @@ describe("memoryFiles", () => {
     expect(resolveConfig({ memoryFiles: ["notes/*.md"] }).config.memoryFiles).toEqual(["notes/*.md"]);
   });
 });
+
+describe("every setting has its documented default", () => {
+  it("an empty configuration resolves to the defaults", () => {
+    const { toolArgumentRoles: _roles, ...config } = resolveConfig({}).config;
+    expect(config).toEqual({
+      taintPolicy: { trusted: "allow", shared: "confirm", external: "confirm", untrusted: "confirm" },
+      toolOverrides: {},
+      toolOutputTaints: {},
+      toolActionClasses: {},
+      host: "openclaw",
+      approvalTtlSeconds: 60,
+      maxIterations: 10,
+      maxWrongApprovalAttempts: 3,
+      developerMode: false,
+      workspaceDir: undefined,
+      failMode: "open",
+      allowResetWhenOwnerUnknown: false,
+      ownerIds: [],
+      memoryFiles: [],
+      argumentProvenance: true,
+      argumentProvenanceAtTrusted: false,
+      crossSessionTaint: true,
+      approvalScope: "call",
+      fileTrust: {},
+      execOutputTrust: "by-command",
+      execCommandTrust: {},
+      toolOperations: {},
+      structuredToolOutputs: [],
+      agents: {},
+    });
+  });
+
+  it("a value given replaces the default", () => {
+    const given = {
+      ownerIds: ["telegram:42"],
+      memoryFiles: ["notes/*.md"],
+      argumentProvenance: false,
+      crossSessionTaint: false,
+      fileTrust: { "docs/**": "trusted" },
+      execCommandTrust: { make: "shared" },
+      toolOperations: { purge: { words: ["purge"], irreversible: true } },
+    } as const;
+    expect(resolveConfig(given).config).toMatchObject(given);
+  });
+});
+
+describe("warnings name where in the configuration they arise", () => {
+  it("global, per-tool and per-agent keys each carry their own path", () => {
+    const { warnings } = resolveConfig({
+      taintPolicy: { external: "allow" },
+      toolOverrides: { exec: { local: "allow" } },
+      agents: { w: { taintPolicy: { system: "allow", untrusted: "allow" } } },
+    });
+    expect(warnings).toEqual([
+      'taintPolicy.external: "allow" is more permissive than shared="confirm"; corrected to "confirm" (a policy must not loosen as trust falls)',
+      "toolOverrides.exec: the six-level keys system/owner/local are deprecated; mapped to trusted=allow. Use the keys trusted, shared, external, untrusted.",
+      "agents.w.taintPolicy: the six-level keys system/owner/local are deprecated; mapped to trusted=allow. Use the keys trusted, shared, external, untrusted.",
+      'agents.w.taintPolicy.untrusted: "allow" is more permissive than external="confirm"; corrected to "confirm" (a policy must not loosen as trust falls)',
+    ]);
+  });
+
+  it("an explicit trusted key wins over the legacy keys beside it", () => {
+    const { config, warnings } = resolveConfig({ taintPolicy: { trusted: "confirm", owner: "allow" } });
+    expect(config.taintPolicy.trusted).toBe("confirm");
+    expect(warnings).toEqual([
+      "taintPolicy: the six-level keys system/owner/local are deprecated; mapped to trusted=allow. Use the keys trusted, shared, external, untrusted.",
+    ]);
+  });
+});
+
+describe("an agent inherits the global tables it does not override", () => {
+  it("output taints and action classes merge the agent's entries over the global ones", () => {
+    const { config } = resolveConfig({
+      toolOutputTaints: { crm_read: "shared", wiki_read: "trusted" },
+      toolActionClasses: { crm_write: "write", pay: "trade" },
+      agents: { w: { toolOutputTaints: { wiki_read: "external" }, toolActionClasses: { pay: "send" } } },
+    });
+    expect(config.agents.w?.toolOutputTaints).toEqual({ crm_read: "shared", wiki_read: "external" });
+    expect(config.agents.w?.toolActionClasses).toEqual({ crm_write: "write", pay: "send" });
+  });
+});

@@ -112,3 +112,70 @@ describe("memory file matcher", () => {
     );
   });
 });
+
+describe("configured protected-file patterns", () => {
+  it("without extra patterns, the defaults alone are in force", () => {
+    expect(memoryFileMatcher().patterns).toEqual(DEFAULT_PROTECTED_PATTERNS);
+  });
+
+  it("are kept as written, a leading ./ dropped", () => {
+    expect(memoryFileMatcher(["./PRIVATE.txt", "notes/./x.md", "a./b.md"]).patterns.slice(DEFAULT_PROTECTED_PATTERNS.length)).toEqual([
+      "PRIVATE.txt",
+      "notes/./x.md",
+      "a./b.md",
+    ]);
+  });
+
+  it("a refused pattern is named with the reason", () => {
+    for (const [bad, reason] of [
+      ["", "must be a non-empty string"],
+      ["a\0b", "must not contain a NUL byte"],
+      ["/etc/passwd", "must be relative to the workspace, not absolute"],
+      ["a/../../x", "must not contain '..'"],
+      ["!SOUL.md", "negation would unprotect files; list only what to protect"],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        memoryFileMatcher([bad]);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, JSON.stringify(bad)).toBeInstanceOf(MemoryPatternError);
+      expect((thrown as Error).name).toBe("MemoryPatternError");
+      expect((thrown as Error).message).toBe(`protected file pattern ${JSON.stringify(bad)}: ${reason}`);
+    }
+  });
+
+  it("give the directories a hard-link check walks, recursive where a glob can reach any depth", () => {
+    expect(memoryFileMatcher(["notes/PRIVATE.txt", "memory/INDEX.md", "deep/a/b.txt", "logs/*.md"]).roots).toEqual([
+      { dir: "", recursive: false },
+      { dir: "memory", recursive: true },
+      { dir: ".provenance", recursive: true },
+      { dir: "notes", recursive: false },
+      { dir: "deep/a", recursive: false },
+      { dir: "logs", recursive: true },
+    ]);
+  });
+});
+
+describe("workspace-relative normalization", () => {
+  it.each([
+    ["a/./b//c/", "a/b/c"],
+    ["SOUL.md/", "SOUL.md"],
+    ["a/b/..", "a"],
+    ["x", "x"],
+    ["", null],
+    [".", null],
+    ["a/..", null],
+    ["..", null],
+    ["a/../..", null],
+    ["../x", null],
+    ["/", null],
+    ["/SOUL.md", null],
+    ["//SOUL.md", null],
+    ["a\0b", null],
+    ["SOUL.md\0", null],
+  ] as const)("%j -> %j", (path, expected) => {
+    expect(normalizeWorkspaceRelative(path)).toBe(expected);
+  });
+});

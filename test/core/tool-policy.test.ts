@@ -149,3 +149,34 @@ describe("property: a stricter config never allows what a looser one blocks", ()
     );
   });
 });
+
+describe("every decision names its rule and says why", () => {
+  it.each([
+    ["web_fetch", "untrusted", {}, false, { mode: "allow", rule: "safe-tool", reason: "web_fetch has no dangerous side effect and is allowed at any taint" }],
+    ["gateway", "trusted", {}, false, { mode: "confirm", rule: "dangerous-tool", reason: "gateway always needs the owner's approval" }],
+    ["exec", "shared", { toolOverrides: { exec: { "*": "restrict" } } }, false, { mode: "restrict", rule: "tool-override", reason: "toolOverrides.exec sets restrict at shared" }],
+    ["message", "untrusted", {}, true, { mode: "allow", rule: "owner-dm", reason: "a message to the owner's own DM is always allowed" }],
+    [
+      "exec2",
+      "trusted",
+      { taintPolicy: { untrusted: "restrict" } },
+      false,
+      { mode: "restrict", rule: "unknown-tool", reason: "exec2 is not a known tool; unknown tools get the untrusted policy (restrict)" },
+    ],
+    ["message", "external", {}, false, { mode: "confirm", rule: "taint-policy", reason: "taintPolicy.external is confirm" }],
+  ] as const)("%s at %s", (tool, taint, config, messageToOwner, decision) => {
+    expect(policy(config).modeFor(tool, taint, { messageToOwner })).toEqual(decision);
+  });
+
+  it("only the message tool is exempt for a message to the owner's DM", () => {
+    const p = policy({ taintPolicy: { untrusted: "restrict" } });
+    expect(DEFAULT_TAINT_DEFAULT_TOOLS).toContain("exec");
+    for (const tool of DEFAULT_TAINT_DEFAULT_TOOLS.filter((t) => t !== "message")) {
+      expect(p.modeFor(tool, "untrusted", { messageToOwner: true }), tool).toEqual({
+        mode: "restrict",
+        rule: "taint-policy",
+        reason: "taintPolicy.untrusted is restrict",
+      });
+    }
+  });
+});
