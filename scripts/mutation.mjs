@@ -133,6 +133,8 @@ for (const { name, mutate, incremental } of plan) {
     incrementalFile: `reports/mutation/${name}.incremental.json`,
     concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 1),
     timeoutMS: 20_000,
+    // The initial run of a module's whole test folder, instrumented, on a loaded 2-core machine.
+    dryRunTimeoutMinutes: 20,
     reporters: ["html", "json", "clear-text", "progress"],
     htmlReporter: { fileName: `${dir}/index.html` },
     jsonReporter: { fileName: `${dir}/mutation.json` },
