@@ -225,4 +225,44 @@ describe("approval codes at their edges", () => {
     a.approve("s1", "exec", "ffffffff", CALL, "t1", 4);
     expect(a.approve("s1", "exec", again, CALL, "t1", 5)).toMatchObject({ ok: true });
   });
+
+  it("an expired code's try drops that code only; the others stay usable", () => {
+    const a = codes(100);
+    const old = a.issue("s1", curl, 0).code;
+    const fresh = a.issue("s1", make, 50).code;
+    expect(a.approve("s1", "exec", old, CALL, "t1", 100)).toMatchObject({ ok: false, failure: "expired" });
+    expect(a.approve("s1", "exec", fresh, CALL, "t1", 101)).toMatchObject({ ok: true });
+  });
+
+  it("a grant for one call does not approve the tool, even before it is spent", () => {
+    const a = codes();
+    a.approve("s1", "exec", a.issue("s1", curl, 0).code, CALL, "t1", 1);
+    expect(a.isToolApproved("s1", "exec", "t1", 2)).toBe(false);
+    expect(a.takeApproval("s1", curl, "t1", 2)).toBe(true);
+  });
+
+  it("a session never seen has no approval", () => {
+    const a = codes();
+    expect(a.takeApproval("nobody", curl, "t1", 0)).toBe(false);
+    expect(a.isToolApproved("nobody", "exec", "t1", 0)).toBe(false);
+  });
+
+  it("each refusal says why in the owner's words", () => {
+    const a = codes(100, 3);
+    expect(a.approve("s1", "exec", "abcd1234", CALL, "t1", 0)).toEqual({ ok: false, failure: "no-pending-code", message: "there is no pending approval code in this session" });
+    const { code } = a.issue("s1", curl, 0);
+    expect(a.approve("s1", "exec", "abcd1234", CALL, "t1", 1)).toEqual({ ok: false, failure: "wrong-code", message: "that approval code is not valid for this session" });
+    expect(a.approve("s1", "message", code, CALL, "t1", 1)).toEqual({ ok: false, failure: "tool-not-blocked", message: "the code is for a exec call, not message" });
+    expect(a.approve("s1", "exec", "abcd1235", CALL, "t1", 1)).toEqual({
+      ok: false,
+      failure: "locked-out",
+      message: "that approval code is not valid for this session; too many wrong codes, the pending codes are now void",
+    });
+    const later = a.issue("s1", curl, 2).code;
+    expect(a.approve("s1", "exec", later, CALL, "t1", 102)).toEqual({
+      ok: false,
+      failure: "expired",
+      message: "that approval code has expired; ask the agent to retry to get a new one",
+    });
+  });
 });
