@@ -3,8 +3,10 @@ import type { TrustLevel } from "./trust-levels.js";
 
 /**
  * Where files hold content other people wrote: what a browser downloaded, mail and its
- * attachments, anything under an inbox. A file read from there enters the context `untrusted`,
- * however trusted the tool that read it. Matching ignores case and sees dot-directories.
+ * attachments, anything under an inbox, enter the context `untrusted`, however trusted the tool
+ * that read it. Installed and vendored packages (a dependency's README or source) are `external`:
+ * known third parties, whose text still must not steer a command. Matching ignores case and sees
+ * dot-directories.
  */
 export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.freeze({
   "**/Downloads/**": "untrusted",
@@ -18,6 +20,10 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   "**/*.eml": "untrusted",
   "**/*.mbox": "untrusted",
   "**/*.msg": "untrusted",
+  "**/node_modules/**": "external",
+  "**/vendor/**": "external",
+  "**/third_party/**": "external",
+  "**/site-packages/**": "external",
 });
 
 export interface FileTrustMatch {

@@ -14,6 +14,16 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor("notes/todo.md", "/ws/notes/todo.md")).toBeNull();
   });
 
+  it("the defaults treat installed and vendored packages as external: a dependency's README cannot steer a command", () => {
+    const rules = new FileTrustRules({});
+    for (const path of ["node_modules/left-pad/README.md", "app/vendor/lib/x.go", "third_party/lib/README.md", ".venv/lib/python3.11/site-packages/x/__init__.py"]) {
+      expect(rules.levelFor(path, `/ws/${path}`)?.level, path).toBe("external");
+    }
+    expect(rules.levelFor(null, "/usr/lib/node_modules/npm/README.md")?.level).toBe("external");
+    expect(rules.levelFor("src/vendors.ts", "/ws/src/vendors.ts")).toBeNull();
+    expect(new FileTrustRules({ "vendor/**": "trusted" }).levelFor("vendor/mine.go", "/ws/vendor/mine.go")?.level).toBe("trusted");
+  });
+
   it("the owner's globs come first, in order; the first match decides", () => {
     const rules = new FileTrustRules({ "Downloads/mine/**": "trusted", "vendor/**": "external" });
     expect(rules.levelFor("Downloads/mine/a", "/ws/Downloads/mine/a")?.level).toBe("trusted");
