@@ -6,7 +6,7 @@ export function registerHookCommands(program: Command): void {
     .command("hook")
     .description("answer one agent-host hook event on stdin (installed by `provenant init`)")
     .argument("<host>", "the host whose hook protocol to speak: claude-code")
-    .option("--config <file>", "configuration (JSON); default: the project's .claude/provenant.json")
+    .option("--config <file>", "configuration (JSON); default: ~/.claude/provenant.json")
     .action(async (host: string, options: { config?: string }) => {
       if (host !== "claude-code") {
         process.stderr.write(`provenant hook: unknown host ${JSON.stringify(host)}; the one supported is claude-code\n`);

@@ -50,7 +50,7 @@ export function registerInitCommands(program: Command): void {
     .description("add provenant's hooks to Claude Code's settings.json (user's by default), or remove them")
     .option("--project", "this project's .claude/settings.json")
     .option("--user", "the user's ~/.claude/settings.json (the default)")
-    .option("--config <file>", "configuration file the hooks run with (default: each project's .claude/provenant.json)")
+    .option("--config <file>", "configuration file the hooks run with (default: ~/.claude/provenant.json)")
     .option("--uninstall", "remove exactly provenant's hooks")
     .action((options: { project?: boolean; user?: boolean; config?: string; uninstall?: boolean }) => {
       try {

@@ -25,7 +25,7 @@ export class GuardService {
     try {
       event = parseHookEvent(request.input);
       const projectDir = projectDirOf(event, { CLAUDE_PROJECT_DIR: request.projectDir ?? undefined });
-      const { config } = hookConfig(projectDir, request.configPath);
+      const { config } = hookConfig(request.configPath);
       return this.held(projectDir, config).hooks.handle(event);
     } catch (error) {
       return failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(request.input), error);

@@ -35,7 +35,8 @@ function project(hooks: boolean, config: Record<string, unknown> = { fileTrust: 
   const home = claudeHome();
   homes.push(home);
   mkdirSync(join(home.project, ".claude"), { recursive: true });
-  writeFileSync(join(home.project, ".claude", "provenant.json"), JSON.stringify(config));
+  mkdirSync(join(home.home, ".claude"), { recursive: true });
+  writeFileSync(join(home.home, ".claude", "provenant.json"), JSON.stringify(config));
   if (hooks) execFileSync(process.execPath, [CLI, "init", "claude-code", "--project"], { cwd: home.project, env: { ...process.env, HOME: home.home }, stdio: "pipe" });
   return home;
 }

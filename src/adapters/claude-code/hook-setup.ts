@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { ConfigError } from "../../core/config-error.js";
 import type { HookEvent } from "./hook-event.js";
@@ -8,22 +9,24 @@ import type { HookEvent } from "./hook-event.js";
  *
  * The project is Claude Code's `CLAUDE_PROJECT_DIR` (set for every hook, and unchanged when the
  * session `cd`s elsewhere), else the event's `cwd`: state in its `.provenance/`, protected files
- * relative to it. The configuration is the file named on the hook's command line, else the
- * project's `.claude/provenant.json` (itself a protected file), else the defaults.
+ * relative to it. The configuration is the file named on the hook's command line, else the user's
+ * `~/.claude/provenant.json` (itself a protected file), else the defaults. Never a file in the
+ * project: a repository somebody else wrote would then choose how far provenant trusts it.
  */
 export function projectDirOf(event: Pick<HookEvent, "cwd">, env: Readonly<Record<string, string | undefined>>): string {
   const fromHost = env["CLAUDE_PROJECT_DIR"];
   return fromHost !== undefined && isAbsolute(fromHost) && !fromHost.includes("\0") ? fromHost : event.cwd;
 }
 
-export const PROJECT_CONFIG_FILE = ".claude/provenant.json";
+/** The user's configuration for every project, beside Claude Code's own user settings. */
+export const USER_CONFIG_FILE = ".claude/provenant.json";
 
 /** A Claude Code turn runs many model steps: the iteration cap is a runaway stop, not a step budget. */
 const CLAUDE_CODE_MAX_ITERATIONS = 500;
 
 /** Reads the configuration (JSON); `host` is always `claude-code`. Throws ConfigError naming the file. */
-export function hookConfig(projectDir: string, configPath: string | null): { readonly config: Record<string, unknown> } {
-  const candidate = configPath ?? join(projectDir, PROJECT_CONFIG_FILE);
+export function hookConfig(configPath: string | null, homeDir: string = homedir()): { readonly config: Record<string, unknown> } {
+  const candidate = configPath ?? join(homeDir, USER_CONFIG_FILE);
   let text: string;
   try {
     text = readFileSync(candidate, "utf8");

@@ -25,7 +25,7 @@ export function decideInProcess(input: string, options: HookOptions): HookAnswer
   try {
     event = parseHookEvent(input);
     const projectDir = projectDirOf(event, options.env);
-    const { config } = hookConfig(projectDir, options.configPath);
+    const { config } = hookConfig(options.configPath);
     const guard = openWaiting(() => Guard.open({ config, workspaceDir: projectDir }));
     try {
       return new ClaudeCodeHooks(guard).handle(event);
