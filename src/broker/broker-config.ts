@@ -2,6 +2,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, isAbsolute, join } from "node:path";
 import { parse as parseYaml } from "yaml";
+import { MAX_YAML_NESTING, yamlNestingExceeds } from "../core/yaml-text-bounds.js";
 import { z } from "zod";
 import { type ArgRule, type MatchMode, PatternError, compileGoPattern } from "./arg-rules.js";
 import { parseByteSize } from "./byte-size.js";
@@ -206,6 +207,7 @@ export interface ConfigOverrides {
 }
 
 export function parseBrokerConfig(text: string, overrides: ConfigOverrides = {}): BrokerConfig {
+  if (yamlNestingExceeds(text)) throw new ConfigError(`config is nested deeper than ${MAX_YAML_NESTING} levels`);
   let raw: unknown;
   try {
     raw = parseYaml(text);

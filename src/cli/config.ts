@@ -1,5 +1,7 @@
 import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
+import { ConfigError } from "../core/config-error.js";
+import { MAX_YAML_NESTING, yamlNestingExceeds } from "../core/yaml-text-bounds.js";
 import { resolveGuardConfig } from "../guard-config.js";
 import { displayBlock, displayJson } from "../core/safe-display.js";
 import { exitWith } from "./exit.js";
@@ -11,7 +13,11 @@ import { readInputFile } from "./input-file.js";
  */
 export function readConfigFile(path: string): unknown {
   const text = readInputFile(path);
-  const value: unknown = path.endsWith(".yaml") || path.endsWith(".yml") ? parseYaml(text) : JSON.parse(text);
+  const yaml = path.endsWith(".yaml") || path.endsWith(".yml");
+  if (yaml && yamlNestingExceeds(text)) {
+    throw new ConfigError([{ key: path, message: `is nested deeper than ${MAX_YAML_NESTING} levels; no configuration needs that, and a parser would run out of memory` }]);
+  }
+  const value: unknown = yaml ? parseYaml(text) : JSON.parse(text);
   if (value !== null && typeof value === "object" && "plugins" in value) {
     const entries = (value as { plugins?: { entries?: Record<string, { config?: unknown }> } }).plugins?.entries ?? {};
     return entries.provenant?.config ?? {};

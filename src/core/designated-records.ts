@@ -1,4 +1,5 @@
 import { parseDocument } from "yaml";
+import { yamlNestingExceeds } from "./yaml-text-bounds.js";
 import { joinTokens, tokenize } from "./argument-matching.js";
 
 /**
@@ -61,30 +62,9 @@ const MAX_SERIALISED = 256_000;
 /** Deepest nesting read back: far beyond what a tool's records need, far below what exhausts a parser. */
 const MAX_NESTING = 64;
 
-/**
- * Whether a text is small and shallow enough to hand to a parser: YAML parsers recurse, and some
- * compile a pattern per indentation level, so a hostile nesting ("- - - - …", "[[[[…") can exhaust
- * the stack or the heap, which no `catch` recovers from. Brackets are counted even inside quotes
- * (a text that fails this designates nothing, which is the safe side).
- */
+/** Whether a text is small and shallow enough to hand to a parser (a text that fails designates nothing). */
 function shallow(text: string): boolean {
-  if (text.length > MAX_SERIALISED) return false;
-  let depth = 0;
-  let indent = 0;
-  let atLineStart = true;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_NESTING) return false;
-    } else if (c === 0x5d || c === 0x7d) depth = Math.max(0, depth - 1);
-    if (c === 0x0a) {
-      atLineStart = true;
-      indent = 0;
-    } else if (atLineStart && (c === 0x20 || c === 0x2d || c === 0x09 || c === 0x3f || c === 0x3a)) {
-      if (++indent > 2 * MAX_NESTING) return false;
-    } else atLineStart = false;
-  }
-  return true;
+  return text.length <= MAX_SERIALISED && !yamlNestingExceeds(text, MAX_NESTING);
 }
 
 function isMapping(value: unknown): value is Readonly<Record<string, unknown>> {
