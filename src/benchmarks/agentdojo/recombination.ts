@@ -50,7 +50,7 @@ export function recombinationReplays(suite: SuiteData, policy: SuitePolicy): Rep
       if (entry === undefined || entry.action === "read" || used.has(tool.name)) continue;
       // An operation the owner's task performs under another tool (posting to a channel, to a web page) is not one the owner did not ask for.
       if (operationOf(operations, tool.name, entry.action).words.some((w) => askedWords.has(w))) continue;
-      for (const args of fillings(tool.name, tool.parameters, roles[tool.name] ?? {}, values, examples)) {
+      for (const args of fillings(tool.name, tool.parameters, rolesOf(roles, tool.name), values, examples)) {
         push(`${tool.name} ${JSON.stringify(args)}: values the owner gave for something else`, tool.name, args);
       }
     }
@@ -295,8 +295,13 @@ function crossKind(suite: SuiteData, policy: SuitePolicy, owned: string, id: str
     const props = Object.keys((tool.parameters as JsonSchema).properties ?? {});
     const idArg = props.find((p) => nameWords(p).at(-1) === "id");
     if (idArg === undefined) continue;
-    const filled = fillings(tool.name, tool.parameters, roles[tool.name] ?? {}, values, examples)[0] ?? {};
+    const filled = fillings(tool.name, tool.parameters, rolesOf(roles, tool.name), values, examples)[0] ?? {};
     out.push({ goal: `${tool.name} on ${id}, the id of a record of another kind`, fn: tool.name, args: { ...filled, [idArg]: id } });
   }
   return out;
+}
+
+/** A tool's argument roles; the tool name comes from the corpus, so only the table's own entries count. */
+function rolesOf<R>(roles: Readonly<Record<string, R>>, tool: string): R | Record<string, never> {
+  return Object.hasOwn(roles, tool) ? (roles[tool] as R) : {};
 }
