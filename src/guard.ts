@@ -42,6 +42,7 @@ import { boundedWellFormed, TOOL_OUTPUT_LIMITS, TOOL_PARAMS_LIMITS } from "./cor
 import { displayBlock, displayText } from "./core/safe-display.js";
 import { describeFailure, failSafeDecision } from "./guard-fail-safe.js";
 import { FileWatermarkStore, type WatermarkStore } from "./state/watermark-store.js";
+import { appendTurnGraph } from "./state/turn-graph-log.js";
 
 /** Who sent a turn and through what, as the framework reports it. */
 export interface TurnInput {
@@ -163,6 +164,11 @@ export interface GuardDependencies {
   readonly homeDir?: string;
   /** Runs once when the guard closes, after the watermarks are flushed (closes the ledger it opened). */
   readonly onClose?: () => void;
+  /**
+   * Told of each turn as its graph is sealed (the console draws them). A failure here is logged
+   * and changes no decision.
+   */
+  readonly onTurnSealed?: (sessionId: string, graph: ProvenanceGraph, endedAt: Date) => void;
 }
 
 interface SessionState {
@@ -255,6 +261,8 @@ export class Guard {
     readonly authKeys?: KeyRing;
     /** The home directory a `~` names, and under which the host keeps its own protected files (default `os.homedir()`). */
     readonly homeDir?: string;
+    /** Append each sealed turn's graph to the workspace's `turn-graphs.jsonl` (default true). */
+    readonly turnGraphs?: boolean;
   }): Guard {
     const logger = options.logger ?? SILENT_LOGGER;
     const config = Guard.resolve(options.config, logger);
@@ -285,6 +293,7 @@ export class Guard {
       watermarks,
       memoryFiles: new HostProtectedFiles(options.workspaceDir, hostCatalogue(config.host), options.homeDir ?? homedir(), config.memoryFiles),
       ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
+      ...(options.turnGraphs !== false ? { onTurnSealed: (sessionId: string, graph: ProvenanceGraph, endedAt: Date) => appendTurnGraph(options.workspaceDir, sessionId, graph, endedAt) } : {}),
       workspaceDir: options.workspaceDir,
       fileLabels: new WorkspaceFileLabelStore(options.workspaceDir),
       audit,
@@ -524,9 +533,11 @@ export class Guard {
       () => {
         const s = this.sessions.get(sessionId);
         if (s === undefined) return;
+        const sealedNow = !s.graph.sealed;
         s.graph.seal();
         this.approvals.endTurn(sessionId, s.turnId, this.now());
         this.deps.watermarks.flush();
+        if (sealedNow) this.reportSealed(s);
       },
       () => undefined,
     );
@@ -592,14 +603,30 @@ export class Guard {
     return this.sessions.get(sessionId)?.graph.maxTaint;
   }
 
-  /** Never throws: a watermark that cannot be flushed is logged (the escalations were durable already), and the ledger still closes. */
+  /**
+   * Never throws: a watermark that cannot be flushed is logged (the escalations were durable
+   * already), and the ledger still closes. A turn still open ends here (the MCP proxy's one turn
+   * per connection), so its graph is recorded.
+   */
   close(): void {
+    for (const [sessionId, s] of this.sessions) if (!s.graph.sealed) this.endTurn(sessionId);
     try {
       this.deps.watermarks.close();
     } catch (error) {
       this.logger.error("closing the watermark store failed", error);
     }
     this.deps.onClose?.();
+  }
+
+  /** The turn-graph record is for the owner's eyes: its failure is logged, never the turn's. */
+  private reportSealed(s: SessionState): void {
+    const sink = this.deps.onTurnSealed;
+    if (sink === undefined) return;
+    try {
+      sink(s.sessionId, s.graph, new Date(this.now()));
+    } catch (error) {
+      this.logger.error(`session ${s.sessionId}: the graph of ${s.turnId} could not be recorded`, error);
+    }
   }
 
   private startTurn(turn: TurnInput): TurnStart {

@@ -67,7 +67,7 @@ export function registerBenchCommands(program: Command): void {
             setting: { argumentProvenance: opts.argumentProvenance, atTrusted: opts.atTrusted ?? DEFAULTS.argumentProvenanceAtTrusted },
           },
           // A fresh workspace per guard: watermarks persist per session, and runs must not share them.
-          (config) => Guard.open({ config, workspaceDir: mkdtempSync(join(workspaceDir, "guard-")) }),
+          (config) => Guard.open({ config, workspaceDir: mkdtempSync(join(workspaceDir, "guard-")), turnGraphs: false }),
           () => performance.now(),
         );
         process.stdout.write(`${result.table}\n`);

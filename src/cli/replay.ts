@@ -8,7 +8,6 @@ import { parseTrace } from "../adapters/replay/trace-events.js";
 import { Guard } from "../guard.js";
 import { loadKeyFile } from "../auth/key-file.js";
 import { displayJson } from "../core/safe-display.js";
-import { appendTurnGraph } from "../state/turn-graph-log.js";
 import { exitWith } from "./exit.js";
 import { readInputFile } from "./input-file.js";
 
@@ -32,12 +31,6 @@ export function replayFile(path: string, options: ReplayCommandOptions): string[
   const logger = options.logger ?? consoleLogger();
   const authKeys = options.authKey === undefined ? undefined : loadKeyFile(options.authKey);
   const fixed = options.now === undefined ? undefined : parseInstant(options.now);
-  const onStep = (step: ReplayStep): void => {
-    if (options.graphs === true && step.kind === "response" && step.graph !== undefined) {
-      appendTurnGraph(workspaceDir, step.session, step.graph, new Date(fixed ?? Date.now()));
-    }
-    options.onStep?.(step);
-  };
   const lines = runReplay(events, {
     openGuard: (config) =>
       Guard.open({
@@ -46,8 +39,9 @@ export function replayFile(path: string, options: ReplayCommandOptions): string[
         logger,
         ...(authKeys ? { authKeys } : {}),
         ...(fixed !== undefined ? { now: () => fixed } : {}),
+        turnGraphs: options.graphs === true,
       }),
-    onStep,
+    ...(options.onStep !== undefined ? { onStep: options.onStep } : {}),
   });
   // Valid JSON either way; C1 controls and bidi characters escaped so a terminal shows them.
   return lines.map((line) => displayJson(line));

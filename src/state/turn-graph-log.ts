@@ -1,5 +1,5 @@
-import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, constants, fsyncSync, lstatSync, openSync, renameSync, writeSync } from "node:fs";
+import { basename, join } from "node:path";
 import { z } from "zod";
 import { TRUST_LEVELS } from "../core/trust-levels.js";
 import type { ProvenanceGraph } from "../core/provenance-graph.js";
@@ -10,6 +10,18 @@ import { readStateFile } from "./state-file-read.js";
 export function turnGraphLogPath(workspaceDir: string): string {
   return join(workspaceDir, ".provenance", "turn-graphs.jsonl");
 }
+
+/**
+ * The previous generation: the log is renamed to it before an append would take the log past
+ * `TURN_GRAPH_LOG_MAX_BYTES`, replacing the one before. The log and this file together stay under
+ * twice the bound plus one record.
+ */
+export function previousTurnGraphLogPath(workspaceDir: string): string {
+  return join(workspaceDir, ".provenance", "turn-graphs.1.jsonl");
+}
+
+/** Where the log rotates: months of turns for one owner, and well under what the reader takes. */
+export const TURN_GRAPH_LOG_MAX_BYTES = 16 * 1024 * 1024;
 
 /** More nodes than any turn the iteration cap allows; a bigger graph is not ours. */
 export const MAX_GRAPH_NODES = 100_000;
@@ -44,7 +56,7 @@ export type TurnGraphNode = TurnGraphRecord["graph"]["nodes"][number];
 /** What the reader found: the records that parse, and where the others are. */
 export interface TurnGraphLog {
   readonly records: readonly TurnGraphRecord[];
-  readonly bad: readonly { readonly line: number; readonly error: string }[];
+  readonly bad: readonly { readonly file: string; readonly line: number; readonly error: string }[];
 }
 
 /**
@@ -64,33 +76,61 @@ export function parseTurnGraphRecord(line: string): TurnGraphRecord {
   return parsed.data;
 }
 
-/** Appends one sealed turn, durable before it returns (one write of one line: O_APPEND keeps lines whole). */
-export function appendTurnGraph(workspaceDir: string, sessionId: string, graph: ProvenanceGraph, endedAt: Date): void {
+/**
+ * Appends one sealed turn, durable before it returns (one write of one line: O_APPEND keeps lines
+ * whole). O_NOFOLLOW: a link planted at the log's path is refused, not written through.
+ */
+export function appendTurnGraph(workspaceDir: string, sessionId: string, graph: ProvenanceGraph, endedAt: Date, maxBytes = TURN_GRAPH_LOG_MAX_BYTES): void {
   const record: TurnGraphRecord = { version: 1, sessionId, endedAt: endedAt.toISOString(), graph: JSON.parse(JSON.stringify(graph.toJSON())) as TurnGraphRecord["graph"] };
+  const line = Buffer.from(`${JSON.stringify(record)}\n`, "utf8");
   const path = turnGraphLogPath(workspaceDir);
   ensureDirDurable(join(workspaceDir, ".provenance"));
-  const fd = openSync(path, "a", 0o600);
+  const size = regularFileSize(path);
+  if (size > 0 && size + line.length > maxBytes) renameSync(path, previousTurnGraphLogPath(workspaceDir));
+  const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
   try {
-    writeSync(fd, `${JSON.stringify(record)}\n`);
+    let off = 0;
+    while (off < line.length) off += writeSync(fd, line, off, line.length - off);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
 }
 
-/** Every turn graph in the workspace, oldest first; a line that does not parse is reported, not fatal. */
+/** The size of the file at `path`, 0 when there is none; anything but a regular file is refused. */
+function regularFileSize(path: string): number {
+  try {
+    const st = lstatSync(path);
+    if (!st.isFile()) throw new Error(`${path} is not a regular file; the turn graph log is not written through it`);
+    return st.size;
+  } catch (error) {
+    if (error instanceof Error && "code" in error && error.code === "ENOENT") return 0;
+    throw error;
+  }
+}
+
+/**
+ * Every turn graph in the workspace, oldest first (the previous generation, then the log); a line
+ * that does not parse is reported, not fatal.
+ */
 export function readTurnGraphs(workspaceDir: string): TurnGraphLog {
-  const read = readStateFile(turnGraphLogPath(workspaceDir));
-  if (read.kind === "missing") return { records: [], bad: [] };
-  if (read.kind === "bad") return { records: [], bad: [{ line: 0, error: `turn-graphs.jsonl ${read.detail}` }] };
   const records: TurnGraphRecord[] = [];
-  const bad: { line: number; error: string }[] = [];
-  for (const [i, line] of read.text.split("\n").entries()) {
-    if (line === "") continue;
-    try {
-      records.push(parseTurnGraphRecord(line));
-    } catch (error) {
-      bad.push({ line: i + 1, error: error instanceof Error ? error.message : String(error) });
+  const bad: { file: string; line: number; error: string }[] = [];
+  for (const path of [previousTurnGraphLogPath(workspaceDir), turnGraphLogPath(workspaceDir)]) {
+    const file = basename(path);
+    const read = readStateFile(path);
+    if (read.kind === "missing") continue;
+    if (read.kind === "bad") {
+      bad.push({ file, line: 0, error: `${file} ${read.detail}` });
+      continue;
+    }
+    for (const [i, line] of read.text.split("\n").entries()) {
+      if (line === "") continue;
+      try {
+        records.push(parseTurnGraphRecord(line));
+      } catch (error) {
+        bad.push({ file, line: i + 1, error: error instanceof Error ? error.message : String(error) });
+      }
     }
   }
   return { records, bad };

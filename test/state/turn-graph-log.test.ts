@@ -1,10 +1,10 @@
-import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { ProvenanceGraph } from "../../src/core/provenance-graph.js";
-import { appendTurnGraph, parseTurnGraphRecord, readTurnGraphs, turnGraphLogPath } from "../../src/state/turn-graph-log.js";
+import { appendTurnGraph, parseTurnGraphRecord, previousTurnGraphLogPath, readTurnGraphs, turnGraphLogPath } from "../../src/state/turn-graph-log.js";
 
 const dirs: string[] = [];
 const workspace = (): string => {
@@ -41,6 +41,39 @@ describe("turn graph log", () => {
     const log = readTurnGraphs(ws);
     expect(log.records.map((r) => r.sessionId)).toEqual(["s", "u"]);
     expect(log.bad.map((b) => b.line)).toEqual([2, 3]);
+  });
+
+  it("rotates before an append would pass the bound, keeping one previous generation, and reads both in order", () => {
+    const ws = workspace();
+    const g = new ProvenanceGraph("s#1");
+    g.add("system_prompt", "system prompt", "trusted");
+    g.seal();
+    appendTurnGraph(ws, "a", g, new Date("2026-01-01T00:00:00Z"));
+    const one = statSync(turnGraphLogPath(ws)).size;
+    const bound = one * 2;
+    appendTurnGraph(ws, "b", g, new Date("2026-01-01T00:00:01Z"), bound);
+    expect(existsSync(previousTurnGraphLogPath(ws))).toBe(false);
+    appendTurnGraph(ws, "c", g, new Date("2026-01-01T00:00:02Z"), bound);
+    expect(readTurnGraphs(ws).records.map((r) => r.sessionId)).toEqual(["a", "b", "c"]);
+    appendTurnGraph(ws, "d", g, new Date("2026-01-01T00:00:03Z"), bound);
+    appendTurnGraph(ws, "e", g, new Date("2026-01-01T00:00:04Z"), bound);
+    // a and b went with the generation before the previous one; each file stays within the bound.
+    expect(readTurnGraphs(ws).records.map((r) => r.sessionId)).toEqual(["c", "d", "e"]);
+    expect(statSync(turnGraphLogPath(ws)).size).toBeLessThanOrEqual(bound);
+    expect(statSync(previousTurnGraphLogPath(ws)).size).toBeLessThanOrEqual(bound);
+  });
+
+  it("refuses to write through anything planted at the log's path, and reports it when reading", () => {
+    const ws = workspace();
+    mkdirSync(join(ws, ".provenance"));
+    const target = join(ws, "target.txt");
+    writeFileSync(target, "x\n");
+    symlinkSync(target, turnGraphLogPath(ws));
+    const g = new ProvenanceGraph("s#1");
+    g.add("system_prompt", "system prompt", "trusted");
+    expect(() => appendTurnGraph(ws, "s", g, new Date())).toThrow(/not a regular file/);
+    expect(readFileSync(target, "utf8")).toBe("x\n");
+    expect(readTurnGraphs(ws).bad).toEqual([{ file: "turn-graphs.jsonl", line: 0, error: expect.stringMatching(/symbolic link/) }]);
   });
 
   it("refuses a parent that does not precede its node, a node out of place, a source that is not a node", () => {

@@ -67,9 +67,9 @@ export function registerGraphRoutes(app: Hono, ctx: ConsoleContext): void {
       );
     const table =
       records.length === 0
-        ? html`<p class="muted">No turn graphs in this workspace. <code>provenant replay --graphs --workspace &lt;dir&gt; trace.jsonl</code> records them.</p>`
+        ? html`<p class="muted">No turn graphs in this workspace yet: each guard records a turn when it ends (or <code>provenant replay --graphs --workspace &lt;dir&gt; trace.jsonl</code>).</p>`
         : html`<table class="graphs"><thead><tr><th>turn</th><th>session</th><th>nodes</th><th>high-water mark</th><th>ended</th></tr></thead><tbody>${rows}</tbody></table>`;
-    const problems = bad.map((b) => notice("error", html`turn-graphs.jsonl line ${b.line}: ${b.error}`));
+    const problems = bad.map((b) => notice("error", html`${b.file} line ${b.line}: ${b.error}`));
     return c.html(page({ title: "Provenance graphs", active: "/graphs", csrfToken: ctx.access.csrfToken, workspace: ctx.workspace, body: html`${problems}${table}` }).value);
   });
 
