@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { ApprovalCodes, type ApprovalScope, type HeldCall } from "./core/approval-codes.js";
 import { escapeText, heldCall } from "./core/call-text.js";
+import { decisionArguments } from "./core/argument-decision.js";
 import { ARGUMENT_PROVENANCE_RULE, checkArguments } from "./core/argument-gate.js";
 import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
 import { policyForAgent, type ResolvedConfig } from "./core/config.js";
@@ -879,7 +880,8 @@ export class Guard {
         byArguments.why ??
         (mode.mode === "allow" ? "argumentProvenanceAtTrusted: an argument is not vouched for by trusted data" : `${mode.reason}; its arguments are not all determined by trusted data`);
       const asked = this.confirm(s, base, held, ARGUMENT_PROVENANCE_RULE, why, now);
-      return { ...asked, reason: `${asked.reason}\n${byArguments.decision.reason}` };
+      const traced = byArguments.decision.traces;
+      return { ...asked, reason: `${asked.reason}\n${byArguments.decision.reason}`, ...(traced.length > 0 ? { arguments: decisionArguments(traced) } : {}) };
     }
     return this.confirm(s, base, held, mode.rule, mode.reason, now);
   }

@@ -6,7 +6,7 @@ import { runStdioProxy } from "../adapters/mcp/stdio-proxy.js";
 import { consoleLogger } from "../core/logger.js";
 import { isMcpServerName } from "../core/mcp-tool-names.js";
 import { displayBlock, displayJson, displayText } from "../core/safe-display.js";
-import { PendingApprovalStore } from "../state/pending-approval-store.js";
+import { ApprovalStoreError, PendingApprovalStore } from "../state/pending-approval-store.js";
 import { ToolPinStore } from "../state/tool-pin-store.js";
 import { FileWatermarkStore } from "../state/watermark-store.js";
 import { TRUST_LEVELS, type TrustLevel } from "../core/trust-levels.js";
@@ -144,20 +144,24 @@ export function registerMcpCommands(program: Command): void {
 
   program
     .command("approve")
-    .description("answer a held call by its approval code: it runs once when the model retries it unchanged")
+    .description("answer a held call by its approval code: a holder that waits for the answer runs it at once; otherwise it runs when the model retries it unchanged")
     .argument("<code>", "the approval code the held call named")
     .option("--deny", "refuse it instead")
     .option("--minutes <n>", "approve every call of that tool for this many minutes, not just this one", parseMinutes)
+    .option("--turn", "approve every call of that tool for the rest of the holder's turn, not just this one")
     .option("--workspace <dir>", "the workspace of the process that holds the call")
-    .action((code: string, opts: { deny?: boolean; minutes?: number; workspace?: string }) => {
+    .action((code: string, opts: { deny?: boolean; minutes?: number; turn?: boolean; workspace?: string }) => {
       try {
+        if (opts.turn === true && (opts.minutes !== undefined || opts.deny === true)) throw new ApprovalStoreError("--turn cannot be combined with --minutes or --deny");
         const store = new PendingApprovalStore(mcpWorkspace(opts.workspace));
         const verdict = opts.deny === true ? "deny" : "approve";
-        const held = store.answer(code, verdict, { minutes: verdict === "approve" ? (opts.minutes ?? null) : null, by: "cli", now: Date.now() });
+        const scope = opts.turn === true ? "turn" : opts.minutes !== undefined ? "minutes" : "call";
+        const held = store.answer(code, verdict, { scope, minutes: verdict === "approve" ? (opts.minutes ?? null) : null, by: "cli", now: Date.now() });
+        const waiting = held.waitingUntil !== null && Date.parse(held.waitingUntil) > Date.now();
         process.stdout.write(
-          `${verdict === "approve" ? "approved" : "denied"}: ${displayText(held.tool)} from ${displayText(held.origin)}\n` +
+          `${verdict === "approve" ? "approved" : "denied"}: ${displayText(held.tool)} from ${displayText(held.origin)}${verdict === "approve" && scope !== "call" ? (scope === "turn" ? " (for the rest of the turn)" : ` (for ${opts.minutes} minutes)`) : ""}\n` +
             `call: ${displayBlock(held.call)}\n` +
-            (verdict === "approve" ? "it runs when the model retries the same call\n" : ""),
+            (verdict === "approve" ? (waiting ? "the waiting call runs now\n" : "it runs when the model retries the same call\n") : ""),
         );
       } catch (error) {
         exitWith("approve", error);

@@ -1,3 +1,4 @@
+import type { DecisionArgument } from "./decision.js";
 import type { ArgumentTrace } from "./value-provenance.js";
 
 export interface ArgumentDecision {
@@ -7,6 +8,8 @@ export interface ArgumentDecision {
   readonly undetermined: readonly ArgumentTrace[];
   /** One line per argument: what it is and where it came from, for the approval prompt. */
   readonly reason: string;
+  /** Every traced argument, in parameter order. */
+  readonly traces: readonly ArgumentTrace[];
 }
 
 /**
@@ -23,5 +26,17 @@ export function decideByArguments(traces: readonly ArgumentTrace[]): ArgumentDec
       : runsUnasked
         ? "every target and amount is determined by trusted data and no content carries untrusted text"
         : `${undetermined.length} argument${undetermined.length === 1 ? "" : "s"} depend${undetermined.length === 1 ? "s" : ""} on untrusted data`;
-  return { runsUnasked, undetermined, reason: [head, ...lines].join("\n") };
+  return { runsUnasked, undetermined, reason: [head, ...lines].join("\n"), traces };
+}
+
+/** The traces as a decision carries them: the same findings, as data for the owner's console. */
+export function decisionArguments(traces: readonly ArgumentTrace[]): DecisionArgument[] {
+  return traces.map((t) => ({
+    path: t.path,
+    role: t.role,
+    value: t.value,
+    determined: t.determined,
+    finding: t.finding,
+    sources: t.sources.map((m) => ({ id: m.source.id, kind: m.source.kind, tool: m.source.tool ?? null, trust: m.source.trust, how: m.how })),
+  }));
 }

@@ -27,5 +27,5 @@ export function checkEgress(values: ValueProvenance, tool: string, params: Reado
     });
   }
   if (composed === 0) return null;
-  return { runsUnasked: false, undetermined: [], reason: [`the request leaves the machine and ${composed === 1 ? "one argument" : `${composed} arguments`} of it occur${composed === 1 ? "s" : ""} in no single source`, ...lines].join("\n") };
+  return { runsUnasked: false, undetermined: [], reason: [`the request leaves the machine and ${composed === 1 ? "one argument" : `${composed} arguments`} of it occur${composed === 1 ? "s" : ""} in no single source`, ...lines].join("\n"), traces: [] };
 }

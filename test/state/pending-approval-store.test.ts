@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { ApprovalStoreError, PendingApprovalStore, type PendingApproval } from "../../src/state/pending-approval-store.js";
+import { ApprovalStoreError, PendingApprovalStore, parseApprovalRecord, type PendingApproval } from "../../src/state/pending-approval-store.js";
 
 const NOW = Date.parse("2026-11-23T12:00:00Z");
 const held = (code: string, over: Partial<PendingApproval> = {}): PendingApproval => ({
-  version: 1,
+  version: 2,
   code,
   frontEnd: "mcp",
   origin: "fs",
@@ -18,6 +19,8 @@ const held = (code: string, over: Partial<PendingApproval> = {}): PendingApprova
   source: "mcp__fs__read_text_file response (untrusted)",
   createdAt: new Date(NOW).toISOString(),
   expiresAt: new Date(NOW + 60_000).toISOString(),
+  arguments: null,
+  waitingUntil: null,
   pid: 4242,
   ...over,
 });
@@ -86,5 +89,84 @@ describe("PendingApprovalStore", () => {
     s.sweep(4242, NOW);
     expect(existsSync(join(s.dir, "pending", "0000000a.json"))).toBe(false);
     expect(existsSync(join(s.dir, "pending", "0000000b.json"))).toBe(true);
+  });
+});
+
+describe("PendingApprovalStore version 2", () => {
+  const args: PendingApproval["arguments"] = [
+    {
+      path: "path",
+      role: "target",
+      value: "notes.txt",
+      determined: false,
+      finding: "only from mcp__fs__read_text_file (untrusted)",
+      sources: [{ id: "c2", kind: "tool", tool: "mcp__fs__read_text_file", trust: "untrusted", how: "text" }],
+    },
+  ];
+
+  it("keeps each argument's provenance and the answer's scope: call, turn, or minutes", () => {
+    const { s } = store();
+    s.hold(held("0000000a", { arguments: args, waitingUntil: new Date(NOW + 50_000).toISOString() }));
+    expect(s.pending("0000000a")?.arguments).toEqual(args);
+    expect(s.answer("0000000a", "approve", { scope: "turn", minutes: null, by: "console", now: NOW }).waitingUntil).toBe(new Date(NOW + 50_000).toISOString());
+    expect(s.answerFor("0000000a")).toMatchObject({ version: 2, verdict: "approve", scope: "turn", minutes: null });
+    s.answer("0000000a", "approve", { minutes: 30, by: "cli", now: NOW });
+    expect(s.answerFor("0000000a")).toMatchObject({ scope: "minutes", minutes: 30 });
+    s.answer("0000000a", "deny", { minutes: null, by: "cli", now: NOW });
+    expect(s.answerFor("0000000a")).toMatchObject({ verdict: "deny", scope: null, minutes: null });
+    // A scope that contradicts its minutes is not an answer the store writes.
+    expect(() => s.answer("0000000a", "approve", { scope: "minutes", minutes: null, by: "cli", now: NOW })).toThrow(ApprovalStoreError);
+    expect(() => s.answer("0000000a", "approve", { scope: "turn", minutes: 5, by: "cli", now: NOW })).toThrow(ApprovalStoreError);
+  });
+
+  it("reads version 1 files as version 2 says, and refuses a version it does not know by name", () => {
+    const { s, bad } = store();
+    mkdirSync(join(s.dir, "pending"), { recursive: true });
+    mkdirSync(join(s.dir, "answers"), { recursive: true });
+    const { arguments: _a, waitingUntil: _w, ...v1 } = held("0000000c");
+    writeFileSync(join(s.dir, "pending", "0000000c.json"), JSON.stringify({ ...v1, version: 1 }));
+    expect(s.pending("0000000c")).toMatchObject({ version: 2, arguments: null, waitingUntil: null });
+    writeFileSync(join(s.dir, "answers", "0000000c.json"), JSON.stringify({ version: 1, code: "0000000c", verdict: "approve", minutes: null, answeredAt: new Date(NOW).toISOString(), by: "cli" }));
+    expect(s.answerFor("0000000c")).toMatchObject({ scope: "call", minutes: null });
+    writeFileSync(join(s.dir, "answers", "0000000c.json"), JSON.stringify({ version: 1, code: "0000000c", verdict: "approve", minutes: 7, answeredAt: new Date(NOW).toISOString(), by: "cli" }));
+    expect(s.answerFor("0000000c")).toMatchObject({ scope: "minutes", minutes: 7 });
+    writeFileSync(join(s.dir, "answers", "0000000c.json"), JSON.stringify({ version: 3, code: "0000000c", verdict: "approve" }));
+    expect(s.answerFor("0000000c")).toBeNull();
+    expect(bad.join("\n")).toMatch(/approval store version 3 is not one this provenant reads \(1 or 2\); upgrade provenant/);
+    // A pending file whose code is not its name is not that code's record.
+    writeFileSync(join(s.dir, "pending", "0000000d.json"), JSON.stringify(held("0000000e")));
+    expect(s.pending("0000000d")).toBeNull();
+  });
+
+  it("fuzz: the record parser never throws, and whatever it accepts keeps the store's invariants", () => {
+    const valid = held("0123abcd", { arguments: args });
+    const validAnswer = { version: 2, code: "0123abcd", verdict: "approve", scope: "minutes", minutes: 5, answeredAt: new Date(NOW).toISOString(), by: "cli" };
+    const anyJson = fc.jsonValue({ maxDepth: 4 });
+    // Valid records with one field replaced by anything, and arbitrary text.
+    const mutated = (base: Record<string, unknown>) =>
+      fc.tuple(fc.constantFrom(...Object.keys(base)), anyJson).map(([k, v]) => JSON.stringify({ ...base, [k]: v }));
+    const text = fc.oneof(fc.string({ unit: "binary", maxLength: 300 }), anyJson.map((v) => JSON.stringify(v)), mutated(valid), mutated(validAnswer));
+    fc.assert(
+      fc.property(text, (t) => {
+        const p = parseApprovalRecord("pending", t);
+        if (p.ok) {
+          expect(p.record.version).toBe(2);
+          expect(p.record.code).toMatch(/^[0-9a-f]{8}$/);
+          expect(p.record.arguments === null || p.record.arguments.length <= 200).toBe(true);
+        } else expect(typeof p.detail).toBe("string");
+        const a = parseApprovalRecord("answer", t);
+        if (a.ok) {
+          const r = a.record;
+          expect(r.code).toMatch(/^[0-9a-f]{8}$/);
+          if (r.verdict === "deny") expect([r.scope, r.minutes]).toEqual([null, null]);
+          else expect(r.scope === "minutes" ? r.minutes !== null && r.minutes >= 1 && r.minutes <= 1440 : r.minutes === null && r.scope !== null).toBe(true);
+        } else expect(typeof a.detail).toBe("string");
+      }),
+      { numRuns: 1500 },
+    );
+    expect(parseApprovalRecord("pending", JSON.stringify(valid)).ok).toBe(true);
+    expect(parseApprovalRecord("answer", JSON.stringify(validAnswer)).ok).toBe(true);
+    // Own keys only: a __proto__ key is an unknown field, not a prototype.
+    expect(parseApprovalRecord("answer", `{"__proto__":{"verdict":"approve"},${JSON.stringify(validAnswer).slice(1)}`).ok).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import type { Decision } from "../../core/decision.js";
 import type { Logger } from "../../core/logger.js";
 import { mcpToolName } from "../../core/mcp-tool-names.js";
 import { displayText } from "../../core/safe-display.js";
+import { applyStoredAnswer, heldCallRecord } from "../../guard-held-calls.js";
 import type { Guard } from "../../guard.js";
 import type { PendingApprovalStore } from "../../state/pending-approval-store.js";
 import type { ToolPinStore } from "../../state/tool-pin-store.js";
@@ -317,16 +318,9 @@ export class McpProxy {
     if (answer === null) return decision;
     this.o.approvals.remove(code);
     this.codeExpiry.delete(code);
-    if (answer.verdict === "deny") {
-      this.o.logger.info(`mcp ${this.o.server}: the owner denied ${displayText(decision.tool)} (code ${code})`);
-      return { ...decision, verdict: "block", rule: "owner-denied", reason: `the owner denied this call (${displayText(decision.tool)})` };
-    }
-    const outcome = this.o.guard.approve(this.o.sessionId, decision.tool, code, answer.minutes, true, answer.minutes === null ? "call" : undefined);
-    if (!outcome.accepted) {
-      this.o.logger.warn(`mcp ${this.o.server}: the owner's approval of code ${code} could not be applied: ${outcome.message}`);
-      return decision;
-    }
-    return this.o.guard.beforeToolCall(this.o.sessionId, { id: callId, tool: decision.tool, params: args });
+    const applied = applyStoredAnswer(this.o.guard, this.o.sessionId, { id: callId, tool: decision.tool, params: args }, decision, answer);
+    this.o.logger.info(`mcp ${this.o.server}: ${applied.message}`);
+    return applied.decision;
   }
 
   private holdForApproval(id: JsonRpcId, decision: Decision): void {
@@ -341,7 +335,7 @@ export class McpProxy {
     if (known === undefined) {
       for (const [c, at] of this.codeExpiry) if (at <= now) this.codeExpiry.delete(c);
       this.codeExpiry.set(code, expiresAt);
-      this.recordHeld(decision, code, shown, lines[0] ?? decision.reason, source, now, expiresAt);
+      this.recordHeld(decision, now, expiresAt, null);
     }
     this.toolError(
       id,
@@ -355,26 +349,12 @@ export class McpProxy {
   }
 
   /** Without the record the owner cannot answer from outside; the call is held all the same. */
-  private recordHeld(decision: Decision, code: string, shown: string, reason: string, source: string | null, now: number, expiresAt: number): void {
+  private recordHeld(decision: Decision, now: number, expiresAt: number, waitingUntil: number | null): void {
     try {
       this.o.approvals.sweep(process.pid, now);
-      this.o.approvals.hold({
-        version: 1,
-        code,
-        frontEnd: "mcp",
-        origin: this.o.server,
-        sessionId: this.o.sessionId,
-        tool: decision.tool,
-        call: shown,
-        reason,
-        taint: decision.taint,
-        source,
-        createdAt: new Date(now).toISOString(),
-        expiresAt: new Date(expiresAt).toISOString(),
-        pid: process.pid,
-      });
+      this.o.approvals.hold(heldCallRecord({ decision, frontEnd: "mcp", origin: this.o.server, sessionId: this.o.sessionId, now, expiresAt, waitingUntil }));
     } catch (error) {
-      this.o.logger.error(`mcp ${this.o.server}: could not record held call ${code} for the owner`, error);
+      this.o.logger.error(`mcp ${this.o.server}: could not record held call ${decision.code ?? "?"} for the owner`, error);
     }
   }
 

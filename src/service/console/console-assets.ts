@@ -66,6 +66,8 @@ article.approval .code { background: #eef0f3; padding: 0 .3rem; border-radius: 3
 article.approval .expires { margin-left: auto; font-weight: 600; } article.approval .expires.expired { color: var(--untrusted); }
 article.approval input[type=number] { width: 5rem; }
 .waiting { color: var(--external); font-weight: 600; }
+table.arguments { border-collapse: collapse; width: 100%; font-size: .85rem; } table.arguments td, table.arguments th { border-top: 1px solid var(--line); padding: .25rem .4rem; text-align: left; vertical-align: top; }
+table.arguments tr.undetermined td.value { color: var(--untrusted); } table.arguments ul.sources { margin: 0; padding-left: 1rem; } .ask { color: var(--untrusted); }
 `;
 
 export const CONSOLE_JS = `"use strict";

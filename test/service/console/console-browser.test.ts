@@ -69,6 +69,11 @@ describe("console in a real browser (Debian chromium via playwright-core)", () =
     expect(held).toContain("\\x1b[2J");
     expect(held).toContain("\\u202e");
     expect(await page.locator("#approvals script, #approvals img, #approvals svg, #approvals a").count()).toBe(0);
+    // Each argument's provenance (path, role, value, finding, source id and tool) is shown as text, escapes visible.
+    const argument = await page.locator('article.approval[data-code="0badc0de"] table.arguments tbody tr').innerText();
+    for (const part of ["content<script>window.__pwned=1</script>", "only from web_fetch <script>", "call-1<script>", "web_fetch<script>"]) expect(argument).toContain(part);
+    expect(argument).toContain("\\x1b[2J");
+    expect(argument).toContain("\\u202e");
     await expectNothingExecuted();
     await page.goto(`${running.origin}/sessions`);
     const text = await page.locator("table.sessions").innerText();

@@ -95,7 +95,7 @@ export function makeConsoleWorkspace(): ConsoleWorkspace {
 
   // A held call whose every text field carries the injection raw, as any process writing the store could.
   new PendingApprovalStore(dir).hold({
-    version: 1,
+    version: 2,
     code: "0badc0de",
     frontEnd: "mcp",
     origin: `fs${INJECTED}`,
@@ -107,6 +107,17 @@ export function makeConsoleWorkspace(): ConsoleWorkspace {
     source: `web_fetch https://evil.example/${INJECTED}`,
     createdAt: "2026-01-01T00:00:00.000Z",
     expiresAt: "2999-01-01T00:00:00.000Z",
+    waitingUntil: null,
+    arguments: [
+      {
+        path: `content${INJECTED}`,
+        role: `content${INJECTED}`,
+        value: INJECTED,
+        determined: false,
+        finding: `only from web_fetch ${INJECTED}`,
+        sources: [{ id: `call-1${INJECTED}`, kind: "tool", tool: `web_fetch${INJECTED}`, trust: "untrusted", how: "text" }],
+      },
+    ],
     pid: process.pid,
   });
 

@@ -1,0 +1,119 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { afterAll, describe, expect, it } from "vitest";
+import { ConsoleHeartbeat, HEARTBEAT_FRESH_MS, someoneIsWatching } from "../../src/state/console-presence.js";
+import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function store(): PendingApprovalStore {
+  const ws = mkdtempSync(join(tmpdir(), "provenant-presence-"));
+  dirs.push(ws);
+  return new PendingApprovalStore(ws);
+}
+
+/** A pid that is certainly not running: a child that has already exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  return Number(child.stdout);
+}
+
+function plant(s: PendingApprovalStore, name: string, content: string, mtime = Date.now()): string {
+  const dir = join(s.dir, "watchers");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  utimesSync(path, new Date(mtime), new Date(mtime));
+  return path;
+}
+
+const record = (pid: number) => JSON.stringify({ version: 2, pid, kind: "console", startedAt: new Date().toISOString() });
+
+describe("console presence", () => {
+  it("a beating console is watching; a stopped one, or one that stopped beating, is not", () => {
+    const s = store();
+    expect(someoneIsWatching(s, Date.now())).toBe(false);
+    const hb = new ConsoleHeartbeat(s);
+    hb.beat(Date.now());
+    expect(someoneIsWatching(s, Date.now())).toBe(true);
+    expect(someoneIsWatching(s, Date.now() + HEARTBEAT_FRESH_MS + 1000)).toBe(false);
+    hb.beat(Date.now() + HEARTBEAT_FRESH_MS);
+    expect(someoneIsWatching(s, Date.now() + HEARTBEAT_FRESH_MS + 1000)).toBe(true);
+    hb.stop();
+    expect(existsSync(join(s.dir, "watchers", `${process.pid}.json`))).toBe(false);
+    expect(someoneIsWatching(s, Date.now())).toBe(false);
+    // A heartbeat removed by someone else is written again on the next beat.
+    hb.beat(Date.now());
+    rmSync(join(s.dir, "watchers", `${process.pid}.json`));
+    hb.beat(Date.now());
+    expect(someoneIsWatching(s, Date.now())).toBe(true);
+    hb.stop();
+  });
+
+  it("ignores a fresh heartbeat of a dead process, a beat from the future, and one whose name is not its pid", () => {
+    const s = store();
+    const dead = deadPid();
+    plant(s, `${dead}.json`, record(dead));
+    expect(someoneIsWatching(s, Date.now())).toBe(false);
+    plant(s, `${process.pid}.json`, record(process.pid), Date.now() + 10 * HEARTBEAT_FRESH_MS);
+    expect(someoneIsWatching(s, Date.now())).toBe(false);
+    rmSync(join(s.dir, "watchers", `${process.pid}.json`));
+    plant(s, "1.json", record(process.pid));
+    expect(someoneIsWatching(s, Date.now())).toBe(false);
+  });
+
+  it("hostile files: a symbolic link, a huge file, a directory, non-JSON, a wrong shape: none counts, none throws", () => {
+    const s = store();
+    const elsewhere = join(mkdtempSync(join(tmpdir(), "provenant-presence-target-")), "hb.json");
+    dirs.push(join(elsewhere, ".."));
+    writeFileSync(elsewhere, record(process.pid));
+    mkdirSync(join(s.dir, "watchers"), { recursive: true });
+    symlinkSync(elsewhere, join(s.dir, "watchers", `${process.pid}.json`));
+    expect(someoneIsWatching(s, Date.now())).toBe(false);
+    rmSync(join(s.dir, "watchers", `${process.pid}.json`));
+    plant(s, `${process.pid}.json`, `${record(process.pid)}${" ".repeat(64 * 1024)}`);
+    expect(someoneIsWatching(s, Date.now())).toBe(false);
+    plant(s, `${process.pid}.json`, "{not json");
+    expect(someoneIsWatching(s, Date.now())).toBe(false);
+    plant(s, `${process.pid}.json`, JSON.stringify({ version: 2, pid: process.pid, kind: "console", startedAt: "x", approve: true }));
+    expect(someoneIsWatching(s, Date.now())).toBe(false);
+    rmSync(join(s.dir, "watchers", `${process.pid}.json`));
+    mkdirSync(join(s.dir, "watchers", `${process.pid}.json`));
+    expect(someoneIsWatching(s, Date.now())).toBe(false);
+    // The watchers path itself a file: nobody watching, no throw.
+    const t = store();
+    mkdirSync(t.dir, { recursive: true });
+    writeFileSync(join(t.dir, "watchers"), "x");
+    expect(someoneIsWatching(t, Date.now())).toBe(false);
+  });
+
+  it("a heartbeat planted by the agent approves nothing: it only makes a holder wait", () => {
+    const s = store();
+    s.hold({
+      version: 2,
+      code: "0123abcd",
+      frontEnd: "mcp",
+      origin: "fs",
+      sessionId: "mcp",
+      tool: "mcp__fs__write_file",
+      call: "mcp__fs__write_file {}",
+      reason: "held",
+      taint: "untrusted",
+      source: null,
+      arguments: null,
+      createdAt: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      waitingUntil: null,
+      pid: process.pid,
+    });
+    plant(s, `${process.pid}.json`, record(process.pid));
+    expect(someoneIsWatching(s, Date.now())).toBe(true);
+    expect(s.answerFor("0123abcd")).toBeNull();
+    expect(s.list(Date.now()).map((e) => e.answer)).toEqual([null]);
+  });
+});
