@@ -144,6 +144,48 @@ const MUTANTS = [
     to: "const HIJACK = /(LD_PRELOAD",
     test: ["test/broker/caller-verification.test.ts", "-t", "only contains a hijack name"],
   },
+  {
+    name: "watermark file: ISO time pattern fraction required",
+    file: "src/state/watermark-file.ts",
+    from: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/`,
+    to: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})(Z|[+-]\d{2}:\d{2})$/`,
+    test: ["test/state/watermark-file.test.ts", "-t", "ISO 8601 times accepts"],
+  },
+  {
+    name: "watermark file: ISO time pattern offset sign negated",
+    file: "src/state/watermark-file.ts",
+    from: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/`,
+    to: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[^+-]\d{2}:\d{2})$/`,
+    test: ["test/state/watermark-file.test.ts", "-t", "ISO 8601 times accepts"],
+  },
+  {
+    name: "watermark file: ISO time pattern offset hours one digit",
+    file: "src/state/watermark-file.ts",
+    from: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/`,
+    to: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d:\d{2})$/`,
+    test: ["test/state/watermark-file.test.ts", "-t", "ISO 8601 times accepts"],
+  },
+  {
+    name: "watermark file: ISO time pattern offset hours not digits",
+    file: "src/state/watermark-file.ts",
+    from: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/`,
+    to: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\D{2}:\d{2})$/`,
+    test: ["test/state/watermark-file.test.ts", "-t", "ISO 8601 times accepts"],
+  },
+  {
+    name: "watermark file: ISO time pattern offset minutes one digit",
+    file: "src/state/watermark-file.ts",
+    from: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/`,
+    to: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d)$/`,
+    test: ["test/state/watermark-file.test.ts", "-t", "ISO 8601 times accepts"],
+  },
+  {
+    name: "watermark file: ISO time pattern offset minutes not digits",
+    file: "src/state/watermark-file.ts",
+    from: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/`,
+    to: String.raw`/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\D{2})$/`,
+    test: ["test/state/watermark-file.test.ts", "-t", "ISO 8601 times accepts"],
+  },
 ];
 
 const filter = process.argv[2];

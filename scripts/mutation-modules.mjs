@@ -43,7 +43,13 @@ export const MUTATION_MODULES = {
   },
   "state-files": {
     mutate: ["src/state/watermark-file.ts", "src/state/workspace-memory-files.ts"],
-    tests: ["test/state/parsers.test.ts", "test/state/watermark-store.test.ts", "test/state/blocked-write-store.test.ts"],
+    tests: [
+      "test/state/parsers.test.ts",
+      "test/state/watermark-file.test.ts",
+      "test/state/workspace-memory-files.test.ts",
+      "test/state/watermark-store.test.ts",
+      "test/state/blocked-write-store.test.ts",
+    ],
   },
   guard: {
     mutate: ["src/guard.ts", "src/guard-config.ts"],

@@ -115,8 +115,7 @@ export function parseWatermarkFile(json: string): Map<string, Watermark> {
 
 export function serializeWatermarkFile(entries: ReadonlyMap<string, Watermark>): string {
   const watermarks = nullPrototype<Watermark>();
-  for (const [sessionId, watermark] of entries) {
-    Object.defineProperty(watermarks, sessionId, { value: watermark, enumerable: true, writable: true, configurable: true });
-  }
+  // Defined, not assigned: no session id (such as "__proto__") can reach a setter.
+  for (const [sessionId, watermark] of entries) Object.defineProperty(watermarks, sessionId, { value: watermark, enumerable: true });
   return `${JSON.stringify({ version: WATERMARK_FILE_VERSION, watermarks }, null, 2)}\n`;
 }
