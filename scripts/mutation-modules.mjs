@@ -22,6 +22,7 @@ export const MUTATION_MODULES = {
   },
   // Approval codes alone (a part of core a loaded machine can re-measure in minutes).
   "approval-codes": {
+    gate: 90,
     mutate: ["src/core/approval-codes.ts"],
     tests: ["test/core/approval-codes.test.ts"],
   },
@@ -38,10 +39,12 @@ export const MUTATION_MODULES = {
     tests: ["test/core/**/*.test.ts"],
   },
   "resolve-path": {
+    gate: 90,
     mutate: ["src/state/resolve-path.ts"],
     tests: ["test/state/resolve-path.test.ts"],
   },
   "state-files": {
+    gate: 90,
     mutate: ["src/state/watermark-file.ts", "src/state/workspace-memory-files.ts"],
     tests: [
       "test/state/parsers.test.ts",
@@ -90,6 +93,7 @@ export const MUTATION_MODULES = {
     tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts", "!test/auth/traces.test.ts"],
   },
   broker: {
+    gate: 90,
     mutate: ["src/broker/request-mac.ts", "src/broker/caller-verification.ts", "src/broker/arg-rules.ts", "src/broker/replay-cache.ts"],
     // The unit tests of these four files. The daemon tests (test/broker/harness.ts) set
     // process.umask(), which Stryker's vitest runner (worker threads) refuses; each rule here has
