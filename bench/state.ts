@@ -1,7 +1,7 @@
 /**
  * The state layer's hot paths, each against the plain file-system work it cannot avoid:
  * the protected-path check run on every Write/Edit call, the watermark read and escalation run
- * on every turn and tool result, and staging a blocked write.
+ * on every turn and tool result, staging a blocked write, and recording a sealed turn's graph.
  * Run: npx tsx bench/state.ts
  */
 import { linkSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -12,6 +12,8 @@ import { writeFileAtomic } from "../src/state/atomic-file.js";
 import { BlockedWriteStore } from "../src/state/blocked-write-store.js";
 import { protectedMemoryTarget } from "../src/state/resolve-path.js";
 import { FileWatermarkStore } from "../src/state/watermark-store.js";
+import { appendTurnGraph } from "../src/state/turn-graph-log.js";
+import { ProvenanceGraph } from "../src/core/provenance-graph.js";
 import { measure, printTable } from "./lib/timing.js";
 
 const ws = realpathSync(mkdtempSync(join(tmpdir(), "provenant-bench-state-")));
@@ -97,7 +99,20 @@ const stage = measure("stage blocked write", W, 9, () => {
     });
   }
 });
-printTable("durable writes (fsync'd)", "writes", [atomic, durable, stage], atomic);
+// A typical turn: system prompt, history, three model calls and tool outputs, the response.
+const turn = new ProvenanceGraph("s#1");
+turn.add("system_prompt", "system prompt", "trusted");
+turn.add("history", "owner message", "trusted");
+for (let i = 0; i < 3; i += 1) {
+  turn.add("llm_call", `model call ${i + 1}`, "trusted");
+  turn.add("tool", "web_fetch response", "untrusted", { tool: "web_fetch" });
+}
+turn.add("output", "response", "untrusted");
+turn.seal();
+const graphs = measure("turn graph append (per turn end)", W, 9, () => {
+  for (let i = 0; i < W; i += 1) appendTurnGraph(ws, "s", turn, new Date());
+});
+printTable("durable writes (fsync'd)", "writes", [atomic, durable, stage, graphs], atomic);
 
 store.close();
 rmSync(ws, { recursive: true, force: true });
