@@ -68,6 +68,7 @@ function inProcess(): { hook: string; us: number }[] {
       policy = p;
     },
     registerAgentToolResultMiddleware: () => undefined,
+    registerService: () => undefined,
   };
   registerProvenant(api, (dir, logger) => Guard.open({ config: {}, workspaceDir: dir, logger }));
   const get = <K extends HookName>(k: K) => hooks.get(k) as HookHandlers[K];

@@ -1,12 +1,16 @@
 import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 import { Guard } from "../../guard.js";
+import { gatewayConsoleService } from "../../service/console/gateway-console.js";
 import { pluginConfigSchema } from "./config-schema.js";
+import { splitPluginConfig } from "./plugin-config.js";
 import { PLUGIN_ID, registerProvenant } from "./provenant-plugin.js";
 
 /**
  * The OpenClaw plugin entry (`openclaw.extensions` points here once built). OpenClaw validates
  * `plugins.entries.provenant.config` against the manifest's schema before loading this; the guard
- * validates it again and refuses to start on a bad value, naming the key.
+ * validates it again and refuses to start on a bad value, naming the key. The entry is where the
+ * plugin is composed: the guard, and (with `console.serve`) the owner's console as a gateway
+ * service, which lives above the adapters.
  */
 export default definePluginEntry({
   id: PLUGIN_ID,
@@ -14,6 +18,10 @@ export default definePluginEntry({
   description: "Provenance taint tracking and tool-call policy: stops tool calls that untrusted content in the context asks for.",
   configSchema: pluginConfigSchema,
   register(api) {
-    registerProvenant(api, (workspaceDir, logger) => Guard.open({ config: api.pluginConfig ?? {}, workspaceDir, logger }));
+    registerProvenant(
+      api,
+      (workspaceDir, logger) => Guard.open({ config: splitPluginConfig(api.pluginConfig ?? {}).guard, workspaceDir, logger }),
+      (workspace, port, logger) => gatewayConsoleService({ workspace, port, log: (m) => logger.info(m) }),
+    );
   },
 });

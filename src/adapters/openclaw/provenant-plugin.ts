@@ -2,8 +2,12 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../../core/logger.js";
 import { Guard } from "../../guard.js";
+import type { Decision } from "../../core/decision.js";
+import { parseOwnerCommand } from "../../core/owner-commands.js";
 import { failSafeDecision } from "../../guard-fail-safe.js";
+import { HeldCallInbox } from "./held-call-inbox.js";
 import { OWNER_TOOL_NAMES, ownerToolFactory } from "./owner-tools.js";
+import { splitPluginConfig } from "./plugin-config.js";
 import { processState, sharedGuard } from "./process-state.js";
 import type { TurnState } from "./session-directory.js";
 import { findRuntimeGaps } from "./runtime-gaps.js";
@@ -14,6 +18,7 @@ import type {
   CommandContext,
   PluginApi,
   PluginLogger,
+  PluginService,
   ToolContext,
 } from "./sdk-types.js";
 import { hasMutableSignedFiles, signedSourceHint } from "./signed-source-hint.js";
@@ -36,6 +41,12 @@ export type AdapterGuard = Pick<
 /** Opens the guard for one agent workspace (state, watermarks and staging live there). */
 export type GuardOpener = (workspaceDir: string, logger: Logger) => AdapterGuard;
 
+/**
+ * The owner's console as a gateway service, when `console.serve` is on: given the workspace it
+ * shows, its port and the plugin's logger (the entry supplies it; the console is above adapters).
+ */
+export type ConsoleServiceFactory = (workspace: () => string, port: number, logger: Logger) => PluginService;
+
 /** Runs first among the ordinary hooks that see turns and replies, so others see our decisions. */
 const FIRST = 10_000;
 
@@ -51,14 +62,15 @@ const FIRST = 10_000;
  *   before the model's next call: OpenClaw does not await this hook, but runs it inline);
  * - `message_sending`: the developer header; `agent_end`: seal and persist.
  */
-export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void {
+export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consoleService?: ConsoleServiceFactory): void {
   const logger = pluginLogger(api.logger);
   for (const gap of findRuntimeGaps(api.config, api.id || PLUGIN_ID)) {
     logger.error(`UNPROTECTED: ${gap.key} ${gap.message}`);
   }
 
   // A bad configuration stops registration here, with every problem named (ConfigError).
-  const config = Guard.resolve(api.pluginConfig ?? {}, logger);
+  const plugin = splitPluginConfig(api.pluginConfig ?? {});
+  const config = Guard.resolve(plugin.guard, logger);
   const shared = processState();
   const configKey = JSON.stringify(api.pluginConfig ?? {});
   const guardFor = (workspaceDir: string): AdapterGuard => {
@@ -74,6 +86,11 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
    */
   const surfacesWithoutApprovals = shared.surfacesWithoutApprovals;
   const ownerIds = config.ownerIds;
+  const inbox = new HeldCallInbox({ logger, waitMs: plugin.console.waitSeconds * 1000 });
+  if (plugin.console.serve) {
+    if (consoleService === undefined) logger.warn("console.serve is on, but this entry cannot serve the console; run `provenant console` instead");
+    else api.registerService(consoleService(defaultWorkspace, plugin.console.port, logger));
+  }
 
   /**
    * Begins the guard's turn, once, when the host's owner verdict is known: at `before_agent_run`,
@@ -99,7 +116,11 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       ...(turn.inputProvenance !== undefined ? { inputProvenance: turn.inputProvenance } : {}),
       ...(systemPrompt !== undefined ? { systemPrompt } : {}),
     });
-    if (started.command !== null) logger.info(`session ${turn.sessionId}: ${started.command.kind}: ${started.command.message}`);
+    if (started.command !== null) {
+      logger.info(`session ${turn.sessionId}: ${started.command.kind}: ${started.command.message}`);
+      const typed = parseOwnerCommand(turn.text);
+      if (started.command.accepted && typed?.kind === "approve") inbox.answeredElsewhere(turn.workspaceDir, typed.code);
+    }
     if (started.authentication !== undefined && !started.authentication.accepted) {
       turn.refusal = started.authentication.publicReason ?? "the message could not be authenticated";
     }
@@ -171,7 +192,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
    * The guard honours failMode itself; this covers the adapter's own mapping around it (and a
    * guard that could not even open): never a side effect unasked, as in the guard.
    */
-  const decide = (event: BeforeToolCallEvent, ctx: ToolContext): BeforeToolCallResult | undefined => {
+  const decide = (event: BeforeToolCallEvent, ctx: ToolContext): BeforeToolCallResult | undefined | Promise<BeforeToolCallResult | undefined> => {
     try {
       return decideUnguarded(event, ctx);
     } catch (error) {
@@ -186,33 +207,48 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     }
   };
 
-  const decideUnguarded = (event: BeforeToolCallEvent, ctx: ToolContext): BeforeToolCallResult | undefined => {
+  const decideUnguarded = (event: BeforeToolCallEvent, ctx: ToolContext): BeforeToolCallResult | undefined | Promise<BeforeToolCallResult | undefined> => {
     const sessionId = sessions.sessionIdFor(ctx) ?? "openclaw:no-session";
     const turn = sessions.turn(sessionId);
     const refusal = turn === undefined ? null : confirm(turn, ctx.requester?.senderIsOwner);
     if (refusal !== null) return { block: true, blockReason: `provenant: ${refusal}` };
-    const guard = guardFor(turn?.workspaceDir ?? defaultWorkspace());
+    const workspaceDir = turn?.workspaceDir ?? defaultWorkspace();
+    const guard = guardFor(workspaceDir);
     // Tool Search: the host fires this hook for a `tool_call` and again for the call it wraps.
     const parentId = calls.noteCall(sessionId, ctx.toolCallId, event.toolName);
-    const decision = guard.beforeToolCall(sessionId, {
+    const call = {
       ...(ctx.toolCallId ? { id: ctx.toolCallId } : {}),
       tool: event.toolName,
       params: event.params,
       ...(parentId !== undefined ? { parentId } : {}),
-    });
+    };
+    const decision = guard.beforeToolCall(sessionId, call);
     if (decision.verdict !== "allow") logger.warn(`session ${sessionId}: ${decision.verdict} ${decision.tool} (${decision.rule}, context ${decision.taint})`);
     const channel = ctx.requester?.channel;
-    return toolCallResult(decision, {
-      approvalSurface: channel !== undefined && !surfacesWithoutApprovals.has(channel),
-      slashCommands: channel !== undefined,
-      approvalWaitMs: guard.config.approvalTtlSeconds * 1000,
-      onResolution: (resolution) => {
-        logger.info(`session ${sessionId}: owner approval for ${decision.tool}: ${resolution}`);
-        if (resolution === "allow-once" || resolution === "allow-always") calls.noteApproved(sessionId, ctx.toolCallId);
-        // OpenClaw cancels at once when nothing can show the prompt; from then on that channel
-        // gets the approval code instead.
-        if (resolution === "cancelled" && channel !== undefined) surfacesWithoutApprovals.add(channel);
-      },
+    const resultFor = (settled: Decision): BeforeToolCallResult | undefined => {
+      if (settled !== decision) logger.info(`session ${sessionId}: ${settled.verdict} ${settled.tool} after the owner's answer in the console (${settled.rule})`);
+      return toolCallResult(settled, {
+        approvalSurface: channel !== undefined && !surfacesWithoutApprovals.has(channel),
+        slashCommands: channel !== undefined,
+        approvalWaitMs: guard.config.approvalTtlSeconds * 1000,
+        onResolution: (resolution) => {
+          logger.info(`session ${sessionId}: owner approval for ${settled.tool}: ${resolution}`);
+          if (resolution === "allow-once" || resolution === "allow-always") {
+            calls.noteApproved(sessionId, ctx.toolCallId);
+            if (settled.code !== undefined) inbox.answeredElsewhere(workspaceDir, settled.code);
+          }
+          // OpenClaw cancels at once when nothing can show the prompt; from then on that channel
+          // gets the approval code instead.
+          if (resolution === "cancelled" && channel !== undefined) surfacesWithoutApprovals.add(channel);
+        },
+      });
+    };
+    if (decision.verdict !== "confirm") return resultFor(decision);
+    const settled = inbox.settle({ guard, workspaceDir, sessionId, origin: ctx.sessionKey ?? `agent ${ctx.agentId ?? "main"}`, call, decision });
+    if (!(settled instanceof Promise)) return resultFor(settled);
+    return settled.then(resultFor).catch((error: unknown) => {
+      logger.error(`session ${sessionId}: the console's answer for ${event.toolName} could not be applied; the call stays held`, error);
+      return resultFor(decision);
     });
   };
 
@@ -320,9 +356,10 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
     // command to the turn that comes next: the owner's retry), the command goes straight to it.
     if ((turn !== undefined && turn.phase !== "ended") || guard.taint(sessionId) !== undefined) {
       const scope = command.kind === "approve" && (command.scope?.kind === "call" || command.scope?.kind === "turn") ? command.scope.kind : undefined;
-      return command.kind === "approve"
-        ? guard.approve(sessionId, command.tool, command.code, command.minutes, isOwner, scope)
-        : guard.resetTrust(sessionId, command.level, isOwner);
+      if (command.kind !== "approve") return guard.resetTrust(sessionId, command.level, isOwner);
+      const outcome = guard.approve(sessionId, command.tool, command.code, command.minutes, isOwner, scope);
+      if (outcome.accepted) inbox.answeredElsewhere(turn?.workspaceDir ?? defaultWorkspace(), command.code);
+      return outcome;
     }
     const started = guard.beginTurn({
       sessionId,
@@ -332,6 +369,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener): void 
       text: dotForm(command),
     });
     guard.endTurn(sessionId);
+    if (started.command?.accepted === true && command.kind === "approve") inbox.answeredElsewhere(turn?.workspaceDir ?? defaultWorkspace(), command.code);
     return started.command;
   };
   for (const command of ownerSlashCommands({

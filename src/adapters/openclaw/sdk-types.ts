@@ -177,7 +177,7 @@ export interface SessionEndEvent {
 export interface HookHandlers {
   before_prompt_build: (event: BeforePromptBuildEvent, ctx: AgentContext) => BeforePromptBuildResult | void;
   before_agent_run: (event: BeforeAgentRunEvent, ctx: AgentContext) => BeforeAgentRunResult;
-  before_tool_call: (event: BeforeToolCallEvent, ctx: ToolContext) => BeforeToolCallResult | void;
+  before_tool_call: (event: BeforeToolCallEvent, ctx: ToolContext) => BeforeToolCallResult | void | Promise<BeforeToolCallResult | void>;
   after_tool_call: (event: AfterToolCallEvent, ctx: ToolContext) => void;
   llm_input: (event: LlmInputEvent, ctx: AgentContext) => void;
   agent_end: (event: AgentEndEvent, ctx: AgentContext) => void;
@@ -285,7 +285,21 @@ export type ToolFactory = (ctx: ToolFactoryContext) => AgentTool | AgentTool[] |
 export interface TrustedToolPolicy {
   id: string;
   description: string;
-  evaluate: (event: BeforeToolCallEvent, ctx: ToolContext) => BeforeToolCallResult | void;
+  /** Awaited by the host, with no time limit of its own: a policy that waits bounds the wait itself. */
+  evaluate: (event: BeforeToolCallEvent, ctx: ToolContext) => BeforeToolCallResult | void | Promise<BeforeToolCallResult | void>;
+}
+
+/** A background service: started once in the gateway process (not in CLI commands that load the plugin), stopped at shutdown. */
+export interface PluginService {
+  id: string;
+  start: (ctx: PluginServiceContext) => void | Promise<void>;
+  stop?: (ctx: PluginServiceContext) => void | Promise<void>;
+}
+
+export interface PluginServiceContext {
+  logger: PluginLogger;
+  /** OpenClaw's state directory (`~/.openclaw`): the operator's, outside every agent workspace. */
+  stateDir: string;
 }
 
 export interface PluginLogger {
@@ -318,6 +332,7 @@ export interface PluginApi {
   registerCommand(command: CommandDefinition): void;
   registerTool(tool: ToolFactory, opts?: { names?: string[]; optional?: boolean }): void;
   registerTrustedToolPolicy(policy: TrustedToolPolicy): void;
+  registerService(service: PluginService): void;
   /** Allowed to installed plugins that are enabled and declare the runtimes in `contracts.agentToolResultMiddleware`. */
   registerAgentToolResultMiddleware(handler: ToolResultMiddleware, options?: { runtimes?: Array<"openclaw" | "codex"> }): void;
 }

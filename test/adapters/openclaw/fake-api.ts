@@ -3,7 +3,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Guard } from "../../../src/guard.js";
 import { registerProvenant } from "../../../src/adapters/openclaw/provenant-plugin.js";
-import type { CommandDefinition, HookHandlers, HookName, PluginApi, ToolFactory, ToolResultMiddleware, TrustedToolPolicy } from "../../../src/adapters/openclaw/sdk-types.js";
+import { splitPluginConfig } from "../../../src/adapters/openclaw/plugin-config.js";
+import type {
+  BeforeToolCallResult,
+  CommandDefinition,
+  HookHandlers,
+  HookName,
+  PluginApi,
+  PluginService,
+  ToolFactory,
+  ToolResultMiddleware,
+  TrustedToolPolicy,
+} from "../../../src/adapters/openclaw/sdk-types.js";
+
+/** Records the console service the plugin asks for; tests start it themselves. */
+const consoleService = (workspace: () => string, port: number): PluginService => ({ id: `console ${port} ${workspace()}`, start: () => undefined });
 
 /**
  * A stand-in for OpenClaw's registration API that records what the plugin registers and lets a
@@ -16,6 +30,7 @@ export class FakeOpenClaw {
   readonly tools: ToolFactory[] = [];
   policy: TrustedToolPolicy | null = null;
   middleware: ToolResultMiddleware | null = null;
+  readonly services: PluginService[] = [];
   readonly logs: string[] = [];
   readonly workspace: string;
 
@@ -44,8 +59,9 @@ export class FakeOpenClaw {
       registerAgentToolResultMiddleware: (m) => {
         this.middleware = m;
       },
+      registerService: (service) => this.services.push(service),
     };
-    registerProvenant(api, (dir, logger) => Guard.open({ config: this.pluginConfig, workspaceDir: dir, logger }));
+    registerProvenant(api, (dir, logger) => Guard.open({ config: splitPluginConfig(this.pluginConfig).guard, workspaceDir: dir, logger }), consoleService);
     return this;
   }
 
@@ -62,7 +78,14 @@ export class FakeOpenClaw {
     this.hook("before_agent_run")({ prompt: text, messages: [], ...(opts.senderIsOwner !== undefined ? { senderIsOwner: opts.senderIsOwner } : {}) }, ctx);
   }
 
-  callTool(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }) {
+  /** The policy's answer when it decides at once (it waits only while a console is watching). */
+  callTool(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }): BeforeToolCallResult | void {
+    const result = this.callToolAsync(sessionId, tool, params, requester);
+    if (result instanceof Promise) throw new Error(`${tool}: the policy is waiting for the owner; use callToolAsync`);
+    return result;
+  }
+
+  callToolAsync(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }) {
     if (this.policy === null) throw new Error("no trusted policy registered");
     return this.policy.evaluate({ toolName: tool, params }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1`, requester });
   }

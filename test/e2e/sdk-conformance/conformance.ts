@@ -5,7 +5,7 @@
  * (src/adapters/openclaw/index.ts) is compiled here too, against the real `definePluginEntry`.
  */
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
-import type { CommandDefinition, HookHandlers, PluginApi, ToolFactory, ToolResultMiddleware, TrustedToolPolicy } from "../../../src/adapters/openclaw/sdk-types.js";
+import type { CommandDefinition, HookHandlers, PluginApi, PluginService, ToolFactory, ToolResultMiddleware, TrustedToolPolicy } from "../../../src/adapters/openclaw/sdk-types.js";
 
 declare const api: OpenClawPluginApi;
 declare const hooks: HookHandlers;
@@ -13,6 +13,7 @@ declare const command: CommandDefinition;
 declare const tool: ToolFactory;
 declare const policy: TrustedToolPolicy;
 declare const middleware: ToolResultMiddleware;
+declare const service: PluginService;
 
 api.on("before_prompt_build", hooks.before_prompt_build);
 api.on("before_agent_run", hooks.before_agent_run);
@@ -28,6 +29,7 @@ api.registerCommand(command);
 api.registerTool(tool);
 api.registerTrustedToolPolicy(policy);
 api.registerAgentToolResultMiddleware(middleware, { runtimes: ["openclaw", "codex"] });
+api.registerService(service);
 
 /** The real API provides everything the adapter calls, with compatible types. */
 export const subset: PluginApi = api;
