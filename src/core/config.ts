@@ -39,6 +39,7 @@ export const configInputSchema = z.strictObject({
   ...policyShape,
   host: z.enum(HOSTS).optional(),
   approvalTtlSeconds: z.int().min(1).max(86_400).optional(),
+  approvalWaitSeconds: z.int().min(0).max(600).optional(),
   maxIterations: z.int().min(1).max(10_000).optional(),
   maxWrongApprovalAttempts: z.int().min(1).max(100).optional(),
   developerMode: z.boolean().optional(),
@@ -76,6 +77,11 @@ export interface ResolvedConfig extends PolicyConfig {
   /** Whose tools the catalogue describes (core/host-catalogue.ts). */
   readonly host: HostName;
   readonly approvalTtlSeconds: number;
+  /**
+   * How long a front end that can keep a held call open (the MCP proxy, Claude Code's hooks) waits
+   * for the owner's answer while a console shows its approvals inbox; 0 never waits.
+   */
+  readonly approvalWaitSeconds: number;
   readonly maxIterations: number;
   readonly maxWrongApprovalAttempts: number;
   readonly developerMode: boolean;
@@ -115,6 +121,8 @@ export const DEFAULT_TAINT_POLICY: Readonly<Record<TrustLevel, PolicyMode>> = Ob
 
 export const DEFAULTS = Object.freeze({
   approvalTtlSeconds: 60,
+  // Under the MCP SDK's 60-second default request timeout, so the client still gets our answer.
+  approvalWaitSeconds: 50,
   maxIterations: 10,
   maxWrongApprovalAttempts: 3,
   developerMode: false,
@@ -164,6 +172,7 @@ export function resolveConfig(input: unknown): ConfigResolution {
       ...global,
       host: raw.host ?? "openclaw",
       approvalTtlSeconds: raw.approvalTtlSeconds ?? DEFAULTS.approvalTtlSeconds,
+      approvalWaitSeconds: raw.approvalWaitSeconds ?? DEFAULTS.approvalWaitSeconds,
       maxIterations: raw.maxIterations ?? DEFAULTS.maxIterations,
       maxWrongApprovalAttempts: raw.maxWrongApprovalAttempts ?? DEFAULTS.maxWrongApprovalAttempts,
       developerMode: raw.developerMode ?? DEFAULTS.developerMode,

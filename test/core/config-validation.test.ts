@@ -14,13 +14,14 @@ function problems(input: unknown): string[] {
 }
 
 const ROOT_KEYS =
-  "taintPolicy, toolOverrides, toolOutputTaints, toolActionClasses, host, approvalTtlSeconds, maxIterations, maxWrongApprovalAttempts, " +
+  "taintPolicy, toolOverrides, toolOutputTaints, toolActionClasses, host, approvalTtlSeconds, approvalWaitSeconds, maxIterations, maxWrongApprovalAttempts, " +
   "developerMode, workspaceDir, failMode, allowResetWhenOwnerUnknown, ownerIds, memoryFiles, argumentProvenance, argumentProvenanceAtTrusted, " +
   "crossSessionTaint, approvalScope, fileTrust, execOutputTrust, execCommandTrust, toolArgumentRoles, toolOperations, structuredToolOutputs, agents";
 
 describe("numeric settings accept their whole range and name the bound they break", () => {
   it.each([
     ["approvalTtlSeconds", 1, 86_400],
+    ["approvalWaitSeconds", 0, 600],
     ["maxIterations", 1, 10_000],
     ["maxWrongApprovalAttempts", 1, 100],
   ] as const)("%s: %d to %d", (key, min, max) => {

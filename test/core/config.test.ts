@@ -126,6 +126,7 @@ describe("every setting has its documented default", () => {
       toolActionClasses: {},
       host: "openclaw",
       approvalTtlSeconds: 60,
+      approvalWaitSeconds: 50,
       maxIterations: 10,
       maxWrongApprovalAttempts: 3,
       developerMode: false,

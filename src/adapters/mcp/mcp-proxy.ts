@@ -2,9 +2,11 @@ import type { Decision } from "../../core/decision.js";
 import type { Logger } from "../../core/logger.js";
 import { mcpToolName } from "../../core/mcp-tool-names.js";
 import { displayText } from "../../core/safe-display.js";
-import { applyStoredAnswer, heldCallRecord } from "../../guard-held-calls.js";
-import type { Guard } from "../../guard.js";
-import type { PendingApprovalStore } from "../../state/pending-approval-store.js";
+import { applyStoredAnswer, heldCallRecord, shownCall } from "../../guard-held-calls.js";
+import type { Guard, ToolCallInput } from "../../guard.js";
+import { awaitAnswer } from "../../state/approval-answer-wait.js";
+import { someoneIsWatching } from "../../state/console-presence.js";
+import type { ApprovalAnswer, PendingApprovalStore } from "../../state/pending-approval-store.js";
 import type { ToolPinStore } from "../../state/tool-pin-store.js";
 import {
   classify,
@@ -90,6 +92,8 @@ export class McpProxy {
   private readonly asked = new Map<string, AskedOwner>();
   /** Client request keys of tools/call waiting for the owner, to their elicitation id. */
   private readonly waiting = new Map<string, string>();
+  /** Client request keys of tools/call waiting for the owner's answer in the store, to the wait's end. */
+  private readonly awaiting = new Map<string, AbortController>();
   /** The pin file as last read: refreshed after every listing, and whenever a call names a tool it does not accept. */
   private pinView: { readonly complete: boolean; readonly pinned: ReadonlySet<string>; readonly held: ReadonlySet<string> } | null = null;
   private readonly codeExpiry = new Map<string, number>();
@@ -124,6 +128,7 @@ export class McpProxy {
     this.calls.clear();
     this.lists.clear();
     for (const asked of [...this.asked.values()]) asked.answer("cancel");
+    for (const wait of [...this.awaiting.values()]) wait.abort();
   }
 
   private onLine(line: Buffer, side: "client" | "server"): void {
@@ -289,7 +294,7 @@ export class McpProxy {
       return CONSUMED;
     }
     if (this.clientElicits) this.askOwner(id, decision, callId, call.args, request);
-    else this.holdForApproval(id, decision);
+    else this.holdForApproval(id, decision, { id: callId, tool, params: call.args }, request);
     return CONSUMED;
   }
 
@@ -323,28 +328,78 @@ export class McpProxy {
     return applied.decision;
   }
 
-  private holdForApproval(id: JsonRpcId, decision: Decision): void {
+  /**
+   * A held call the client cannot be asked about. While a console shows the owner's inbox, the
+   * request stays open up to `approvalWaitSeconds` (within the code's life) and the call runs or
+   * fails as soon as the owner answers; otherwise, or when the wait ends unanswered, the client
+   * gets a tool error naming the code, and the model's unchanged retry runs once it is approved.
+   */
+  private holdForApproval(id: JsonRpcId, decision: Decision, call: ToolCallInput, raw: Readonly<Record<string, unknown>>): void {
     const code = decision.code as string;
     const now = this.o.now();
     const known = this.codeExpiry.get(code);
     const expiresAt = known ?? now + this.o.guard.config.approvalTtlSeconds * 1000;
-    const lines = decision.reason.split("\n");
-    const shown = lines.find((l) => l.startsWith("Call: "))?.slice("Call: ".length) ?? displayText(decision.tool);
-    const source = decision.provenance === null ? null : `${decision.provenance.label} (${decision.provenance.trust})`;
-    // The model repeating a held call gets the same code, already on record.
+    const requestKey = idKey(id);
+    const waitUntil = Math.min(now + this.o.guard.config.approvalWaitSeconds * 1000, expiresAt);
+    const wait = waitUntil > now && !this.awaiting.has(requestKey) && someoneIsWatching(this.o.approvals, now);
     if (known === undefined) {
       for (const [c, at] of this.codeExpiry) if (at <= now) this.codeExpiry.delete(c);
       this.codeExpiry.set(code, expiresAt);
-      this.recordHeld(decision, now, expiresAt, null);
     }
-    this.toolError(
-      id,
+    // The model repeating a held call gets the same code, already on record (refreshed when this request waits).
+    if (known === undefined || wait) this.recordHeld(decision, now, expiresAt, wait ? waitUntil : null);
+    if (!wait) {
+      this.toolError(id, this.heldText(decision, expiresAt));
+      return;
+    }
+    const controller = new AbortController();
+    this.awaiting.set(requestKey, controller);
+    this.o.logger.info(`mcp ${this.o.server}: holding ${displayText(decision.tool)} (code ${code}) open for the owner's answer until ${new Date(waitUntil).toISOString()}`);
+    void awaitAnswer(this.o.approvals, code, { deadlineMs: waitUntil, signal: controller.signal, now: this.o.now }).then((answer) => {
+      if (this.awaiting.get(requestKey) !== controller) return;
+      this.awaiting.delete(requestKey);
+      try {
+        this.afterWait(id, decision, call, raw, answer, controller.signal.aborted, expiresAt);
+      } catch (error) {
+        this.o.logger.error(`mcp ${this.o.server}: failed applying the owner's answer to ${code}`, error);
+        this.send("client", errorResponse(id, INTERNAL_ERROR));
+      }
+    });
+  }
+
+  private afterWait(id: JsonRpcId, decision: Decision, call: ToolCallInput, raw: Readonly<Record<string, unknown>>, answer: ApprovalAnswer | null, cancelled: boolean, expiresAt: number): void {
+    const code = decision.code as string;
+    if (answer === null) {
+      // Cancelled (the client gave up, or the server is gone) or unanswered: the retry path stays open.
+      this.recordHeld(decision, this.o.now(), expiresAt, null);
+      if (!cancelled) this.toolError(id, this.heldText(decision, expiresAt));
+      return;
+    }
+    this.o.approvals.remove(code);
+    this.codeExpiry.delete(code);
+    // The session's state may have moved on while the owner read the call: decide it from now.
+    this.startTurn();
+    const applied = applyStoredAnswer(this.o.guard, this.o.sessionId, call, decision, answer);
+    this.o.logger.info(`mcp ${this.o.server}: ${applied.message}`);
+    if (applied.decision.verdict === "allow") {
+      this.remember({ id, callId: call.id ?? code, tool: call.tool, params: call.params });
+      this.send("server", JSON.stringify(raw));
+      return;
+    }
+    this.toolError(id, `provenant ${applied.decision.verdict === "block" ? "blocked" : "held"} this call: ${applied.decision.reason.split("\n")[0] ?? ""}`);
+  }
+
+  private heldText(decision: Decision, expiresAt: number): string {
+    const code = decision.code as string;
+    const lines = decision.reason.split("\n");
+    const source = decision.provenance === null ? null : `${decision.provenance.label} (${decision.provenance.trust})`;
+    return (
       `provenant held this call: ${lines[0] ?? decision.reason}\n` +
-        `Call: ${shown}\n` +
-        (source === null ? "" : `Untrusted source: ${source}\n`) +
-        `Approval code: ${code} (expires ${new Date(expiresAt).toISOString()})\n` +
-        `Only the owner can allow it, by running:  ${this.o.approveCommand(code)}\n` +
-        `Then the same call, retried unchanged, runs once.`,
+      `Call: ${shownCall(decision)}\n` +
+      (source === null ? "" : `Untrusted source: ${source}\n`) +
+      `Approval code: ${code} (expires ${new Date(expiresAt).toISOString()})\n` +
+      `Only the owner can allow it, by running:  ${this.o.approveCommand(code)}\n` +
+      `Then the same call, retried unchanged, runs once.`
     );
   }
 
@@ -397,6 +452,12 @@ export class McpProxy {
   private onCancelled(params: unknown): Outcome {
     const requestId = params !== null && typeof params === "object" ? (params as { requestId?: unknown }).requestId : undefined;
     if (typeof requestId !== "string" && typeof requestId !== "number") return FORWARD;
+    const awaited = this.awaiting.get(idKey(requestId));
+    if (awaited !== undefined) {
+      // The server never saw this call: the cancellation ends our wait for the owner, and needs no reply.
+      awaited.abort();
+      return CONSUMED;
+    }
     const elicitId = this.waiting.get(idKey(requestId));
     if (elicitId === undefined) return FORWARD;
     // The server never saw this call: the cancellation ends our question to the owner instead.
