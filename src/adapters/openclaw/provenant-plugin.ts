@@ -86,7 +86,10 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
    */
   const surfacesWithoutApprovals = shared.surfacesWithoutApprovals;
   const ownerIds = config.ownerIds;
-  const inbox = new HeldCallInbox({ logger, waitMs: plugin.console.waitSeconds * 1000 });
+  // OpenClaw awaits a trusted tool policy without a time limit; an ordinary before_tool_call hook
+  // it cuts off after 15 s and blocks (fail-closed), so a held call waits only as a trusted policy.
+  const canWait = typeof api.registerTrustedToolPolicy === "function";
+  const inbox = new HeldCallInbox({ logger, waitMs: canWait ? plugin.console.waitSeconds * 1000 : 0 });
   if (plugin.console.serve) {
     if (consoleService === undefined) logger.warn("console.serve is on, but this entry cannot serve the console; run `provenant console` instead");
     else api.registerService(consoleService(defaultWorkspace, plugin.console.port, logger));
@@ -252,7 +255,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     });
   };
 
-  if (typeof api.registerTrustedToolPolicy === "function") {
+  if (canWait) {
     api.registerTrustedToolPolicy({
       id: TRUSTED_POLICY_ID,
       description: "provenant: taint policy, memory-file staging and gates for every tool call",

@@ -31,6 +31,7 @@ export class FakeOpenClaw {
   policy: TrustedToolPolicy | null = null;
   middleware: ToolResultMiddleware | null = null;
   readonly services: PluginService[] = [];
+  withoutTrustedPolicies = false;
   readonly logs: string[] = [];
   readonly workspace: string;
 
@@ -61,6 +62,8 @@ export class FakeOpenClaw {
       },
       registerService: (service) => this.services.push(service),
     };
+    // An older OpenClaw: no trusted tool policies, the gate is an ordinary before_tool_call hook.
+    if (this.withoutTrustedPolicies) delete (api as Partial<PluginApi>).registerTrustedToolPolicy;
     registerProvenant(api, (dir, logger) => Guard.open({ config: splitPluginConfig(this.pluginConfig).guard, workspaceDir: dir, logger }), consoleService);
     return this;
   }
@@ -86,8 +89,10 @@ export class FakeOpenClaw {
   }
 
   callToolAsync(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }) {
-    if (this.policy === null) throw new Error("no trusted policy registered");
-    return this.policy.evaluate({ toolName: tool, params }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1`, requester });
+    const event = { toolName: tool, params };
+    const ctx = { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1`, requester };
+    if (this.policy === null) return this.hook("before_tool_call")(event, ctx);
+    return this.policy.evaluate(event, ctx);
   }
 
   /** A tool's result as OpenClaw delivers it: through the middleware, then `after_tool_call`. */

@@ -106,6 +106,18 @@ describe("OpenClaw's held calls in the owner's console", () => {
     expect(store.list(Date.now()).map((e) => e.pending.waitingUntil)).toEqual([null]);
   });
 
+  it("never waits where the gate is an ordinary before_tool_call hook (OpenClaw cuts those off after 15 s)", () => {
+    const o = new FakeOpenClaw();
+    o.withoutTrustedPolicies = true;
+    o.register();
+    made.push(o);
+    const s = fresh("hook");
+    taintedTurn(o, s);
+    watch(o);
+    expect(o.policy).toBeNull();
+    expect(o.callTool(s, "exec", { command: "rm -rf ~" })?.block).toBe(true);
+  });
+
   it("never waits with console.waitSeconds 0", () => {
     const o = openclaw({ console: { waitSeconds: 0 } });
     const s = fresh("nowait");
