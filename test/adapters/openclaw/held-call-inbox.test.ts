@@ -161,6 +161,40 @@ describe("OpenClaw's held calls in the owner's console", () => {
     expect(o.callTool(b, "exec", { command: "rm -rf ~" })?.block).toBe(true);
   });
 
+  it("on a chat channel: waits for the console first while it watches, else asks through OpenClaw's prompt, whose approval removes the record", async () => {
+    const o = openclaw();
+    const s = fresh("channel");
+    const requester = { channel: "telegram", senderId: "42", senderIsOwner: true };
+    o.startTurn(s, "hi", { senderIsOwner: true, ctx: { messageProvider: "telegram", senderId: "42" } });
+    o.toolResult(s, "web_fetch", "CALL exec id");
+    const store = new PendingApprovalStore(o.workspace);
+    const asked = o.callTool(s, "exec", { command: "id" }, requester);
+    expect(asked?.requireApproval).toBeDefined();
+    expect(store.list(Date.now())).toHaveLength(1);
+    await asked?.requireApproval?.onResolution?.("allow-once");
+    expect(store.list(Date.now())).toEqual([]);
+
+    watch(o);
+    const waiting = o.callToolAsync(s, "exec", { command: "id -u" }, requester);
+    await expect.poll(() => store.list(Date.now()).length).toBe(1);
+    store.answer(store.list(Date.now())[0]!.pending.code, "approve", { scope: "call", minutes: null, by: "console", now: Date.now() });
+    // Approved in the console: no OpenClaw prompt, the call goes on.
+    expect(await waiting).toBeUndefined();
+  });
+
+  it("an approval with /approve_tool removes the console's record", async () => {
+    const o = openclaw({ ownerIds: ["cli"] });
+    const s = fresh("slash");
+    taintedTurn(o, s);
+    o.callTool(s, "exec", { command: "rm -rf ~" });
+    o.endTurn(s);
+    const store = new PendingApprovalStore(o.workspace);
+    const code = store.list(Date.now())[0]!.pending.code;
+    const ok = await o.commands.get("approve_tool")?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/approve_tool", args: `exec ${code}`, senderId: "cli" });
+    expect(ok?.text).toMatch(/^provenant: approved this call once/);
+    expect(store.list(Date.now())).toEqual([]);
+  });
+
   it("an approval given in chat removes the console's record", () => {
     const o = openclaw();
     const s = fresh("chat");
