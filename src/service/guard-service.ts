@@ -3,12 +3,14 @@ import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
 import { parseHookEvent, toolNameOf, type HookEvent } from "../adapters/claude-code/hook-event.js";
 import { hookConfig, projectDirOf } from "../adapters/claude-code/hook-setup.js";
 import { Guard } from "../guard.js";
+import { PendingApprovalStore } from "../state/pending-approval-store.js";
 import type { ServiceRequest } from "./service-protocol.js";
 
 interface Held {
   readonly configKey: string;
   readonly guard: Guard;
   readonly hooks: ClaudeCodeHooks;
+  readonly approvals: PendingApprovalStore;
 }
 
 /**
@@ -20,13 +22,24 @@ interface Held {
 export class GuardService {
   private readonly guards = new Map<string, Held>();
 
-  handle(request: ServiceRequest): HookAnswer {
+  /** Where the service's own notes go (its stderr is nobody's terminal: by default nowhere). */
+  constructor(private readonly log: (message: string) => void = () => undefined) {}
+
+  /**
+   * One hook event. A PreToolUse the guard holds, from a hook that can wait (`waitBudgetMs`), waits
+   * for the owner's answer while a console shows the approvals inbox (held-call-wait.ts).
+   */
+  async handle(request: ServiceRequest, connection: { readonly signal: AbortSignal; readonly onWaiting: (until: number) => void } | null = null): Promise<HookAnswer> {
     let event: HookEvent | undefined;
     try {
       event = parseHookEvent(request.input);
       const projectDir = projectDirOf(event, { CLAUDE_PROJECT_DIR: request.projectDir ?? undefined });
       const { config } = hookConfig(request.configPath);
-      return this.held(projectDir, config).hooks.handle(event);
+      const held = this.held(projectDir, config);
+      const budgetMs = request.waitBudgetMs ?? 0;
+      if (connection === null || budgetMs <= 0) return held.hooks.handle(event);
+      const wait = { store: held.approvals, origin: projectDir, budgetMs, signal: connection.signal, onWaiting: connection.onWaiting, log: this.log };
+      return await held.hooks.handleWaiting(event, wait, held.guard);
     } catch (error) {
       return failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(request.input), error);
     }
@@ -39,7 +52,8 @@ export class GuardService {
     existing?.guard.close();
     this.guards.delete(projectDir);
     const guard = Guard.open({ config, workspaceDir: projectDir });
-    const held = { configKey, guard, hooks: new ClaudeCodeHooks(guard) };
+    const approvals = new PendingApprovalStore(projectDir, (file, detail) => this.log(`approval store: ignoring ${file}: ${detail}`));
+    const held = { configKey, guard, hooks: new ClaudeCodeHooks(guard), approvals };
     this.guards.set(projectDir, held);
     return held;
   }

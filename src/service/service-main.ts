@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { peerCredentials } from "../broker/peer-credentials.js";
 import { GuardService } from "./guard-service.js";
 import { ensureServiceDir, serviceDir, SOCKET_NAME, uid } from "./service-paths.js";
-import { MAX_REQUEST_BYTES, parseServiceRequest } from "./service-protocol.js";
+import { MAX_REQUEST_BYTES, parseServiceRequest, waitingLine } from "./service-protocol.js";
 
 /**
  * The guard service: one per user, started by the first hook that finds none, gone after
@@ -26,7 +26,8 @@ try {
 }
 
 let idle: NodeJS.Timeout | undefined;
-const server = createServer((socket) => serve(socket));
+// Half-open: an older hook ends its side right after the request and still reads the answer.
+const server = createServer({ allowHalfOpen: true }, (socket) => serve(socket));
 const stop = (): void => {
   server.close();
   try {
@@ -37,9 +38,11 @@ const stop = (): void => {
   service.close();
   process.exit(0);
 };
+/** Requests being answered: a hook waiting for the owner is not idleness. */
+let active = 0;
 const touch = (): void => {
   if (idle !== undefined) clearTimeout(idle);
-  idle = setTimeout(stop, idleMs);
+  idle = setTimeout(() => (active > 0 ? touch() : stop()), idleMs);
 };
 server.on("error", (error: NodeJS.ErrnoException) => {
   // Another service won the race for the socket: it serves this user.
@@ -61,21 +64,47 @@ function serve(socket: Socket): void {
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  socket.on("data", (c: Buffer) => {
-    size += c.length;
-    if (size > MAX_REQUEST_BYTES) socket.destroy();
-    else chunks.push(c);
-  });
-  socket.on("end", () => {
-    const request = parseServiceRequest(Buffer.concat(chunks).toString("utf8"));
+  let started = false;
+  // The hook closing its side (it gave up, or Claude Code ended it) ends any wait for the owner.
+  const gone = new AbortController();
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    const request = parseServiceRequest(Buffer.concat(chunks).toString("utf8").split("\n")[0] ?? "");
     if (request === null) {
       socket.destroy();
       return;
     }
-    socket.end(`${JSON.stringify(service.handle(request))}\n`);
-    touch();
+    const onWaiting = (until: number): void => {
+      if (!socket.destroyed && socket.writable) socket.write(waitingLine(until));
+    };
+    active++;
+    void service.handle(request, { signal: gone.signal, onWaiting }).then((answer) => {
+      active--;
+      if (!socket.destroyed && socket.writable) socket.end(`${JSON.stringify(answer)}\n`);
+      else socket.destroy();
+      touch();
+    });
+  };
+  socket.on("data", (c: Buffer) => {
+    size += c.length;
+    if (size > MAX_REQUEST_BYTES) {
+      socket.destroy();
+      return;
+    }
+    chunks.push(c);
+    // A request is one line: it is complete at its newline (a newer hook keeps its side open to hear a wait end).
+    if (c.includes(0x0a)) start();
   });
-  socket.on("error", () => socket.destroy());
+  socket.on("end", () => {
+    if (started) gone.abort();
+    else start();
+  });
+  socket.on("close", () => gone.abort());
+  socket.on("error", () => {
+    gone.abort();
+    socket.destroy();
+  });
 }
 
 function listening(path: string): Promise<boolean> {

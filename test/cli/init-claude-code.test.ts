@@ -29,7 +29,8 @@ describe("provenant init claude-code", () => {
     const installed = JSON.parse(readFileSync(settings, "utf8")) as { theme: string; hooks: Record<string, { hooks: { command: string }[] }[]> };
     expect(installed.theme).toBe("dark");
     expect(installed.hooks.PostToolUse?.[0]).toEqual(mine.hooks.PostToolUse[0]);
-    expect(installed.hooks.PreToolUse?.[0]?.hooks[0]?.command).toMatch(/dist\/cli\/hook-main\.js' claude-code$/);
+    expect(installed.hooks.PreToolUse?.[0]?.hooks[0]?.command).toMatch(/dist\/cli\/hook-main\.js' claude-code --timeout 120$/);
+    expect(installed.hooks.Stop?.[0]?.hooks[0]?.command).toMatch(/dist\/cli\/hook-main\.js' claude-code$/);
     expect(JSON.parse(readFileSync(`${settings}.provenant-backup`, "utf8"))).toEqual(mine);
     expect(init(home, home).stdout).toMatch(/nothing to change/);
     expect(init(home, home, "--uninstall").status).toBe(0);

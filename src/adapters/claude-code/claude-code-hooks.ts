@@ -6,8 +6,10 @@ import { failSafeDecision, type FailMode } from "../../guard-fail-safe.js";
 import type { Guard } from "../../guard.js";
 import { contextAnswer, decisionAnswer, errorAnswer, NO_OPINION, promptBlockedAnswer, type HookAnswer } from "./hook-answer.js";
 import type { HookEvent } from "./hook-event.js";
+import { waitForOwner, type HookWait, type WaitingGuard } from "./held-call-wait.js";
 
 export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolCall" | "endTurn" | "taint">;
+
 
 /** The local user at the terminal is the owner: Claude Code has no other sender. */
 const OWNER = Object.freeze({ id: "local-user", isOwner: true });
@@ -27,6 +29,19 @@ export class ClaudeCodeHooks {
   private readonly seen = new Set<string>();
 
   constructor(private readonly guard: HookGuard) {}
+
+  /**
+   * As `handle`, except that a PreToolUse the guard holds waits for the owner's answer in the
+   * console when `wait` is given and a console shows the approvals inbox (held-call-wait.ts).
+   */
+  async handleWaiting(event: HookEvent, wait: HookWait | null, guard: WaitingGuard | null): Promise<HookAnswer> {
+    if (event.hook_event_name !== "PreToolUse" || wait === null || guard === null) return this.handle(event);
+    this.resume(event.session_id);
+    const call = { ...(event.tool_use_id !== undefined ? { id: event.tool_use_id } : {}), tool: event.tool_name, params: event.tool_input };
+    const decision = this.guard.beforeToolCall(event.session_id, call);
+    if (decision.verdict !== "confirm" || decision.code === undefined) return decisionAnswer(decision);
+    return decisionAnswer(await waitForOwner(guard, event.session_id, call, decision, wait));
+  }
 
   handle(event: HookEvent): HookAnswer {
     const session = event.session_id;

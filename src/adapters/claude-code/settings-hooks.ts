@@ -8,6 +8,12 @@ const TOOL_EVENTS: ReadonlySet<string> = new Set(["PreToolUse", "PostToolUse"]);
 
 /** Claude Code waits this long (seconds) for a hook before going on without it. */
 const HOOK_TIMEOUT_S = 30;
+/**
+ * PreToolUse may wait for the owner's answer in the console (`approvalWaitSeconds`): its timeout is
+ * longer, and the hook is told it (`--timeout`) so that it always answers before Claude Code gives
+ * up on it (a timed-out hook gives no verdict).
+ */
+export const PRE_TOOL_USE_TIMEOUT_S = 120;
 
 export class SettingsError extends Error {
   override readonly name = "SettingsError";
@@ -58,7 +64,7 @@ export function withProvenantHooks(settings: Json, command: string): Json {
   for (const event of HOOKED_EVENTS) {
     const existing = hooks[event];
     if (existing !== undefined && !Array.isArray(existing)) throw new SettingsError(`hooks.${event} is not a list`);
-    const entry = { type: "command", command, timeout: HOOK_TIMEOUT_S };
+    const entry = event === "PreToolUse" ? { type: "command", command: `${command} --timeout ${PRE_TOOL_USE_TIMEOUT_S}`, timeout: PRE_TOOL_USE_TIMEOUT_S } : { type: "command", command, timeout: HOOK_TIMEOUT_S };
     const group = TOOL_EVENTS.has(event) ? { matcher: "*", hooks: [entry] } : { hooks: [entry] };
     hooks[event] = [...((existing as unknown[] | undefined) ?? []), group];
   }

@@ -12,7 +12,8 @@ describe("provenant's hooks in settings.json", () => {
     expect(withProvenantHooks(once, COMMAND)).toEqual(once);
     const hooks = once.hooks as Record<string, unknown[]>;
     expect(Object.keys(hooks).sort()).toEqual([...HOOKED_EVENTS].sort());
-    expect(hooks.PreToolUse).toEqual([OTHER, { matcher: "*", hooks: [{ type: "command", command: COMMAND, timeout: 30 }] }]);
+    expect(hooks.PreToolUse).toEqual([OTHER, { matcher: "*", hooks: [{ type: "command", command: `${COMMAND} --timeout 120`, timeout: 120 }] }]);
+    expect(hooks.Stop).toEqual([{ hooks: [{ type: "command", command: COMMAND, timeout: 30 }] }]);
     expect(once.model).toBe("opus");
   });
 
