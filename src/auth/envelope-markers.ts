@@ -45,6 +45,7 @@ function isInvisible(cp: number): boolean {
     (cp >= 0xfe00 && cp <= 0xfe0f) ||
     cp === 0xfeff ||
     cp === 0xffa0 ||
+    (cp >= 0xfff0 && cp <= 0xfff8) ||
     (cp >= 0x1bca0 && cp <= 0x1bca3) ||
     (cp >= 0x1d173 && cp <= 0x1d17a) ||
     (cp >= 0xe0000 && cp <= 0xe0fff)
@@ -60,7 +61,9 @@ function fold(cp: number): string | undefined {
   if (direct !== undefined) return direct;
   if (NFKC_CACHE.has(cp)) return NFKC_CACHE.get(cp);
   const n = String.fromCodePoint(cp).normalize("NFKC");
-  const folded = n.length === 1 && n.charCodeAt(0) < 0x80 ? n : undefined;
+  // A mathematical Greek capital (U+1D6A8..) normalises to a Greek letter that reads as Latin.
+  const single = n.length === 1 ? n.charCodeAt(0) : -1;
+  const folded = single < 0 ? undefined : single < 0x80 ? n : FOLD.get(single);
   NFKC_CACHE.set(cp, folded);
   return folded;
 }
@@ -78,7 +81,7 @@ const FOLDABLE = new RegExp(
     Object.values(LOOKALIKES).join("") +
     "\\u017F\\u02B0-\\u02FF\\u1D2C-\\u1D6A\\u2070-\\u209F\\u2100-\\u214F\\u2160-\\u2188\\u2460-\\u24FF\\uFF01-\\uFF5E" +
     "\\u{1D400}-\\u{1D7FF}\\u{1F130}-\\u{1F189}" +
-    "\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0" +
+    "\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8" +
     "\\u{1BCA0}-\\u{1BCA3}\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E0FFF}" +
     "]",
   "gu",
