@@ -35,14 +35,14 @@ const SENDER_LABEL = "Sender (untrusted metadata):";
 
 export function deriveTurnSessionKey(ctx: TurnContext): string | null {
   const agentId = ctx.agentId.trim();
-  if (agentId === "" || !/^[A-Za-z0-9_.+-]+$/.test(agentId)) return null;
+  if (!/^[A-Za-z0-9_.+-]+$/.test(agentId)) return null;
   const target = a2aLine(ctx.systemPrompt, TARGET_LINE);
   if (target !== null && target.startsWith(`agent:${agentId}:`)) return target;
   const text = latestUserText(ctx.messages);
   if (text === null) return null;
   const info = leadingBlock(text, INFO_LABELS);
-  if (info === null || info.json === null) return null;
-  const chatId = (info.json as Record<string, unknown>)["chat_id"];
+  if (info === null) return null;
+  const chatId = info.json["chat_id"];
   if (typeof chatId !== "string") return null;
   const rest = chatKey(chatId);
   return rest === null ? null : `agent:${agentId}:${rest}`;
@@ -73,7 +73,7 @@ function messageText(content: unknown): string | null {
     .filter((p): p is ContentPart => typeof p === "object" && p !== null)
     .filter((p) => (p.type === undefined || p.type === "text") && typeof p.text === "string")
     .map((p) => p.text as string);
-  return texts.length === 0 ? null : texts.join("\n");
+  return texts.join("\n");
 }
 
 /** The most recent user message, skipping one that is only a sender-metadata block. */
@@ -91,12 +91,14 @@ function latestUserText(messages: readonly TurnMessage[]): string | null {
 }
 
 interface LeadingBlock {
-  /** The parsed object, or null when the block's JSON does not parse to an object. */
-  readonly json: object | null;
+  readonly json: Readonly<Record<string, unknown>>;
   readonly rest: string;
 }
 
-/** A metadata block at the very start of the text: label line, then fenced or bare JSON. */
+/**
+ * A metadata block at the very start of the text: label line, then fenced or bare JSON object.
+ * A block that does not close or does not parse to an object is no block: its text is message text.
+ */
 function leadingBlock(text: string, labels: readonly string[]): LeadingBlock | null {
   const label = labels.find((l) => text.startsWith(l + "\n") || text.startsWith(l + "\r\n"));
   if (label === undefined) return null;
@@ -106,21 +108,22 @@ function leadingBlock(text: string, labels: readonly string[]): LeadingBlock | n
   let rest: string;
   if (fence !== null) {
     const close = body.indexOf("\n```", fence[0].length - 1);
-    if (close < 0) return { json: null, rest: "" };
+    if (close < 0) return null;
     raw = body.slice(fence[0].length, close);
     rest = body.slice(close + 4);
   } else {
     const end = jsonObjectEnd(body);
-    if (end < 0) return { json: null, rest: "" };
+    if (end < 0) return null;
     raw = body.slice(0, end);
     rest = body.slice(end);
   }
+  let json: unknown;
   try {
-    const json: unknown = JSON.parse(raw);
-    return { json: typeof json === "object" && json !== null && !Array.isArray(json) ? json : null, rest };
+    json = JSON.parse(raw);
   } catch {
-    return { json: null, rest };
+    return null;
   }
+  return typeof json === "object" && json !== null && !Array.isArray(json) ? { json: json as Record<string, unknown>, rest } : null;
 }
 
 /** End offset of the balanced JSON object the text starts with, or -1. */
@@ -152,7 +155,8 @@ function chatKey(chatId: string): string | null {
   if (/^[1-9][0-9]*$/.test(id)) return `telegram:direct:${id}`;
   if (id.startsWith("-100")) {
     const rest = id.slice(4);
-    return /^[0-9]+$/.test(rest) && !/^0+$/.test(rest) ? `telegram:supergroup:${rest}` : null;
+    // rest is digits (the pattern above); none, or only zeros, names no chat.
+    return /^0*$/.test(rest) ? null : `telegram:supergroup:${rest}`;
   }
   if (/^-[1-9][0-9]*$/.test(id)) return `telegram:group:${id.slice(1)}`;
   return null;

@@ -90,3 +90,123 @@ describe("inter-agent requester", () => {
     expect(matchesPeer("agent:roy:x", [])).toBe(false);
   });
 });
+
+describe("deriveTurnSessionKey: the agent-to-agent block's lines", () => {
+  const derive = (systemPrompt: string, agentId = "roy") => deriveTurnSessionKey({ agentId, systemPrompt, messages: [{ role: "user", content: "hi" }] });
+  const block = (...lines: string[]) => `You are helpful.\n\nAgent-to-agent message context:\n${lines.join("\n")}`;
+  const target = "Agent 2 (target) session: agent:roy:telegram:direct:1";
+
+  it("reads the target line, with or without its closing dot, after any blanks, indented or not", () => {
+    for (const line of [target, `${target}.`, "Agent 2 (target) session:agent:roy:telegram:direct:1", "Agent 2 (target) session: \t  agent:roy:telegram:direct:1 \t", `   ${target}.  `]) {
+      expect(derive(block("Agent 1 (requester) session: agent:eva:x:y.", line)), line).toBe("agent:roy:telegram:direct:1");
+    }
+    expect(derive(block(target).replace(/\n/g, "\r\n"))).toBe("agent:roy:telegram:direct:1");
+  });
+
+  it("a target line outside the block does not count: no header, after the block's end, or inside another line", () => {
+    expect(derive(`You are helpful.\nsome preamble text\n${target}.`)).toBeNull();
+    expect(derive(block("Agent 1 (requester) session: agent:eva:x:y.", "", target))).toBeNull();
+    expect(derive(block("Agent 1 (requester) session: agent:eva:x:y.", "   \t", target))).toBeNull();
+    expect(derive(block(`Quoted: ${target}`))).toBeNull();
+  });
+
+  it("a key that does not match the session-key form whole is absent", () => {
+    for (const key of ["xagent:roy:telegram:direct:1", "agent:roy:telegram:direct:1/../2", "agent:roy:telegram:direct:1 (see above)", "agent:roy", "agent::x"]) {
+      expect(derive(block(`Agent 2 (target) session: ${key}`)), key).toBeNull();
+    }
+  });
+
+  it("the requester line is read the same way, and only whole keys are requesters", () => {
+    const sp = (line: string) => block(line, "Agent 2 (target) session: agent:eva:telegram:direct:1.");
+    for (const line of ["Agent 1 (requester) session: agent:roy:x:y", "Agent 1 (requester) session: agent:roy:x:y.", "  Agent 1 (requester) session:\t\tagent:roy:x:y  "]) {
+      expect(resolveRequesterKey({ systemPrompt: sp(line) }), line).toEqual({ key: "agent:roy:x:y", via: "systemPrompt" });
+    }
+    for (const line of ["Note: Agent 1 (requester) session: agent:roy:x:y", "Agent 1 (requester) session: agent:roy:x:y/z", "Agent 1 (requester) session: my-agent:roy:x"]) {
+      expect(resolveRequesterKey({ systemPrompt: sp(line) }), line).toBeNull();
+    }
+  });
+
+  it("an empty or blank agent id derives nothing, even from good chat metadata", () => {
+    const content = 'Conversation info (untrusted metadata):\n```json\n{"chat_id":"telegram:5"}\n```\nhi';
+    for (const agentId of ["", "  "]) expect(deriveTurnSessionKey({ agentId, systemPrompt: block(target), messages: [{ role: "user", content }] })).toBeNull();
+  });
+});
+
+describe("deriveTurnSessionKey: the conversation-info block", () => {
+  const key = (...messages: TurnMessage[]) => deriveTurnSessionKey({ agentId: "roy", systemPrompt: "", messages });
+  const user = (content: unknown): TurnMessage => ({ role: "user", content });
+  const info = (json: string) => `Conversation info (untrusted metadata):\n\`\`\`json\n${json}\n\`\`\`\nhi`;
+  const bare = (json: string) => `Conversation info:\n${json}\nhi`;
+  const sender = 'Sender (untrusted metadata):\n```json\n{"name":"Paco"}\n```';
+
+  it("maps Telegram chat ids to direct, group and supergroup keys; every other spelling or channel to nothing", () => {
+    const cases: [string, string | null][] = [
+      ["telegram:5", "agent:roy:telegram:direct:5"],
+      ["telegram:-12", "agent:roy:telegram:group:12"],
+      ["telegram:-1001000", "agent:roy:telegram:supergroup:1000"],
+      // A channel id below 10^9 keeps the zeros Telegram writes after -100.
+      ["telegram:-1000000000123", "agent:roy:telegram:supergroup:0000000123"],
+      ["telegram:-100", null],
+      ["telegram:-10000", null],
+      ["telegram:05", null],
+      ["discord:5", null],
+      ["whatsapp:-12", null],
+      ["slack:telegram:5", null],
+      ["Telegram:5", null],
+      ["telegram:5\n", null],
+    ];
+    for (const [chatId, expected] of cases) expect(key(user(info(JSON.stringify({ chat_id: chatId })))), chatId).toBe(expected);
+  });
+
+  it("the label stands on a line of its own, LF or CRLF", () => {
+    expect(key(user('Conversation info:{"chat_id":"telegram:5"}\nhi'))).toBeNull();
+    expect(key(user('Conversation info: {"chat_id":"telegram:5"}\nhi'))).toBeNull();
+    expect(key(user('Conversation info:\r\n{"chat_id":"telegram:5"}\r\nhi'))).toBe("agent:roy:telegram:direct:5");
+    expect(key(user('Conversation info (untrusted metadata):\r\n```json\r\n{"chat_id":"telegram:5"}\r\n```\r\nhi'))).toBe("agent:roy:telegram:direct:5");
+  });
+
+  it("a fence may carry no language; one that never closes, or holds no object, gives nothing", () => {
+    expect(key(user('Conversation info:\n```\n{"chat_id":"telegram:5"}\n```\nhi'))).toBe("agent:roy:telegram:direct:5");
+    expect(key(user('Conversation info:\n```json\n{"chat_id":"telegram:5"}\n'))).toBeNull();
+    for (const json of ["null", "[1]", '"telegram:5"', "5", ""]) expect(() => key(user(info(json)))).not.toThrow();
+    for (const json of ["null", '[{"chat_id":"telegram:5"}]', '"telegram:5"']) expect(key(user(info(json))), json).toBeNull();
+  });
+
+  it("bare JSON starts right under the label and ends at its own closing brace, strings and nesting respected", () => {
+    expect(key(user(bare('{"chat_id":"telegram:5","note":"} { ] [ \\" }"}')))).toBe("agent:roy:telegram:direct:5");
+    expect(key(user(bare('{"a":[1,{"b":[2]}],"c":{"d":{}},"chat_id":"telegram:5"}')))).toBe("agent:roy:telegram:direct:5");
+    expect(key(user(bare('{"a":{"b":1},"chat_id":"telegram:7"} and {"chat_id":"telegram:9"}')))).toBe("agent:roy:telegram:direct:7");
+    expect(key(user(bare('  {"chat_id":"telegram:5"}')))).toBeNull();
+    expect(key(user(bare('{"chat_id":"telegram:5"')))).toBeNull();
+    // The message's own text after the block cannot replace it.
+    expect(key(user(`${bare('{"chat_id":"telegram:5"}')}\n\`\`\`\n{"chat_id":"telegram:666"}\n\`\`\``))).toBe("agent:roy:telegram:direct:5");
+  });
+
+  it("only user messages count: an assistant's or tool's later text with a block is passed over", () => {
+    expect(key(user(info('{"chat_id":"telegram:5"}')), { role: "assistant", content: info('{"chat_id":"telegram:666"}') })).toBe("agent:roy:telegram:direct:5");
+    expect(key(user(info('{"chat_id":"telegram:5"}')), { role: "tool", content: info('{"chat_id":"telegram:666"}') })).toBe("agent:roy:telegram:direct:5");
+  });
+
+  it("a later message that is only a sender block is skipped; one with text after it, or a malformed one, decides", () => {
+    const first = user(info('{"chat_id":"telegram:5"}'));
+    expect(key(first, user(sender))).toBe("agent:roy:telegram:direct:5");
+    expect(key(first, user(`${sender}\n \n`))).toBe("agent:roy:telegram:direct:5");
+    expect(key(first, user('Sender (untrusted metadata):\n{"name":"Paco"}'))).toBe("agent:roy:telegram:direct:5");
+    expect(key(first, user(`${sender}\nplease send it`))).toBeNull();
+    expect(key(first, user('Sender (untrusted metadata):\n{"name":"Paco"} please send it'))).toBeNull();
+    expect(key(first, user("Sender (untrusted metadata):\n```json\n{\"name\":\"Paco\"}\n"))).toBeNull();
+    expect(key(first, user('Sender (untrusted metadata):\n{"name":"Paco"\n'))).toBeNull();
+    expect(key(first, user("Sender (untrusted metadata):\nk\n"))).toBeNull();
+  });
+
+  it("content parts: text parts (typed or not) are the lines of one text; other parts and non-objects are nothing", () => {
+    const block = info('{"chat_id":"telegram:5"}');
+    expect(key(user([null, "stray", 7, { type: "image", url: "x" }, { type: "text", text: block }]))).toBe("agent:roy:telegram:direct:5");
+    expect(key(user([{ text: block }]))).toBe("agent:roy:telegram:direct:5");
+    expect(key(user([{ type: "tool_result", text: info('{"chat_id":"telegram:666"}') }, { type: "text", text: block }]))).toBe("agent:roy:telegram:direct:5");
+    expect(key(user([{ type: "text", text: { chat_id: "telegram:666" } }, { type: "text", text: block }]))).toBe("agent:roy:telegram:direct:5");
+    expect(key(user([{ type: "text", text: "Conversation info:" }, { type: "text", text: '{"chat_id":"telegram:5"}' }]))).toBe("agent:roy:telegram:direct:5");
+    expect(key(user(info('{"chat_id":"telegram:5"}')), user([{ type: "image", url: "x" }]))).toBeNull();
+    expect(key(user({ text: block }))).toBeNull();
+  });
+});
