@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { Decision } from "../../core/decision.js";
 import type { Logger } from "../../core/logger.js";
 import { mcpToolName } from "../../core/mcp-tool-names.js";
@@ -21,6 +22,7 @@ import {
   type JsonRpcId,
   type JsonRpcMessage,
 } from "./json-rpc.js";
+import { OwnStatePaths } from "./own-state-paths.js";
 import { listedDefinition } from "./tool-definition.js";
 
 export interface McpProxyOptions {
@@ -101,7 +103,11 @@ export class McpProxy {
   private callSeq = 0;
   private elicitSeq = 0;
 
-  constructor(private readonly o: McpProxyOptions) {}
+  private readonly ownState: OwnStatePaths;
+
+  constructor(private readonly o: McpProxyOptions) {
+    this.ownState = new OwnStatePaths(dirname(o.approvals.dir));
+  }
 
   /** One line from the client. */
   fromClient(line: Buffer): void {
@@ -278,6 +284,12 @@ export class McpProxy {
     const unaccepted = this.unaccepted(call.name);
     if (unaccepted !== null) {
       this.toolError(id, `provenant held this call: ${unaccepted}`);
+      return CONSUMED;
+    }
+    const ownState = this.ownState.named(call.args);
+    if (ownState !== null) {
+      this.o.logger.warn(`mcp ${this.o.server}: refused ${displayText(call.name)}: an argument names provenant's own state (${displayText(ownState)})`);
+      this.toolError(id, `provenant blocked this call: an argument names provenant's own state (${displayText(ownState)}); no approval is possible`);
       return CONSUMED;
     }
     const tool = mcpToolName(this.o.server, call.name);
