@@ -73,7 +73,10 @@ export class DecidedCalls {
   decided(sessionId: string, reported: ReportedCall, decided: PlainCall, verdict: Verdict): void {
     if (reported.id === undefined) return;
     const calls = this.session(sessionId);
+    // The last verdict for a call id is the one the host acts on: a held call decided again once the
+    // owner's answer applied (while the host waited) runs, and its result is tool output.
     if (verdict !== "allow") calls.notAllowed.add(reported.id);
+    else calls.notAllowed.delete(reported.id);
     if (reported.tool === TOOL_CALL_TOOL) calls.targets.set(reported.id, decided.tool);
     // A held wrapper may still run once the owner approves it through the host's own prompt.
     if (reported.tool === TOOL_CALL_TOOL && verdict !== "block") calls.wrappers.set(reported.id, decided);

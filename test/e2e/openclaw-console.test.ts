@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { request, type ClientRequest } from "node:http";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
@@ -11,6 +11,9 @@ import { openClawInstall, OpenClawHome, type AgentReply } from "./harness/opencl
 
 const TURN = 240_000;
 const CHROMIUM = process.env.PROVENANT_CHROMIUM ?? "/usr/bin/chromium";
+const SCREENSHOTS = resolve(".cache", "console-screenshots");
+/** docs/openclaw.md shows these; refreshed from a run with PROVENANT_DOC_SCREENSHOTS=1. */
+const DOC_SCREENSHOTS = resolve("docs", "console");
 
 /**
  * The owner's console served from the OpenClaw gateway process (`console.serve`), against the real
@@ -86,6 +89,7 @@ describe("the owner's console in the OpenClaw gateway: approvals reach the held 
     expect(await article.locator(".source").innerText()).toContain("web_fetch");
     expect(await article.locator(".held-open").count()).toBe(1);
     expect(existsSync(target)).toBe(false);
+    await shot("openclaw-held-call");
     await article.locator("button.approve-call").click();
     const reply: AgentReply = await turn;
     expect(existsSync(target), reply.text).toBe(true);
@@ -106,11 +110,14 @@ describe("the owner's console in the OpenClaw gateway: approvals reach the held 
     const index = records.findIndex((r) => r.graph.maxTaint === "untrusted");
     const graph = records[index]!.graph;
     expect(graph.nodes[graph.taintSource!]).toMatchObject({ kind: "tool", tool: "web_fetch", trust: "untrusted" });
+    // The exec the owner approved while it waited ran, and its output is in the turn.
+    expect(graph.nodes.some((n) => n.kind === "tool" && n.tool === "exec")).toBe(true);
     await page.goto(new URL(`/graphs/${index}`, consoleUrl).href);
     const svg = page.locator("svg#graph");
     await svg.waitFor();
     expect(Number(await svg.getAttribute("data-nodes"))).toBe(graph.nodes.length);
     expect(await page.locator("svg#graph").innerHTML()).toContain("web_fetch");
+    await shot("openclaw-live-graph");
     expect(problems).toEqual([]);
   }, TURN);
 
@@ -187,6 +194,13 @@ describe("the owner's console in the OpenClaw gateway: approvals reach the held 
       stream.destroy();
     }
   }, TURN);
+
+  async function shot(name: string): Promise<void> {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const file = join(SCREENSHOTS, `${name}.png`);
+    await page.screenshot({ path: file, fullPage: false });
+    if (process.env.PROVENANT_DOC_SCREENSHOTS === "1") copyFileSync(file, join(DOC_SCREENSHOTS, `${name}.png`));
+  }
 
   /** The browser used the printed token; an HTTP client gets the session the way a second tab would: from the browser's cookie. */
   async function loginAgain(): Promise<{ cookie: string; csrf: string }> {
