@@ -34,7 +34,7 @@ describe("the owner's console in the OpenClaw gateway: approvals reach the held 
   beforeAll(async () => {
     openClawInstall();
     model = await startModelServer();
-    home = new OpenClawHome("console", { modelUrl: model.url, provenant: { ownerIds: ["cli"], console: { serve: true, waitSeconds: 180 } } });
+    home = new OpenClawHome("console", { modelUrl: model.url, provenant: { ownerIds: ["cli"], approvalWaitSeconds: 180, console: { serve: true } } });
     control = new OpenClawHome("console-control", { modelUrl: model.url, provenant: null });
     await Promise.all([home.writeConfig(), control.writeConfig()]);
     await Promise.all([home.startGateway(), control.startGateway()]);

@@ -21,7 +21,7 @@ export interface HeldCall {
 
 export interface HeldCallInboxOptions {
   readonly logger: Logger;
-  /** How long a held call waits for the answer while a console is watching; 0 never waits. */
+  /** How long a held call waits for the answer while a console is watching (`approvalWaitSeconds`); 0 never waits. */
   readonly waitMs: number;
   readonly now?: () => number;
   readonly pid?: number;

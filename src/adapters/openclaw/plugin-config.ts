@@ -5,19 +5,15 @@ import { guardConfigSchema } from "../../guard-config.js";
 
 /**
  * The plugin's own keys, beside the guard's configuration: `console`, the owner's console in the
- * gateway process and how long a held call waits for the owner's answer there. Other front ends
- * (Claude Code, the MCP proxy) have no gateway, so these keys are not the guard's.
+ * gateway process. Other front ends (Claude Code, the MCP proxy) have no gateway, so these keys
+ * are not the guard's; how long a held call waits for the console's answer is the guard's
+ * `approvalWaitSeconds`, the same for every front end.
  */
 export const consoleConfigSchema = z.strictObject({
   /** Serve the owner's console from the gateway process, on loopback (off by default). */
   serve: z.boolean().default(false),
-  /** The console's port on 127.0.0.1; 0 lets the system choose (the URL is in the gateway log). */
+  /** The console's port on 127.0.0.1; 0 lets the system choose (the gateway log names the file with its URL). */
   port: z.int().min(0).max(65535).default(0),
-  /**
-   * How long a held call waits for the owner's answer while a console has the approvals inbox
-   * open (any console on this workspace: this one or `provenant console`); 0 never waits.
-   */
-  waitSeconds: z.int().min(0).max(600).default(120),
 });
 export type PluginConsoleConfig = z.infer<typeof consoleConfigSchema>;
 

@@ -89,7 +89,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   // OpenClaw awaits a trusted tool policy without a time limit; an ordinary before_tool_call hook
   // it cuts off after 15 s and blocks (fail-closed), so a held call waits only as a trusted policy.
   const canWait = typeof api.registerTrustedToolPolicy === "function";
-  const inbox = new HeldCallInbox({ logger, waitMs: canWait ? plugin.console.waitSeconds * 1000 : 0 });
+  const inbox = new HeldCallInbox({ logger, waitMs: canWait ? config.approvalWaitSeconds * 1000 : 0 });
   if (plugin.console.serve) {
     if (consoleService === undefined) logger.warn("console.serve is on, but this entry cannot serve the console; run `provenant console` instead");
     else api.registerService(consoleService(defaultWorkspace, plugin.console.port, logger));

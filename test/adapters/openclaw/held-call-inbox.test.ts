@@ -96,8 +96,8 @@ describe("OpenClaw's held calls in the owner's console", () => {
     expect(store.list(Date.now())).toEqual([]);
   });
 
-  it("stops waiting at console.waitSeconds and leaves the record for an answer on the retry", async () => {
-    const o = openclaw({ console: { waitSeconds: 1 } });
+  it("stops waiting at approvalWaitSeconds and leaves the record for an answer on the retry", async () => {
+    const o = openclaw({ approvalWaitSeconds: 1 });
     const s = fresh("timeout");
     taintedTurn(o, s);
     const store = watch(o);
@@ -118,8 +118,8 @@ describe("OpenClaw's held calls in the owner's console", () => {
     expect(o.callTool(s, "exec", { command: "rm -rf ~" })?.block).toBe(true);
   });
 
-  it("never waits with console.waitSeconds 0", () => {
-    const o = openclaw({ console: { waitSeconds: 0 } });
+  it("never waits with approvalWaitSeconds 0", () => {
+    const o = openclaw({ approvalWaitSeconds: 0 });
     const s = fresh("nowait");
     taintedTurn(o, s);
     watch(o);
