@@ -32,6 +32,7 @@ export const validConfig = fc.record(
     ...policy,
     host: fc.constantFrom("openclaw", "claude-code"),
     approvalTtlSeconds: fc.integer({ min: 1, max: 86_400 }),
+    approvalWaitSeconds: fc.integer({ min: 0, max: 600 }),
     maxIterations: fc.integer({ min: 1, max: 6 }),
     maxWrongApprovalAttempts: fc.integer({ min: 1, max: 100 }),
     developerMode: fc.boolean(),
