@@ -197,11 +197,12 @@ describe("deriveTurnSessionKey: the conversation-info block", () => {
     expect(key(first, user("Sender (untrusted metadata):\n```json\n{\"name\":\"Paco\"}\n"))).toBeNull();
     expect(key(first, user('Sender (untrusted metadata):\n{"name":"Paco"\n'))).toBeNull();
     expect(key(first, user("Sender (untrusted metadata):\nk\n"))).toBeNull();
+    for (const json of ['"Paco"', "5", "null", '["Paco"]']) expect(key(first, user(`Sender (untrusted metadata):\n\`\`\`json\n${json}\n\`\`\``)), json).toBeNull();
   });
 
   it("content parts: text parts (typed or not) are the lines of one text; other parts and non-objects are nothing", () => {
     const block = info('{"chat_id":"telegram:5"}');
-    expect(key(user([null, "stray", 7, { type: "image", url: "x" }, { type: "text", text: block }]))).toBe("agent:roy:telegram:direct:5");
+    expect(key(user([null, undefined, "stray", 7, { type: "image", url: "x" }, { type: "text", text: block }]))).toBe("agent:roy:telegram:direct:5");
     expect(key(user([{ text: block }]))).toBe("agent:roy:telegram:direct:5");
     expect(key(user([{ type: "tool_result", text: info('{"chat_id":"telegram:666"}') }, { type: "text", text: block }]))).toBe("agent:roy:telegram:direct:5");
     expect(key(user([{ type: "text", text: { chat_id: "telegram:666" } }, { type: "text", text: block }]))).toBe("agent:roy:telegram:direct:5");
