@@ -91,6 +91,25 @@ describe("provenant mcp in front of the real filesystem server", () => {
     expect(cli(s, "approve", "0000abcd").status).not.toBe(0);
   });
 
+  it("`provenant approve --turn` writes a turn-scoped answer the retry applies; --turn with --minutes or --deny is refused", async () => {
+    const s = fsScene();
+    const { client } = await fs(s, true);
+    await client.callTool({ name: "read_text_file", arguments: { path: join(s.root, "notes.txt") } });
+    const call = { name: "write_file", arguments: { path: join(s.root, "victim.txt"), content: "for the turn" } };
+    const code = /Approval code: ([0-9a-f]{8})/.exec(text(await client.callTool(call)))?.[1] ?? "";
+    for (const bad of [["--turn", "--minutes", "5"], ["--turn", "--deny"]]) {
+      const refused = cli(s, "approve", code, ...bad);
+      expect(refused.status).not.toBe(0);
+      expect(refused.stderr).toMatch(/--turn cannot be combined with --minutes or --deny/);
+    }
+    const approved = cli(s, "approve", code, "--turn");
+    expect(approved.status).toBe(0);
+    expect(approved.stdout).toMatch(/for the rest of the turn/);
+    expect(JSON.parse(cli(s, "approvals", "--json").stdout.trim())).toMatchObject({ code, answer: { verdict: "approve", scope: "turn", minutes: null, by: "cli" } });
+    expect((await client.callTool(call)).isError).not.toBe(true);
+    expect(readFileSync(join(s.root, "victim.txt"), "utf8")).toBe("for the turn");
+  });
+
   it("`provenant approve --deny` refuses the retried call", async () => {
     const s = fsScene();
     const { client } = await fs(s, true);
