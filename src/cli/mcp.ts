@@ -178,7 +178,11 @@ export function registerMcpCommands(program: Command): void {
         const entries = new PendingApprovalStore(mcpWorkspace(opts.workspace)).list(Date.now());
         for (const { pending, answer } of entries) {
           if (opts.json === true) process.stdout.write(`${displayJson({ ...pending, answer })}\n`);
-          else process.stdout.write(`${pending.code}  ${displayText(pending.tool)}  ${answer === null ? "waiting" : `answered: ${answer.verdict}`}  expires ${pending.expiresAt}\n  ${displayText(pending.call)}\n  ${displayText(pending.reason)}\n`);
+          else {
+            const answered = answer === null ? "waiting" : `answered: ${answer.verdict}${answer.scope === null || answer.scope === "call" ? "" : answer.scope === "turn" ? " (turn)" : ` (${answer.minutes ?? "?"} minutes)`}`;
+            const holding = pending.waitingUntil === null ? "" : `  held open until ${pending.waitingUntil}`;
+            process.stdout.write(`${pending.code}  ${displayText(pending.tool)}  ${displayText(pending.frontEnd)}  ${answered}  expires ${pending.expiresAt}${holding}\n  ${displayText(pending.call)}\n  ${displayText(pending.reason)}\n`);
+          }
         }
         if (entries.length === 0 && opts.json !== true) process.stdout.write("no held calls\n");
       } catch (error) {
