@@ -89,6 +89,7 @@ export const MUTATION_MODULES = {
   },
   // Who a turn comes from: inbound classification, session keys, inter-agent requesters.
   "auth-session": {
+    gate: 90,
     mutate: ["src/auth/inbound-authenticator.ts", "src/auth/session-key.ts", "src/auth/requester.ts", "src/auth/message-source.ts", "src/auth/envelope-markers.ts"],
     tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts", "!test/auth/traces.test.ts"],
   },
