@@ -3,6 +3,7 @@ import { request, type ClientRequest } from "node:http";
 import { join, resolve } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { someoneIsWatching } from "../../src/state/console-presence.js";
 import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
 import { readTurnGraphs } from "../../src/state/turn-graph-log.js";
 import { login, rawRequest } from "../service/console/console-http.js";
@@ -82,6 +83,7 @@ describe("the owner's console in the OpenClaw gateway: approvals reach the held 
     const target = join(home.root, "approved-exec");
     await page.goto(consoleUrl.href);
     expect(new URL(page.url()).pathname).toBe("/approvals");
+    await vi.waitFor(() => expect(someoneIsWatching(new PendingApprovalStore(home.workspace), Date.now())).toBe(true), { timeout: 15_000 });
     const turn = home.agent(injected("c-approve", target), { local: false, sessionKey: "agent:main:console-approve" });
     const article = page.locator("article.approval", { hasText: "approved-exec" });
     await article.waitFor({ timeout: TURN - 60_000 });

@@ -19,7 +19,8 @@ const SCREENSHOTS = join(".cache", "console-screenshots");
  * the proxy keeps the held request open, and the client's own pending `tools/call` completes (or
  * fails) when the owner clicks: no retry.
  */
-describe("approvals inbox: a held MCP call answered from the browser", () => {
+// Each step holds a call for up to WAIT_SECONDS and waits for the page: more than vitest's default on a loaded machine.
+describe("approvals inbox: a held MCP call answered from the browser", { timeout: 120_000 }, () => {
   /** Long enough for a click on a loaded machine, short enough to test the unanswered path. */
   const WAIT_SECONDS = 20;
   let s: Scene & { root: string };
@@ -173,7 +174,10 @@ describe("approvals inbox: a held MCP call answered from the browser", () => {
     expect(held.isError).toBe(true);
     expect(text(held)).toMatch(/Approval code: [0-9a-f]{8}/);
     expect(Date.now() - started).toBeLessThan(WAIT_SECONDS * 1000);
+    // Back to the inbox, and watched again before the next step holds a call: a call made before
+    // the page's stream has registered is, rightly, not held open.
     await page.goto(`${running.origin}/approvals`);
+    await vi.waitFor(() => expect(someoneIsWatching(store(), Date.now())).toBe(true), { timeout: 15_000 });
   });
 
   it("Approve the tool for N minutes: the pending request runs, and so does another call of that tool", async () => {
