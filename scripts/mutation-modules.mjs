@@ -67,7 +67,6 @@ export const MUTATION_MODULES = {
       "src/auth/envelope-token.ts",
       "src/auth/hmac-outer.ts",
       "src/auth/tool-result-mac.ts",
-      "src/auth/well-formed.ts",
     ],
     tests: [
       "test/auth/envelope.test.ts",
