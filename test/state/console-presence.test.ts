@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConsoleHeartbeat, HEARTBEAT_FRESH_MS, someoneIsWatching } from "../../src/state/console-presence.js";
 import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
@@ -90,6 +91,40 @@ describe("console presence", () => {
     mkdirSync(t.dir, { recursive: true });
     writeFileSync(join(t.dir, "watchers"), "x");
     expect(someoneIsWatching(t, Date.now())).toBe(false);
+  });
+
+  it("fuzz: any bytes in a fresh heartbeat named for this live process count only when they are the record itself", () => {
+    const s = store();
+    const valid = record(process.pid);
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
+          fc.string({ maxLength: 200 }).map((t) => Buffer.from(t)),
+          // Near misses of the real record: one character dropped, duplicated or replaced.
+          fc.tuple(fc.nat(valid.length - 1), fc.constantFrom("", "\"", "}", "0", "\u0000", "\\")).map(([i, c]) => Buffer.from(valid.slice(0, i) + c + valid.slice(i + 1))),
+        ),
+        (bytes) => {
+          const path = join(s.dir, "watchers", `${process.pid}.json`);
+          mkdirSync(join(s.dir, "watchers"), { recursive: true });
+          writeFileSync(path, bytes);
+          let parsed: unknown = null;
+          try {
+            parsed = JSON.parse(bytes.toString("utf8"));
+          } catch {
+            parsed = null;
+          }
+          const isRecord =
+            typeof parsed === "object" && parsed !== null && Object.keys(parsed).sort().join() === "kind,pid,startedAt,version" &&
+            (parsed as { pid: unknown }).pid === process.pid && (parsed as { version: unknown }).version === 2 &&
+            typeof (parsed as { kind: unknown }).kind === "string" && (parsed as { kind: string }).kind.length > 0 && (parsed as { kind: string }).kind.length <= 100 &&
+            typeof (parsed as { startedAt: unknown }).startedAt === "string" && !Number.isNaN(Date.parse((parsed as { startedAt: string }).startedAt));
+          const watching = someoneIsWatching(s, Date.now());
+          if (!isRecord) expect(watching).toBe(false);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("a heartbeat planted by the agent approves nothing: it only makes a holder wait", () => {
