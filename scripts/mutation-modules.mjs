@@ -26,7 +26,8 @@ export const MUTATION_MODULES = {
     mutate: ["src/core/approval-codes.ts"],
     tests: ["test/core/approval-codes.test.ts"],
   },
-  // Argument provenance: which call arguments came from which context.
+  // Argument provenance: which call arguments came from which context, the operation a call performs
+  // and the words that ask for it, egress reads, and records the owner designates.
   "core-arguments": {
     mutate: [
       "src/core/value-provenance.ts",
@@ -35,6 +36,9 @@ export const MUTATION_MODULES = {
       "src/core/argument-decision.ts",
       "src/core/argument-roles.ts",
       "src/core/token-run-index.ts",
+      "src/core/argument-egress.ts",
+      "src/core/argument-operations.ts",
+      "src/core/designated-records.ts",
     ],
     tests: ["test/core/**/*.test.ts"],
   },
