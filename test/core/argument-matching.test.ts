@@ -156,4 +156,14 @@ describe("tokenize against a reference", () => {
       }),
     );
   });
+
+  it("rule: a number written with thousands separators, a currency sign or trailing zeros is the number", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 ** 12 }), fc.integer({ min: 0, max: 99 }), fc.constantFrom("", "$", "\u20ac", "\u00a3"), (whole, cents, sign) => {
+        const fraction = cents === 0 ? "" : `.${String(cents).padStart(2, "0")}`.replace(/0+$/u, "");
+        const written = `${sign}${whole.toLocaleString("en-US")}.${String(cents).padStart(2, "0")}`;
+        expect(tokenize(`pay ${written} now`)).toEqual(["pay", `${whole}${fraction}`, "now"]);
+      }),
+    );
+  });
 });
