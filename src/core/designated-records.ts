@@ -36,9 +36,11 @@ export function structuredRecords(output: unknown): StructuredRecord[] {
 }
 
 /**
- * A serialised structure read back: JSON, or a single YAML document with no aliases, tags or
- * directives (a serialiser writes none of them; an alias is how a small text expands). Anything
- * else, or any error or warning, is undefined: the output is then not a structure.
+ * A serialised structure read back: JSON, or YAML without aliases (an alias is how a small text
+ * expands) or tags outside the core schema. Anything else, or any error or warning, is undefined:
+ * the output is then not a structure. A `%YAML` directive and core tags (`!!str`) are read as the
+ * yaml library reads them, and of several documents only the first is read: what is not read
+ * designates nothing, which can only make more calls ask.
  */
 export function parseSerialised(text: string): unknown {
   const trimmed = text.trim();
