@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import { stringify } from "yaml";
 import { describe, expect, it } from "vitest";
@@ -9,6 +6,9 @@ import type { ToolArgumentRoles } from "../../src/core/argument-roles.js";
 import { fieldNamed, keyHolds, structuredRecords } from "../../src/core/designated-records.js";
 import { ValueProvenance, type ValueSource } from "../../src/core/value-provenance.js";
 import { Guard } from "../../src/guard.js";
+import { tempDirs } from "../temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const owner = (id: string): ValueSource => ({ id, kind: "owner", trust: "trusted" });
 const calendar = (id: string, structured = true): ValueSource => ({ id, kind: "tool", tool: "search_calendar_events", trust: "external", ...(structured ? { structured } : {}) });
@@ -236,7 +236,7 @@ describe("designated records through the guard", () => {
           toolArgumentRoles: ROLES,
           structuredToolOutputs,
         },
-        workspaceDir: mkdtempSync(join(tmpdir(), "provenant-designated-")),
+        workspaceDir: tempDir("provenant-designated-"),
       });
     const run = (guard: Guard): string => {
       guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: ASKED });

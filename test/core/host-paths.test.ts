@@ -1,12 +1,14 @@
 import fc from "fast-check";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { hostPathReadings, hostPatchHeaderPaths } from "../../src/core/host-paths.js";
 import { writeTargets } from "../../src/core/write-targets.js";
 import { extractPatchTargets } from "../../src/sig/patch-targets.js";
 import { openClawFunction } from "./openclaw-host-module.js";
+import { tempDirs } from "../temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const HOME = resolve(process.env["HOME"] ?? "/root");
 
@@ -50,10 +52,10 @@ describe("paths read as OpenClaw reads them", () => {
     const rawPath = fc.array(part, { minLength: 1, maxLength: 5 }).map((parts) => parts.join(""));
 
     function withAndWithoutLiteral(check: (cwd: string) => void): void {
-      const plain = mkdtempSync(join(tmpdir(), "provenant-hostpath-"));
+      const plain = tempDir("provenant-hostpath-");
       check(plain);
       // The host keeps `@x` literal when `./@x` (or its first directory) exists.
-      const literal = mkdtempSync(join(tmpdir(), "provenant-hostpath-"));
+      const literal = tempDir("provenant-hostpath-");
       for (const name of ["@SOUL.md", "@@SOUL.md", "@memory", "@~", "@a b"]) writeFileSync(join(literal, name), "");
       mkdirSync(join(literal, "@x"));
       check(literal);

@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkArguments } from "../../src/core/argument-gate.js";
 import { extractRecords, ownerStatements } from "../../src/core/argument-matching.js";
@@ -9,6 +6,9 @@ import type { ToolArgumentRoles } from "../../src/core/argument-roles.js";
 import type { ActionClass } from "../../src/core/action-classes.js";
 import { ValueProvenance, type ValueSource } from "../../src/core/value-provenance.js";
 import { Guard } from "../../src/guard.js";
+import { tempDirs } from "../temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const owner = (id: string): ValueSource => ({ id, kind: "owner", trust: "trusted" });
 const inbox: ValueSource = { id: "t1", kind: "tool", tool: "read_inbox", trust: "external" };
@@ -206,7 +206,7 @@ describe("through the guard", () => {
         toolOverrides: { read_inbox: { "*": "allow" } },
         toolArgumentRoles: { remove_user_from_slack: { user: "target" } },
       },
-      workspaceDir: mkdtempSync(join(tmpdir(), "provenant-call-")),
+      workspaceDir: tempDir("provenant-call-"),
     });
     guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "Invite Dora to #general" });
     guard.beforeToolCall("s", { id: "c0", tool: "read_inbox", params: {} });
@@ -226,7 +226,7 @@ describe("egress reads under taint", () => {
     toolArgumentRoles: { web_fetch: { url: "egress" }, web_search: { query: "egress" } },
   };
   function tainted(inbox: string): Guard {
-    const guard = Guard.open({ config, workspaceDir: mkdtempSync(join(tmpdir(), "provenant-egress-")) });
+    const guard = Guard.open({ config, workspaceDir: tempDir("provenant-egress-") });
     guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "Summarise www.news.example/today and my inbox. My code is 483920." });
     guard.beforeToolCall("s", { id: "c0", tool: "read_inbox", params: {} });
     guard.afterToolCall("s", { id: "c0", tool: "read_inbox", output: inbox });
@@ -250,10 +250,10 @@ describe("egress reads under taint", () => {
   });
 
   it("leaves reads alone at trusted taint and with argument provenance off", () => {
-    const guard = Guard.open({ config, workspaceDir: mkdtempSync(join(tmpdir(), "provenant-egress-")) });
+    const guard = Guard.open({ config, workspaceDir: tempDir("provenant-egress-") });
     guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "hi" });
     expect(guard.beforeToolCall("s", { tool: "web_fetch", params: { url: "https://x.example/?q=1" } }).verdict).toBe("allow");
-    const off = Guard.open({ config: { ...config, argumentProvenance: false }, workspaceDir: mkdtempSync(join(tmpdir(), "provenant-egress-")) });
+    const off = Guard.open({ config: { ...config, argumentProvenance: false }, workspaceDir: tempDir("provenant-egress-") });
     off.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "hi" });
     off.beforeToolCall("s", { id: "c0", tool: "read_inbox", params: {} });
     off.afterToolCall("s", { id: "c0", tool: "read_inbox", output: "x" });
@@ -265,7 +265,7 @@ describe("commands", () => {
   it("never lets exec run unasked under taint, even a command the owner wrote word for word", () => {
     const guard = Guard.open({
       config: { toolOutputTaints: { read_inbox: "external" }, toolActionClasses: { read_inbox: "read" }, toolOverrides: { read_inbox: { "*": "allow" } } },
-      workspaceDir: mkdtempSync(join(tmpdir(), "provenant-exec-")),
+      workspaceDir: tempDir("provenant-exec-"),
     });
     guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: "exec sh ./build.sh please" });
     guard.beforeToolCall("s", { id: "c0", tool: "read_inbox", params: {} });

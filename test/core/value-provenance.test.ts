@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decideByArguments } from "../../src/core/argument-decision.js";
@@ -10,6 +7,9 @@ import { TokenRunIndex } from "../../src/core/token-run-index.js";
 import { ConfigError } from "../../src/core/config-error.js";
 import { ValueProvenance, type ValueSource } from "../../src/core/value-provenance.js";
 import { Guard } from "../../src/guard.js";
+import { tempDirs } from "../temp-dirs.js";
+
+const tempDir = tempDirs();
 
 const OWNER: ValueSource = { id: "m1", kind: "owner", trust: "trusted" };
 const mail = (id: string): ValueSource => ({ id, kind: "tool", tool: "read_inbox", trust: "external" });
@@ -463,7 +463,7 @@ describe("argument provenance through the guard", () => {
   const OWNER_SENDER = { id: "+15551234", isOwner: true };
 
   function session(config: Record<string, unknown>, ownerText: string, outputs: [string, unknown][]): Guard {
-    const guard = Guard.open({ config: { ...POLICY, ...config }, workspaceDir: mkdtempSync(join(tmpdir(), "provenant-argprov-")) });
+    const guard = Guard.open({ config: { ...POLICY, ...config }, workspaceDir: tempDir("provenant-argprov-") });
     guard.beginTurn({ sessionId: "s", sender: OWNER_SENDER, provider: "telegram", text: ownerText });
     outputs.forEach(([tool, output], i) => {
       guard.beforeToolCall("s", { id: `c${i}`, tool, params: {} });
@@ -497,7 +497,7 @@ describe("argument provenance through the guard", () => {
   });
 
   it("does not vouch with a non-owner's words", () => {
-    const guard = Guard.open({ config: { ...POLICY, argumentProvenance: true }, workspaceDir: mkdtempSync(join(tmpdir(), "provenant-argprov-")) });
+    const guard = Guard.open({ config: { ...POLICY, argumentProvenance: true }, workspaceDir: tempDir("provenant-argprov-") });
     guard.beginTurn({ sessionId: "s", sender: { id: "+1999", isOwner: false }, provider: "telegram", text: "pay DE89370400440532013000 20000" });
     expect(guard.beforeToolCall("s", { tool: "pay", params: { to: "DE89370400440532013000", amount: 20000 } })).toMatchObject({ verdict: "confirm", rule: "argument-provenance" });
   });
