@@ -20,6 +20,12 @@ describe("memory file matcher", () => {
     expect(matcher.matches("memory/.hidden.md")).toBe(true);
   });
 
+  it("rule: a dot file or dot directory under a protected folder is protected too", () => {
+    // Built here, not at load time: what a test builds is what the mutation runner can attribute to it.
+    const fresh = memoryFileMatcher();
+    for (const name of ["memory/.hidden.md", "memory/.drafts/today.md", "Memory/.x/.y.MD"]) expect(fresh.matches(name), name).toBe(true);
+  });
+
   it("protects provenant's own state directory", () => {
     expect(matcher.matches(".provenance/watermarks.json")).toBe(true);
     expect(matcher.matches(".provenance/blocked-writes/abc.json")).toBe(true);

@@ -56,6 +56,26 @@ describe("owner-DM exception: every recipient field", () => {
     expect(isMessageToOwner({ message: "x", constructor: "x" }, dm)).toBe(false);
   });
 
+  it("rule: a call without an action is a send; an absent, undefined or blank field names nobody; names and providers are read trimmed", () => {
+    expect(isMessageToOwner({ message: "hi" }, dm)).toBe(true);
+    expect(isMessageToOwner({ target: OWNER, message: "hi" }, group)).toBe(true);
+    expect(isMessageToOwner({ message: "hi" }, group)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: undefined, message: "hi" }, dm)).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: ` ${OWNER}\t` }, group)).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: OWNER, accountId: undefined, gatewayUrl: null, webhook: false }, dm)).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: OWNER, accountId: " \t " }, dm)).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: OWNER, accountId: " work " }, dm)).toBe(false);
+    expect(isMessageToOwner({ action: "send", target: OWNER, channel: "telegram" }, { ...dm, provider: " Telegram " })).toBe(true);
+    expect(isMessageToOwner({ action: "send", target: OWNER, channel: "whatsapp" }, { ...dm, provider: " Telegram " })).toBe(false);
+  });
+
+  it("rule: a list of chat ids written as numbers names those chats", () => {
+    const numeric: MessageContext = { ...dm, ownerIds: ["123456789"] };
+    expect(isMessageToOwner({ action: "broadcast", targets: [123456789] }, numeric)).toBe(true);
+    expect(isMessageToOwner({ action: "broadcast", targets: [123456789, "123456789"] }, numeric)).toBe(true);
+    expect(isMessageToOwner({ action: "broadcast", targets: [123456789, 5] }, numeric)).toBe(false);
+  });
+
   const nonOwner = fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim() !== "" && s.trim() !== OWNER);
   const recipientField = fc.constantFrom("target", "targets", "to", "recipient", "recipients", "channelId", "channelIds", "chatId", "userId", "groupId");
 
