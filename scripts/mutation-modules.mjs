@@ -6,6 +6,7 @@ export const MUTATION_MODULES = {
   // codes, owner commands, initial trust, the provenance graph, protected-file patterns, the
   // owner-DM recipient rule.
   core: {
+    gate: 90,
     mutate: [
       "src/core/trust-levels.ts",
       "src/core/policy-modes.ts",
