@@ -30,6 +30,7 @@ export const MUTATION_MODULES = {
   // Argument provenance: which call arguments came from which context, the operation a call performs
   // and the words that ask for it, egress reads, and records the owner designates.
   "core-arguments": {
+    gate: 90,
     mutate: [
       "src/core/value-provenance.ts",
       "src/core/argument-matching.ts",
