@@ -80,6 +80,7 @@ export const MUTATION_MODULES = {
       "test/auth/tool-result-mac.test.ts",
       "test/auth/rfc-001-table.test.ts",
       "test/auth/properties.test.ts",
+      "test/auth/envelope-rules.test.ts",
     ],
   },
   // The MAC check alone (a subset of auth that a loaded machine can run in minutes).
