@@ -166,3 +166,33 @@ describe("verification: replay window", () => {
     });
   });
 });
+
+describe("verification: every refusal's log reason, by value, for hostile input", () => {
+  it("rule: each refusal names its check in fixed words the log can match", () => {
+    const base = sign("transfer 100 EUR to Bob");
+    const cases: [string, Partial<VerifyContext>, string, string][] = [
+      ["plain text", {}, "no-envelope", "message carries no envelope"],
+      ["also " + base, {}, "no-envelope", "text before the envelope is not covered by it"],
+      [base.replace("[MSG_AUTH:v1.", "[MSG_AUTH:v2."), {}, "unsupported-version", "envelope version is not v1"],
+      [base.replace(".human.", ".owner."), {}, "malformed", "envelope source is not human, agent or system"],
+      [base.replace(".read.", ".read,read."), {}, "malformed", "envelope scope is not a canonical list of action classes"],
+      [base.replace(".k0.", ".k9."), {}, "unknown-key", "envelope names key k9, which is not active"],
+      // A lone surrogate or a non-ASCII look-alike inside the header breaks the token grammar.
+      [base.replace(".m1.", ".m\ud8001."), {}, "malformed", "envelope token does not match v1.<key>.<source>.<time>.<id>.<scope>.<mac>"],
+      [base.replace(".m1.", ".m\u04131."), {}, "malformed", "envelope token does not match v1.<key>.<source>.<time>.<id>.<scope>.<mac>"],
+      [base.replace("Bob", "B\udc00b"), {}, "ill-formed-unicode", "message contains a lone surrogate"],
+      [base.replace("100", "900"), {}, "bad-mac", "MAC does not match this session, content, time, id and scope (tampered, forged, or meant for another session)"],
+      [base, { sessionId: "s2" }, "bad-mac", "MAC does not match this session, content, time, id and scope (tampered, forged, or meant for another session)"],
+      [base.slice(0, -1), {}, "malformed", "envelope is truncated: no ' [/MSG_AUTH]' after the message, or text after it"],
+    ];
+    for (const [input, over, check, reason] of cases) {
+      expect(refusal(input, over), input.slice(0, 60)).toEqual({ check, reason });
+    }
+    expect(verifyEnvelope(null, new ReplayCache(10), base, ctx())).toEqual({
+      ok: false,
+      check: "no-key",
+      reason: "no message-authentication key is loaded, so nothing can verify",
+      publicReason: PUBLIC_REJECTION,
+    });
+  });
+});
