@@ -80,6 +80,8 @@ export const MUTATION_MODULES = {
       "test/auth/tool-result-mac.test.ts",
       "test/auth/rfc-001-table.test.ts",
       "test/auth/properties.test.ts",
+      "test/auth/message-mac-buffers.test.ts",
+      "test/auth/mac-rules.test.ts",
     ],
   },
   // The MAC check alone (a subset of auth that a loaded machine can run in minutes).
