@@ -81,6 +81,8 @@ export const MUTATION_MODULES = {
       "test/auth/rfc-001-table.test.ts",
       "test/auth/properties.test.ts",
       "test/auth/envelope-rules.test.ts",
+      "test/auth/message-mac-buffers.test.ts",
+      "test/auth/mac-rules.test.ts",
     ],
   },
   // The MAC check alone (a subset of auth that a loaded machine can run in minutes).
