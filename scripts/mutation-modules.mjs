@@ -77,6 +77,7 @@ export const MUTATION_MODULES = {
     tests: [
       "test/auth/envelope.test.ts",
       "test/auth/envelope-token.test.ts",
+      "test/auth/envelope-token-rules.test.ts",
       "test/auth/tool-result-mac.test.ts",
       "test/auth/rfc-001-table.test.ts",
       "test/auth/properties.test.ts",
