@@ -86,7 +86,8 @@ export function parseEnvelopeToken(text: string, start: number, end: number, mac
 }
 
 function digitsValue(text: string, from: number, to: number): number {
-  // Up to 15 digits the running value stays exact; a 16th could round differently from Number().
+  // Up to 15 digits the running value is exact (below 2^53) with no string made; longer runs go to
+  // Number(), which rounds once, as a timestamp of 16 digits (the grammar's most) needs.
   if (to - from > 15) return Number(text.slice(from, to));
   let v = 0;
   for (let i = from; i < to; i++) v = v * 10 + (text.charCodeAt(i) - 0x30);
