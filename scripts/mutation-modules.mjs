@@ -94,7 +94,7 @@ export const MUTATION_MODULES = {
   // Replay protection for envelopes.
   "auth-replay": {
     mutate: ["src/auth/replay-cache.ts"],
-    tests: ["test/auth/replay-cache.test.ts", "test/auth/envelope.test.ts"],
+    tests: ["test/auth/replay-cache.test.ts", "test/auth/envelope.test.ts", "test/auth/replay-cache-rules.test.ts"],
   },
   // Who a turn comes from: inbound classification, session keys, inter-agent requesters.
   "auth-session": {
