@@ -67,6 +67,7 @@ export const MUTATION_MODULES = {
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
   // the tool-result MACs, against the unit, known-answer and property tests that exercise them.
   auth: {
+    gate: 90,
     mutate: [
       "src/auth/envelope.ts",
       "src/auth/envelope-mac.ts",
