@@ -1,4 +1,4 @@
-import { parseDocument } from "yaml";
+import { parseAllDocuments } from "yaml";
 import { yamlNestingExceeds } from "./yaml-text-bounds.js";
 import { joinTokens, tokenize } from "./argument-matching.js";
 
@@ -36,11 +36,10 @@ export function structuredRecords(output: unknown): StructuredRecord[] {
 }
 
 /**
- * A serialised structure read back: JSON, or YAML without aliases (an alias is how a small text
- * expands) or tags outside the core schema. Anything else, or any error or warning, is undefined:
- * the output is then not a structure. A `%YAML` directive and core tags (`!!str`) are read as the
- * yaml library reads them, and of several documents only the first is read: what is not read
- * designates nothing, which can only make more calls ask.
+ * A serialised structure read back: JSON, or one YAML document without aliases (an alias is how a
+ * small text expands) or tags outside the core schema. Anything else (several documents included),
+ * or any error or warning, is undefined: the output is then not a structure. A `%YAML` directive
+ * and core tags (`!!str`) are read as the yaml library reads them.
  */
 export function parseSerialised(text: string): unknown {
   const trimmed = text.trim();
@@ -50,8 +49,11 @@ export function parseSerialised(text: string): unknown {
   } catch {
     // not JSON: try YAML below
   }
-  const doc = parseDocument(trimmed, { uniqueKeys: true, logLevel: "silent" });
-  if (doc.errors.length > 0 || doc.warnings.length > 0) return undefined;
+  // Every document, so that a second one is seen and refused rather than silently left unread: the
+  // records a sentence names must all agree, and one left unread could be the one that does not.
+  const docs = parseAllDocuments(trimmed, { uniqueKeys: true, logLevel: "silent" });
+  const doc = docs.length === 1 ? docs[0] : undefined;
+  if (doc === undefined || doc.errors.length > 0 || doc.warnings.length > 0) return undefined;
   try {
     return doc.toJS({ maxAliasCount: 0 }) as unknown;
   } catch {

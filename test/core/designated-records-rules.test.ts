@@ -28,6 +28,12 @@ describe("parseSerialised", () => {
     expect(parseSerialised("a: 1")).toEqual({ a: 1 });
   });
 
+  it("rule: one YAML document is a structure, several are none (an unread one could disagree)", () => {
+    expect(parseSerialised("---\na: 1\n...\n")).toEqual({ a: 1 });
+    expect(parseSerialised("a: 1\n---\nb: 2")).toBeUndefined();
+    expect(parseSerialised("- title: Team sync\n  participants: [ann]\n---\n- title: Team sync\n  participants: [eve]")).toBeUndefined();
+  });
+
   it("rule: an alias is refused (it is how a small text expands)", () => {
     expect(parseSerialised("a: &x [1, 2]\nb: *x")).toBeUndefined();
   });
