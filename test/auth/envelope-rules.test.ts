@@ -1,24 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { computeMessageMac } from "../../src/auth/envelope-mac.js";
-import { EnvelopeError, PUBLIC_REJECTION, signEnvelope, verifyEnvelope, type VerifyContext } from "../../src/auth/envelope.js";
+import { EnvelopeError, PUBLIC_REJECTION, verifyEnvelope, type VerifyContext } from "../../src/auth/envelope.js";
 import { ReplayCache } from "../../src/auth/replay-cache.js";
-import { katRing, T0 } from "./helpers.js";
+import { katRing, signAsOwner, T0, verifyContext } from "./helpers.js";
 
 // Boundary and refusal rules of envelope signing and verification (RFC-001): exact edges of the
 // size, header, freshness and replay windows, the nested-marker scan, and the log reasons by value.
 
-const ctx = (over: Partial<VerifyContext> = {}): VerifyContext => ({
-  sessionId: "s1",
-  now: T0,
-  freshnessSeconds: 300,
-  futureSkewSeconds: 30,
-  maxChars: 32 * 1024 * 1024,
-  ...over,
-});
+const ctx = verifyContext;
+const sign = signAsOwner;
 
-function sign(text: string, over: Partial<Parameters<typeof signEnvelope>[1]> = {}): string {
-  return signEnvelope(katRing(), { text, sessionId: "s1", source: "human", scope: new Set(["read"]), now: T0, messageId: "m1", ...over });
-}
 
 /**
  * An envelope over content exactly as given, with a valid MAC: what a non-conforming signer (one

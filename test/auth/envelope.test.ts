@@ -1,22 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { encodeMacHeader, computeMessageMac } from "../../src/auth/envelope-mac.js";
-import { PUBLIC_REJECTION, signEnvelope, verifyEnvelope, type VerifyContext } from "../../src/auth/envelope.js";
+import { PUBLIC_REJECTION, verifyEnvelope, type VerifyContext } from "../../src/auth/envelope.js";
 import { KeyRing } from "../../src/auth/key-ring.js";
 import { ReplayCache } from "../../src/auth/replay-cache.js";
-import { KAT_KEY, katRing, seededRandom, T0 } from "./helpers.js";
+import { KAT_KEY, katRing, seededRandom, signAsOwner, T0, verifyContext } from "./helpers.js";
 
-const ctx = (over: Partial<VerifyContext> = {}): VerifyContext => ({
-  sessionId: "s1",
-  now: T0,
-  freshnessSeconds: 300,
-  futureSkewSeconds: 30,
-  maxChars: 32 * 1024 * 1024,
-  ...over,
-});
+const ctx = verifyContext;
 
-function sign(text: string, over: Partial<Parameters<typeof signEnvelope>[1]> = {}, ring = katRing()): string {
-  return signEnvelope(ring, { text, sessionId: "s1", source: "human", scope: new Set(["read"]), now: T0, messageId: "m1", ...over });
-}
+const sign = signAsOwner;
 
 describe("known-answer vectors (computed by an independent implementation, documented in docs/auth.md)", () => {
   const vectors = [

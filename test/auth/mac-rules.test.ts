@@ -1,8 +1,9 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { checkMessageMac, computeMessageMac, MSG_AUTH_LABEL, type EnvelopeFields } from "../../src/auth/envelope-mac.js";
+import { checkMessageMac, computeMessageMac, type EnvelopeFields } from "../../src/auth/envelope-mac.js";
 import { KeyRing } from "../../src/auth/key-ring.js";
 import { TOOL_RESULT_LABEL, ToolResultMacs, type ToolResultSeal } from "../../src/auth/tool-result-mac.js";
+import { documentedMacHeader } from "./helpers.js";
 
 // Each test builds its ring, fields and reference MAC itself: the mutation runner attributes a
 // failure only to work done inside a test.
@@ -28,31 +29,9 @@ function baseFields(): EnvelopeFields {
   return { keyId: "kA", source: "agent", sessionId: "agent:main:x", timestamp: 1_767_225_600, messageId: "m-1", scope: "read" };
 }
 
-/**
- * The message MAC as docs/auth.md describes it, built without the module: HMAC-SHA256 over the
- * label, key id, source and session id (each a u32 big-endian byte count and UTF-8), the
- * timestamp as u64 big-endian, message id and scope (prefixed the same way), then the content's
- * UTF-8 with no prefix.
- */
+/** The message MAC as docs/auth.md describes it, built without the module: HMAC-SHA256 over the documented header, then the content's UTF-8. */
 function referenceMac(fields: EnvelopeFields, content: string): Buffer {
-  const field = (value: string): Buffer => {
-    const bytes = Buffer.from(value, "utf8");
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(bytes.length);
-    return Buffer.concat([length, bytes]);
-  };
-  const time = Buffer.alloc(8);
-  time.writeBigUInt64BE(BigInt(fields.timestamp));
-  return createHmac("sha256", secretOf(fields.keyId))
-    .update(field(MSG_AUTH_LABEL))
-    .update(field(fields.keyId))
-    .update(field(fields.source))
-    .update(field(fields.sessionId))
-    .update(time)
-    .update(field(fields.messageId))
-    .update(field(fields.scope))
-    .update(content, "utf8")
-    .digest();
+  return createHmac("sha256", secretOf(fields.keyId)).update(documentedMacHeader(fields)).update(content, "utf8").digest();
 }
 
 /** Both entry points agree with the reference, and a MAC off by one bit is refused. */

@@ -1,8 +1,9 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { checkMessageMac, computeMessageMac, encodeMacHeader, MSG_AUTH_LABEL, type EnvelopeFields } from "../../src/auth/envelope-mac.js";
+import { checkMessageMac, computeMessageMac, encodeMacHeader, type EnvelopeFields } from "../../src/auth/envelope-mac.js";
 import { finishOuter, stateAfterBlock } from "../../src/auth/hmac-outer.js";
 import { KeyRing } from "../../src/auth/key-ring.js";
+import { documentedMacHeader } from "./helpers.js";
 
 // envelope-mac.ts writes the MAC input into one reused buffer (grown, or bypassed above 4 MiB) and
 // keeps the header of the last check when the next one has the same key, source and session. Each
@@ -18,23 +19,10 @@ const ring = KeyRing.fromKeys(
 );
 const base: EnvelopeFields = { keyId: "kA", source: "agent", sessionId: "agent:main:x", timestamp: 1_767_225_600, messageId: "m-1", scope: "read" };
 
-/** The documented MAC input, built here without the module: each field u32 length + UTF-8, the timestamp u64. */
-function documentedHeader(fields: EnvelopeFields): Buffer {
-  const field = (value: string) => {
-    const bytes = Buffer.from(value, "utf8");
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(bytes.length);
-    return Buffer.concat([length, bytes]);
-  };
-  const time = Buffer.alloc(8);
-  time.writeBigUInt64BE(BigInt(fields.timestamp));
-  return Buffer.concat([field(MSG_AUTH_LABEL), field(fields.keyId), field(fields.source), field(fields.sessionId), time, field(fields.messageId), field(fields.scope)]);
-}
-
 // Not through encodeMacHeader: that call would itself rewrite the header the module keeps.
 function reference(fields: EnvelopeFields, content: string): Buffer {
   const secret = fields.keyId === "kA" ? secretA : secretB;
-  return createHmac("sha256", secret).update(documentedHeader(fields)).update(content, "utf8").digest();
+  return createHmac("sha256", secret).update(documentedMacHeader(fields)).update(content, "utf8").digest();
 }
 
 function expectRight(fields: EnvelopeFields, content: string): void {
@@ -55,7 +43,7 @@ describe("message MAC through the reused buffer", () => {
   });
 
   it("the documented header is encodeMacHeader's", () => {
-    expect(encodeMacHeader(base).equals(documentedHeader(base))).toBe(true);
+    expect(encodeMacHeader(base).equals(documentedMacHeader(base))).toBe(true);
   });
 
   it("rebuilds the kept header when the key, source or session changes between checks", () => {
