@@ -1,15 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { extractFields, extractRecords, isReference, isWeak, ownerStatements, scalarText, tokenize } from "../../src/core/argument-matching.js";
+import { inLists } from "./nesting.js";
 
 const J = (...tokens: string[]): string => tokens.join("\u0001");
-
-/** `value` wrapped in `n` arrays: a leaf at depth n. */
-function nested(value: unknown, n: number): unknown {
-  let out = value;
-  for (let i = 0; i < n; i++) out = [out];
-  return out;
-}
 
 describe("scalarText", () => {
   it("rule: a non-finite number renders as a character no text contains, so it never matches", () => {
@@ -89,14 +83,14 @@ describe("extractFields", () => {
   });
 
   it("rule: leaves up to 64 levels deep are fields, deeper ones are not read", () => {
-    expect(extractFields(nested("deep value", 64))).toEqual([J("deep", "value")]);
-    expect(extractFields(nested("deep value", 65))).toEqual([]);
-    expect(extractFields(nested("deep value", 200))).toEqual([]);
+    expect(extractFields(inLists("deep value", 64))).toEqual([J("deep", "value")]);
+    expect(extractFields(inLists("deep value", 65))).toEqual([]);
+    expect(extractFields(inLists("deep value", 200))).toEqual([]);
     let obj: unknown = "deep value";
     for (let i = 0; i < 65; i++) obj = { k: obj };
     expect(extractFields(obj)).toEqual([]);
-    expect(extractFields(JSON.stringify(nested("deep value", 64)))).toEqual([]);
-    expect(extractFields(JSON.stringify(nested("deep value", 63)))).toEqual([J("deep", "value")]);
+    expect(extractFields(JSON.stringify(inLists("deep value", 64)))).toEqual([]);
+    expect(extractFields(JSON.stringify(inLists("deep value", 63)))).toEqual([J("deep", "value")]);
   });
 
   it("rule: a key-value line is recognised after its indentation, however deep", () => {

@@ -1,21 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { fieldNamed, keyHolds, nameWords, parseSerialised, structuredRecords } from "../../src/core/designated-records.js";
+import { inLists, inMappings } from "./nesting.js";
 
 const J = (...tokens: string[]): string => tokens.join("\u0001");
-
-/** `leaf` inside `n` nested mappings ({a: {a: … leaf}}). */
-function inMappings(leaf: unknown, n: number): unknown {
-  let out = leaf;
-  for (let i = 0; i < n; i++) out = { a: out };
-  return out;
-}
-
-/** `leaf` inside `n` nested lists. */
-function inLists(leaf: unknown, n: number): unknown {
-  let out = leaf;
-  for (let i = 0; i < n; i++) out = [out];
-  return out;
-}
 
 describe("parseSerialised", () => {
   it("rule: blank text is no structure", () => {
