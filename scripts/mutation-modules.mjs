@@ -60,9 +60,12 @@ export const MUTATION_MODULES = {
       "test/state/blocked-write-store.test.ts",
     ],
   },
+  // The guard's decisions: the per-call checks that join the engine to a turn's state, the
+  // fail-safe decision when a check throws, what a call's output is worth, and how a stored owner
+  // answer applies to a held call.
   guard: {
-    mutate: ["src/guard.ts", "src/guard-config.ts"],
-    tests: ["test/guard/**/*.test.ts"],
+    mutate: ["src/guard.ts", "src/guard-config.ts", "src/guard-fail-safe.ts", "src/guard-call-output.ts", "src/guard-held-calls.ts"],
+    tests: ["test/guard/**/*.test.ts", "test/core/config-limits.test.ts"],
   },
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
   // the tool-result MACs, against the unit, known-answer and property tests that exercise them.
