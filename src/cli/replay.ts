@@ -1,10 +1,10 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { consoleLogger, type Logger } from "../core/logger.js";
 import { runReplay, type ReplayStep } from "../adapters/replay/replay-runner.js";
-import { parseTrace } from "../adapters/replay/trace-events.js";
+import { parseTrace, type NumberedEvent } from "../adapters/replay/trace-events.js";
 import { Guard } from "../guard.js";
 import { loadKeyFile } from "../auth/key-file.js";
 import { displayJson } from "../core/safe-display.js";
@@ -26,8 +26,21 @@ export interface ReplayCommandOptions {
 
 /** Reads and runs a trace; returns the output lines. Errors propagate to the caller. */
 export function replayFile(path: string, options: ReplayCommandOptions): string[] {
+  // Graphs recorded into a directory removed at the end would be a silent no-op.
+  if (options.graphs === true && options.workspace === undefined) {
+    throw new Error("--graphs records into the workspace: give --workspace <dir> (without it the replay's state is a temporary directory, removed when the replay ends)");
+  }
   const events = parseTrace(readInputFile(path));
-  const workspaceDir = options.workspace ?? mkdtempSync(join(tmpdir(), "provenant-replay-"));
+  if (options.workspace !== undefined) return replayInto(options.workspace, events, options);
+  const scratch = mkdtempSync(join(tmpdir(), "provenant-replay-"));
+  try {
+    return replayInto(scratch, events, options);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function replayInto(workspaceDir: string, events: readonly NumberedEvent[], options: ReplayCommandOptions): string[] {
   const logger = options.logger ?? consoleLogger();
   const authKeys = options.authKey === undefined ? undefined : loadKeyFile(options.authKey);
   const fixed = options.now === undefined ? undefined : parseInstant(options.now);
@@ -52,7 +65,7 @@ export function registerReplayCommands(program: Command): void {
     .command("replay")
     .description("drive the guard from a JSONL trace and print one JSON decision per tool call and response")
     .argument("<trace>", "trace file, one JSON event per line")
-    .option("--workspace <dir>", "where state (watermarks, staged writes, ledger) goes; default: a fresh temporary directory")
+    .option("--workspace <dir>", "where state (watermarks, staged writes, ledger) goes; default: a temporary directory, removed when the replay ends")
     .option("--auth-key <file>", "check turn envelopes with this key file (auth.mode defaults to enforce)")
     .option("--now <iso-time>", "replay with the clock fixed at this instant")
     .option("--graphs", "append each turn's provenance graph to <workspace>/.provenance/turn-graphs.jsonl (shown by `provenant console`)")

@@ -1,8 +1,11 @@
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { parseTrace, TraceError } from "../../src/adapters/replay/trace-events.js";
+import { replayFile } from "../../src/cli/replay.js";
+import { SILENT_LOGGER } from "../../src/core/logger.js";
 import { tempWorkspace, TRACE_DIR } from "../guard/helpers.js";
 import { runCli } from "./run-cli.js";
 
@@ -26,6 +29,23 @@ describe("provenant replay", () => {
     expect(runCli(["replay", "--workspace", ws, join(TRACE_DIR, "three-iterations.jsonl")]).status).toBe(0);
     const again = runCli(["replay", "--workspace", ws, join(TRACE_DIR, "gateway.jsonl")]);
     expect(JSON.parse(again.stdout.split("\n")[0]!).taint).toBe("untrusted");
+  });
+
+  it("without --workspace, the temporary state is removed when the replay ends; --graphs then needs --workspace", () => {
+    const scratch = mkdtempSync(join(tmpdir(), "provenant-replay-tmpdir-"));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    try {
+      const lines = replayFile(join(TRACE_DIR, "three-iterations.jsonl"), { logger: SILENT_LOGGER });
+      expect(lines).toHaveLength(4);
+      expect(readdirSync(scratch)).toEqual([]);
+      expect(() => replayFile(join(TRACE_DIR, "three-iterations.jsonl"), { graphs: true, logger: SILENT_LOGGER })).toThrow(/--graphs records into the workspace: give --workspace/);
+      expect(readdirSync(scratch)).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(scratch, { recursive: true, force: true });
+    }
   });
 
   it.each([

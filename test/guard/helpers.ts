@@ -1,15 +1,18 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runReplay, type ReplayLine } from "../../src/adapters/replay/replay-runner.js";
 import { parseTrace } from "../../src/adapters/replay/trace-events.js";
 import { Guard } from "../../src/guard.js";
+import { tempDirs } from "../temp-dirs.js";
+
+// Registered when a test file first imports this module: its workspaces go when its tests end.
+const workspaceDirs = tempDirs();
 
 export const TRACE_DIR = fileURLToPath(new URL("./traces/", import.meta.url));
 
 export function tempWorkspace(prefix = "provenant-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return workspaceDirs(prefix);
 }
 
 /** Runs a trace file from test/guard/traces through the real guard and file stores. */
