@@ -65,7 +65,17 @@ export const MUTATION_MODULES = {
   // answer applies to a held call.
   guard: {
     mutate: ["src/guard.ts", "src/guard-config.ts", "src/guard-fail-safe.ts", "src/guard-call-output.ts", "src/guard-held-calls.ts"],
-    tests: ["test/guard/**/*.test.ts", "test/core/config-limits.test.ts"],
+    // Its own tests, and the fast ones that drive it through each front end (in-process, no host).
+    tests: [
+      "test/guard/**/*.test.ts",
+      "test/core/config-limits.test.ts",
+      "test/fuzz/guard.fuzz.test.ts",
+      "test/state/state-file-faults.test.ts",
+      "test/adapters/openclaw/provenant-plugin.test.ts",
+      "test/adapters/openclaw/held-call-inbox.test.ts",
+      "test/adapters/claude-code/claude-code-hooks.test.ts",
+      "test/adapters/mcp/mcp-proxy.test.ts",
+    ],
   },
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
   // the tool-result MACs, against the unit, known-answer and property tests that exercise them.
