@@ -65,7 +65,8 @@ export const MUTATION_MODULES = {
   // answer applies to a held call.
   guard: {
     mutate: ["src/guard.ts", "src/guard-config.ts", "src/guard-fail-safe.ts", "src/guard-call-output.ts", "src/guard-held-calls.ts"],
-    // Its own tests, and the fast ones that drive it through each front end (in-process, no host).
+    // Its own tests, and the fast ones that drive it through a front end (in-process, no host). Not
+    // the MCP proxy's: its depth-limit test measures a stack that instrumented code deepens.
     tests: [
       "test/guard/**/*.test.ts",
       "test/core/config-limits.test.ts",
@@ -74,7 +75,6 @@ export const MUTATION_MODULES = {
       "test/adapters/openclaw/provenant-plugin.test.ts",
       "test/adapters/openclaw/held-call-inbox.test.ts",
       "test/adapters/claude-code/claude-code-hooks.test.ts",
-      "test/adapters/mcp/mcp-proxy.test.ts",
     ],
   },
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
