@@ -1,0 +1,130 @@
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { hostCatalogue, type HostName } from "../../src/core/host-catalogue.js";
+import type { TrustLevel } from "../../src/core/trust-levels.js";
+import { CallOutputTrust } from "../../src/guard-call-output.js";
+import { WorkspaceFileLabelStore } from "../../src/state/file-label-store.js";
+import { tempWorkspace } from "./helpers.js";
+
+const AT = new Date("2026-01-02T03:04:05.000Z");
+
+/** The guard's reading of call outputs over a real workspace and its label file. */
+function outputTrust(options: { host?: HostName; fileTrust?: Record<string, TrustLevel>; workspaceDir?: string } = {}) {
+  const workspaceDir = options.workspaceDir ?? realpathSync(tempWorkspace());
+  const home = realpathSync(tempWorkspace("provenant-home-"));
+  const trust = new CallOutputTrust({
+    config: { fileTrust: options.fileTrust ?? {}, execOutputTrust: "by-command", execCommandTrust: {} },
+    workspaceDir,
+    home,
+    fileLabels: new WorkspaceFileLabelStore(workspaceDir),
+    catalogue: hostCatalogue(options.host ?? "openclaw"),
+  });
+  return { trust, workspaceDir };
+}
+
+const session = (execLevel: TrustLevel = "trusted") => ({ execLevel });
+
+describe("what a call's output is worth", () => {
+  it("rule: an exec with no command string is untrusted, says so, and lowers the session's exec level", () => {
+    const { trust } = outputTrust();
+    const s = session();
+    expect(trust.judge("exec", {}, s)).toEqual({ level: "untrusted", reason: "exec with no command string" });
+    expect(s.execLevel).toBe("untrusted");
+  });
+
+  it("rule: process hands back background output at the worst exec level of its session, and says so", () => {
+    const { trust } = outputTrust();
+    expect(trust.judge("process", { action: "poll" }, session("external"))).toEqual({
+      level: "external",
+      reason: "background output of this session's commands (at external)",
+    });
+  });
+
+  it("rule: only a file-reading tool is judged by the file its path names", () => {
+    const { trust, workspaceDir } = outputTrust();
+    mkdirSync(join(workspaceDir, "inbox"));
+    writeFileSync(join(workspaceDir, "inbox", "mail.txt"), "hi");
+    expect(trust.judge("read", { path: "inbox/mail.txt" }, session())?.level).toBe("untrusted");
+    // A tool that does not read files may carry a `path` parameter; it says nothing about its output.
+    expect(trust.judge("web_search", { path: "inbox/mail.txt" }, session())).toBeNull();
+  });
+
+  it("rule: a notebook read is judged by its notebook_path", () => {
+    const { trust } = outputTrust({ host: "claude-code" });
+    expect(trust.judge("NotebookRead", { notebook_path: "inbox/n.ipynb" }, session())?.level).toBe("untrusted");
+  });
+
+  it("rule: a blank workdir is the default: relative paths in the command start from the workspace", () => {
+    const { trust, workspaceDir } = outputTrust();
+    writeFileSync(join(workspaceDir, "notes.txt"), "from the page");
+    trust.recordWrites("s", "untrusted", "write", { path: "notes.txt", content: "from the page" }, AT);
+    expect(trust.judge("exec", { command: "cat notes.txt" }, session())?.level).toBe("untrusted");
+    expect(trust.judge("exec", { command: "cat notes.txt", workdir: "   " }, session())?.level).toBe("untrusted");
+  });
+});
+
+describe("labels of files written under taint", () => {
+  it("rule: a file read back names who wrote it, at what level and when", () => {
+    const { trust, workspaceDir } = outputTrust();
+    trust.recordWrites("s", "external", "write", { path: "notes.txt", content: "x" }, AT);
+    expect(trust.fileLevel("notes.txt")).toEqual({ level: "external", reason: `${join(workspaceDir, "notes.txt")} was written by write at external (2026-01-02T03:04:05.000Z)` });
+  });
+
+  it("rule: a whole rewrite at trusted (write, Write) clears the label; an edit or a command at trusted does not, and labels nothing", () => {
+    const { trust } = outputTrust();
+    trust.recordWrites("s", "untrusted", "write", { path: "a.txt", content: "x" }, AT);
+    trust.recordWrites("s", "untrusted", "write", { path: "b.txt", content: "x" }, AT);
+    trust.recordWrites("s", "trusted", "write", { path: "a.txt", content: "clean" }, AT);
+    expect(trust.fileLevel("a.txt")).toBeNull();
+    // An edit keeps the rest of the file, and the taint with it.
+    trust.recordWrites("s", "trusted", "edit", { path: "b.txt", oldText: "x", newText: "y" }, AT);
+    expect(trust.fileLevel("b.txt")?.level).toBe("untrusted");
+    // A trusted write of a file never labelled leaves it unlabelled; so does a trusted command's output file.
+    trust.recordWrites("s", "trusted", "write", { path: "c.txt", content: "clean" }, AT);
+    trust.recordWrites("s", "trusted", "exec", { command: "echo hi > d.txt" }, AT);
+    expect(trust.fileLevel("c.txt")).toBeNull();
+    expect(trust.fileLevel("d.txt")).toBeNull();
+
+    const claude = outputTrust({ host: "claude-code" }).trust;
+    claude.recordWrites("s", "untrusted", "Write", { file_path: "e.txt", content: "x" }, AT);
+    claude.recordWrites("s", "trusted", "Write", { file_path: "e.txt", content: "clean" }, AT);
+    expect(claude.fileLevel("e.txt")).toBeNull();
+  });
+
+  it("rule: a file's level is the worse of its fileTrust rule and its label", () => {
+    const { trust } = outputTrust();
+    trust.recordWrites("s", "shared", "write", { path: "inbox/x.txt", content: "x" }, AT);
+    expect(trust.fileLevel("inbox/x.txt")?.level).toBe("untrusted");
+    trust.recordWrites("s", "untrusted", "write", { path: "vendor/y.txt", content: "x" }, AT);
+    expect(trust.fileLevel("vendor/y.txt")?.level).toBe("untrusted");
+  });
+
+  it("rule: a label follows the file through a symlinked directory", () => {
+    const { trust, workspaceDir } = outputTrust();
+    mkdirSync(join(workspaceDir, "real"));
+    symlinkSync(join(workspaceDir, "real"), join(workspaceDir, "link"));
+    trust.recordWrites("s", "untrusted", "write", { path: "real/x.txt", content: "x" }, AT);
+    expect(trust.fileLevel("link/x.txt")?.level).toBe("untrusted");
+  });
+});
+
+describe("fileTrust reasons name the file", () => {
+  it("rule: a file outside the workspace is matched and named by its absolute path, not a ../ path", () => {
+    const root = realpathSync(tempWorkspace());
+    const workspaceDir = join(root, "ws");
+    mkdirSync(workspaceDir);
+    const { trust } = outputTrust({ workspaceDir, fileTrust: { "../**": "trusted" } });
+    const outside = join(root, "inbox", "mail.txt");
+    // `../**` would match the relative spelling; a file outside the workspace has none.
+    expect(trust.fileLevel(outside)).toEqual({ level: "untrusted", reason: `default fileTrust "**/inbox/**" matches ${outside}` });
+  });
+
+  it("rule: the workspace directory itself is named by its absolute path", () => {
+    const root = realpathSync(tempWorkspace());
+    const workspaceDir = join(root, "inbox", "ws");
+    mkdirSync(workspaceDir, { recursive: true });
+    const { trust } = outputTrust({ workspaceDir });
+    expect(trust.fileLevel(".")).toEqual({ level: "untrusted", reason: `default fileTrust "**/inbox/**" matches ${workspaceDir}` });
+  });
+});
