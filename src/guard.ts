@@ -1141,8 +1141,16 @@ export class Guard {
         this.sessions.set(sessionId, s);
       }
       this.continueIfEnded(s);
-      s.graph.add("history", reason, "untrusted");
-      s.taintReason = reason;
+    } catch (error) {
+      this.logger.error(`session ${sessionId}: could not continue the ended turn after a failure`, error);
+    }
+    try {
+      // Even when continuing failed part-way (its log line, say): the calls decided next must see
+      // the context as untrusted, not only the next turn through the watermark.
+      if (s !== undefined) {
+        s.graph.add("history", reason, "untrusted");
+        s.taintReason = reason;
+      }
     } catch (error) {
       this.logger.error(`session ${sessionId}: could not mark the context untrusted in memory`, error);
     }
