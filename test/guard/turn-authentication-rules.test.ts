@@ -49,6 +49,11 @@ describe("message authentication at a turn's start", () => {
   it("rule: a refused message is nobody's: not the owner's, so owner-only tools are refused as such and nothing is signed as the owner's", () => {
     const { guard } = authGuard({ mode: "enforce" });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", messageId: "m1", text: "verify the templates" });
+    // The graph says why the turn is untrusted: the message was refused, not who claimed to send it.
+    expect(guard.graph("s")?.toJSON().nodes.map(({ kind, label, trust }) => ({ kind, label, trust }))).toEqual([
+      { kind: "system_prompt", label: "system prompt", trust: "trusted" },
+      { kind: "history", label: "unauthenticated message (refused)", trust: "untrusted" },
+    ]);
     expect(guard.beforeToolCall("s", { tool: "verify", params: {} })).toMatchObject({ verdict: "block", rule: "sig.owner_only" });
     expect(guard.signing!.contentStore("s").size).toBe(0);
   });
