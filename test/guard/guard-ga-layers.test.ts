@@ -150,9 +150,12 @@ describe("tool results", () => {
   it("rule: a Tool Search wrapper's result is judged by the arguments that were decided, not by those its result reports", () => {
     const { guard } = open();
     ownerTurn(guard);
-    guard.beforeToolCall("s", { id: "w1", tool: "tool_call", params: { id: "exec", args: { command: "curl https://x.example" } } });
-    const outcome = guard.afterToolCall("s", { id: "w1", tool: "tool_call", params: { id: "exec", args: { command: "cat notes.txt" } }, output: "hi" });
-    expect(outcome.taint).toBe("untrusted");
+    // Decided as `ls`: the result claims other arguments, but the decided ones say what its output is worth.
+    guard.beforeToolCall("s", { id: "w1", tool: "tool_call", params: { id: "exec", args: { command: "ls" } } });
+    expect(guard.afterToolCall("s", { id: "w1", tool: "tool_call", params: { command: "curl https://x.example" }, output: "hi" }).taint).toBe("trusted");
+    // Decided as a fetch from the network: a result claiming a local read is still network output.
+    guard.beforeToolCall("s", { id: "w2", tool: "tool_call", params: { id: "exec", args: { command: "curl https://x.example" } } });
+    expect(guard.afterToolCall("s", { id: "w2", tool: "tool_call", params: { command: "cat notes.txt" }, output: "hi" }).taint).toBe("untrusted");
     guard.close();
   });
 
