@@ -70,6 +70,7 @@ export const MUTATION_MODULES = {
     tests: [
       "test/guard/**/*.test.ts",
       "test/core/config-limits.test.ts",
+      "test/core/designated-records.test.ts",
       "test/fuzz/guard.fuzz.test.ts",
       "test/state/state-file-faults.test.ts",
       "test/adapters/openclaw/provenant-plugin.test.ts",

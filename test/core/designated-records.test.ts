@@ -226,25 +226,33 @@ describe("structured records", () => {
 });
 
 describe("designated records through the guard", () => {
+  const open = (structuredToolOutputs: string[]): Guard =>
+    Guard.open({
+      config: {
+        toolOutputTaints: { search_calendar_events: "external", create_calendar_event: "trusted" },
+        toolActionClasses: { search_calendar_events: "read", create_calendar_event: "write" },
+        toolOverrides: { search_calendar_events: { "*": "allow" } },
+        toolArgumentRoles: ROLES,
+        structuredToolOutputs,
+      },
+      workspaceDir: tempDir("provenant-designated-"),
+    });
+  /** The owner asks for a follow-up with the introductory meeting's participants, read from the calendar. */
+  const followUp = (guard: Guard, resultId: string | undefined) => {
+    guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: ASKED });
+    guard.beforeToolCall("s", { id: "c0", tool: "search_calendar_events", params: { query: "Introductory meeting" } });
+    guard.afterToolCall("s", { ...(resultId !== undefined ? { id: resultId } : {}), tool: "search_calendar_events", output: stringify(INTRO) });
+    return guard.beforeToolCall("s", { tool: "create_calendar_event", params: { title: "Follow-up meeting", participants: WHOLE } });
+  };
+
   it("reads structuredToolOutputs from the configuration", () => {
-    const open = (structuredToolOutputs: string[]): Guard =>
-      Guard.open({
-        config: {
-          toolOutputTaints: { search_calendar_events: "external", create_calendar_event: "trusted" },
-          toolActionClasses: { search_calendar_events: "read", create_calendar_event: "write" },
-          toolOverrides: { search_calendar_events: { "*": "allow" } },
-          toolArgumentRoles: ROLES,
-          structuredToolOutputs,
-        },
-        workspaceDir: tempDir("provenant-designated-"),
-      });
-    const run = (guard: Guard): string => {
-      guard.beginTurn({ sessionId: "s", sender: { id: "o", isOwner: true }, provider: "telegram", text: ASKED });
-      guard.beforeToolCall("s", { id: "c0", tool: "search_calendar_events", params: { query: "Introductory meeting" } });
-      guard.afterToolCall("s", { id: "c0", tool: "search_calendar_events", output: stringify(INTRO) });
-      return guard.beforeToolCall("s", { tool: "create_calendar_event", params: { title: "Follow-up meeting", participants: WHOLE } }).verdict;
-    };
-    expect(run(open(["search_calendar_events"]))).toBe("allow");
-    expect(run(open([]))).toBe("confirm");
+    expect(followUp(open(["search_calendar_events"]), "c0").verdict).toBe("allow");
+    expect(followUp(open([]), "c0").verdict).toBe("confirm");
+  });
+
+  it("rule: an output reported without a call id is named in the prompt by its turn and tool", () => {
+    const asked = followUp(open([]), undefined);
+    expect(asked.verdict).toBe("confirm");
+    expect(asked.reason).toContain("search_calendar_events s#1/search_calendar_events (external)");
   });
 });
