@@ -64,6 +64,7 @@ export const MUTATION_MODULES = {
   // fail-safe decision when a check throws, what a call's output is worth, and how a stored owner
   // answer applies to a held call.
   guard: {
+    gate: 90,
     mutate: ["src/guard.ts", "src/guard-config.ts", "src/guard-fail-safe.ts", "src/guard-call-output.ts", "src/guard-held-calls.ts"],
     // Its own tests, and the fast ones that drive it through a front end (in-process, no host). Not
     // the MCP proxy's: its depth-limit test measures a stack that instrumented code deepens.

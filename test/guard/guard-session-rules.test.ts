@@ -1,16 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Logger } from "../../src/core/logger.js";
 import { Guard } from "../../src/guard.js";
-import { tempWorkspace } from "./helpers.js";
+import { capturingLogger, tempWorkspace } from "./helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
 const AGENT = { id: null, isOwner: null };
-
-function recordingLogger() {
-  const warnings: string[] = [];
-  const logger: Logger = { info: () => undefined, warn: (m) => void warnings.push(m), error: () => undefined };
-  return { logger, warnings };
-}
 
 function labels(guard: Guard, sessionId: string): string[] {
   return (guard.graph(sessionId)?.toJSON().nodes ?? []).map((n) => n.label);
@@ -71,7 +64,7 @@ describe("content another session carries into a turn", () => {
 
 describe("tool activity outside a turn", () => {
   it("rule: a call after the turn ended continues in a new turn at the last turn's taint, as a fresh model call, and is logged", () => {
-    const log = recordingLogger();
+    const log = capturingLogger();
     const guard = Guard.open({ workspaceDir: tempWorkspace(), logger: log.logger });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "read" });
     guard.afterToolCall("s", { tool: "web_fetch", output: "page" });
@@ -80,18 +73,18 @@ describe("tool activity outside a turn", () => {
     expect(late).toMatchObject({ verdict: "confirm", taint: "untrusted" });
     expect(guard.graph("s")?.turnId).toBe("s#2");
     expect(labels(guard, "s")).toEqual(["system prompt", "continuation of s#1", "model call 1"]);
-    expect(log.warnings).toContain("session s: tool activity after s#1 ended; continuing as s#2 at untrusted");
+    expect(log.lines.warn).toContain("session s: tool activity after s#1 ended; continuing as s#2 at untrusted");
     guard.close();
   });
 
   it("rule: a call with no turn started is decided at untrusted in turn <id>#0, counted as a model call, logged, and the taint's reason says so", () => {
-    const log = recordingLogger();
+    const log = capturingLogger();
     const guard = Guard.open({ config: { developerMode: true }, workspaceDir: tempWorkspace(), logger: log.logger });
     const d = guard.beforeToolCall("x", { tool: "exec", params: { command: "ls" } });
     expect(d).toMatchObject({ verdict: "confirm", taint: "untrusted" });
     expect(guard.graph("x")?.turnId).toBe("x#0");
     expect(labels(guard, "x")).toEqual(["no turn context", "model call 1"]);
-    expect(log.warnings).toContain("session x: tool activity with no turn started; treating the context as untrusted");
+    expect(log.lines.warn).toContain("session x: tool activity with no turn started; treating the context as untrusted");
     const out = guard.beforeResponse("x", "done");
     expect(out.text.split("\n")[0]).toContain("no turn context");
     guard.close();

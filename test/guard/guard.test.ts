@@ -2,24 +2,18 @@ import { readFileSync, writeFileSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import type { AuditRecordType } from "../../src/core/audit-sink.js";
 import { ConfigError } from "../../src/core/config-error.js";
 import { configInputSchema } from "../../src/core/config.js";
 import { Guard } from "../../src/guard.js";
 import { CONFIG_TOOLS, validConfig } from "./config-arbitrary.js";
-import { tempWorkspace } from "./helpers.js";
+import { memoryAudit, tempWorkspace } from "./helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
 
-function recordingAudit() {
-  const records: { type: AuditRecordType; data: Readonly<Record<string, unknown>> }[] = [];
-  return { records, sink: { record: (type: AuditRecordType, data: Readonly<Record<string, unknown>>) => void records.push({ type, data }) } };
-}
-
 function taintedGuard(config: unknown = {}, now = () => 1_000_000) {
   const workspaceDir = tempWorkspace();
-  const audit = recordingAudit();
-  const guard = Guard.open({ config, workspaceDir, audit: audit.sink, now });
+  const audit = memoryAudit();
+  const guard = Guard.open({ config, workspaceDir, audit: audit.audit, now });
   guard.beginTurn({ sessionId: "s1", sender: OWNER, provider: "telegram", text: "check the page" });
   guard.beforeToolCall("s1", { tool: "web_fetch", params: {} });
   guard.afterToolCall("s1", { tool: "web_fetch", output: "injected" });
@@ -97,7 +91,7 @@ describe("Fail-Open Design", () => {
   it("an internal error never allows a side effect by default: logged, recorded, and the owner is asked", () => {
     const { guard, audit } = taintedGuard();
     const errors: string[] = [];
-    const broken = Guard.open({ workspaceDir: tempWorkspace(), audit: audit.sink, logger: { info() {}, warn() {}, error: (m) => errors.push(m) } });
+    const broken = Guard.open({ workspaceDir: tempWorkspace(), audit: audit.audit, logger: { info() {}, warn() {}, error: (m) => errors.push(m) } });
     broken.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "x" });
     (broken as unknown as { approvals: { issue: () => never } }).approvals.issue = () => {
       throw new Error("boom");
@@ -138,7 +132,7 @@ describe("bad input", () => {
     const ws = tempWorkspace();
     mkdirSync(join(ws, ".provenance"));
     writeFileSync(join(ws, ".provenance", "watermarks.json"), '{"version":1,"watermarks":{"s1":{"level":"trus');
-    const { sink, records } = recordingAudit();
+    const { audit: sink, records } = memoryAudit();
     const guard = Guard.open({ workspaceDir: ws, audit: sink });
     expect(records.some((r) => r.data.kind === "state-corrupt")).toBe(true);
     expect(readdirSync(join(ws, ".provenance")).some((f) => f.startsWith("watermarks.json.corrupt-"))).toBe(true);

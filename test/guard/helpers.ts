@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runReplay, type ReplayLine } from "../../src/adapters/replay/replay-runner.js";
 import { parseTrace } from "../../src/adapters/replay/trace-events.js";
+import type { AuditRecordType, AuditSink } from "../../src/core/audit-sink.js";
+import type { Logger } from "../../src/core/logger.js";
 import { Guard } from "../../src/guard.js";
 import { tempDirs } from "../temp-dirs.js";
 
@@ -25,4 +27,38 @@ export function replayTrace(name: string, workspaceDir = tempWorkspace()): { lin
 /** The tool-call lines, as `id:verdict@taint`, for compact assertions. */
 export function verdicts(lines: readonly ReplayLine[]): string[] {
   return lines.flatMap((l) => ("id" in l ? [`${l.id}:${l.verdict}@${l.taint}`] : []));
+}
+
+export interface LoggedLines {
+  readonly info: string[];
+  readonly warn: string[];
+  readonly error: string[];
+}
+
+/** A logger that keeps what the operator would read. */
+export function capturingLogger(): { logger: Logger; lines: LoggedLines } {
+  const lines: LoggedLines = { info: [], warn: [], error: [] };
+  const logger: Logger = {
+    info: (m) => void lines.info.push(m),
+    warn: (m) => void lines.warn.push(m),
+    error: (m) => void lines.error.push(m),
+  };
+  return { logger, lines };
+}
+
+export interface AuditEntry {
+  readonly type: AuditRecordType;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** An audit sink in memory; `failOn` names a record kind whose write fails (a full disk, say). */
+export function memoryAudit(failOn?: string): { audit: AuditSink; records: AuditEntry[] } {
+  const records: AuditEntry[] = [];
+  const audit: AuditSink = {
+    record: (type, data) => {
+      if (failOn !== undefined && data.kind === failOn) throw new Error(`audit write of ${failOn} failed`);
+      records.push({ type, data });
+    },
+  };
+  return { audit, records };
 }

@@ -1,35 +1,21 @@
 import { describe, expect, it } from "vitest";
-import type { AuditRecordType } from "../../src/core/audit-sink.js";
-import type { Logger } from "../../src/core/logger.js";
 import { Guard } from "../../src/guard.js";
-import { tempWorkspace } from "./helpers.js";
+import { capturingLogger, memoryAudit, tempWorkspace } from "./helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
 const NOW = 1_000_000;
 
-function recordingAudit() {
-  const records: { type: AuditRecordType; data: Readonly<Record<string, unknown>> }[] = [];
-  return { records, sink: { record: (type: AuditRecordType, data: Readonly<Record<string, unknown>>) => void records.push({ type, data }) } };
-}
-
-function recordingLogger() {
-  const errors: string[] = [];
-  const warnings: string[] = [];
-  const logger: Logger = { info: () => undefined, warn: (m) => void warnings.push(m), error: (m) => void errors.push(m) };
-  return { logger, errors, warnings };
-}
-
 /** A session whose context read a web page: every side effect is decided at untrusted. */
 function taintedGuard(config: unknown = {}) {
-  const audit = recordingAudit();
-  const log = recordingLogger();
-  const guard = Guard.open({ config, workspaceDir: tempWorkspace(), audit: audit.sink, logger: log.logger, now: () => NOW });
+  const audit = memoryAudit();
+  const log = capturingLogger();
+  const guard = Guard.open({ config, workspaceDir: tempWorkspace(), audit: audit.audit, logger: log.logger, now: () => NOW });
   guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "check the page" });
   guard.afterToolCall("s", { tool: "web_fetch", output: "injected" });
   return { guard, audit, log };
 }
 
-function claims(audit: ReturnType<typeof recordingAudit>, kind: string) {
+function claims(audit: ReturnType<typeof memoryAudit>, kind: string) {
   return audit.records.filter((r) => r.type === "CLAIM" && r.data.kind === kind).map((r) => r.data);
 }
 
@@ -100,7 +86,7 @@ describe("memory-file writes under taint", () => {
     expect(d.reason).toBe(
       "Blocked a write to memory file SOUL.md while the context is untrusted; it could not be staged (the write has no string content to stage), so it was refused and recorded in the ledger.",
     );
-    expect(log.errors).toContain("session s: could not stage write to SOUL.md");
+    expect(log.lines.error).toContain("session s: could not stage write to SOUL.md");
     expect(claims(audit, "write-refused")).toEqual([
       { kind: "write-refused", sessionId: "s", tool: "write", path: "SOUL.md", params: { path: "SOUL.md", content: 42 }, taint: "untrusted", detail: "the write has no string content to stage" },
     ]);

@@ -1,47 +1,11 @@
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AuditRecordType, AuditSink } from "../../src/core/audit-sink.js";
 import type { ToolGate } from "../../src/core/gate.js";
-import type { Logger } from "../../src/core/logger.js";
 import { Guard } from "../../src/guard.js";
-import { tempWorkspace } from "./helpers.js";
+import { capturingLogger, memoryAudit, tempWorkspace, type AuditEntry } from "./helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
-
-interface Lines {
-  readonly info: string[];
-  readonly warn: string[];
-  readonly error: string[];
-}
-
-/** A logger that keeps what the operator would read. */
-function capturingLogger(): { logger: Logger; lines: Lines } {
-  const lines: Lines = { info: [], warn: [], error: [] };
-  const logger: Logger = {
-    info: (m) => lines.info.push(m),
-    warn: (m) => lines.warn.push(m),
-    error: (m) => lines.error.push(m),
-  };
-  return { logger, lines };
-}
-
-interface AuditEntry {
-  readonly type: AuditRecordType;
-  readonly data: Readonly<Record<string, unknown>>;
-}
-
-/** An audit sink in memory; `failOn` names a record kind whose write fails (a full disk, say). */
-function memoryAudit(failOn?: string): { audit: AuditSink; records: AuditEntry[] } {
-  const records: AuditEntry[] = [];
-  const audit: AuditSink = {
-    record: (type, data) => {
-      if (failOn !== undefined && data.kind === failOn) throw new Error(`audit write of ${failOn} failed`);
-      records.push({ type, data });
-    },
-  };
-  return { audit, records };
-}
 
 function kinds(records: readonly AuditEntry[], kind: string): Readonly<Record<string, unknown>>[] {
   return records.filter((r) => r.data.kind === kind).map((r) => r.data);

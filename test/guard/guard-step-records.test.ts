@@ -1,21 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { AuditRecordType, AuditSink } from "../../src/core/audit-sink.js";
 import type { ToolGate } from "../../src/core/gate.js";
 import type { Logger } from "../../src/core/logger.js";
 import { Guard } from "../../src/guard.js";
-import { tempWorkspace } from "./helpers.js";
+import { memoryAudit, tempWorkspace, type AuditEntry } from "./helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
-
-interface AuditEntry {
-  readonly type: AuditRecordType;
-  readonly data: Readonly<Record<string, unknown>>;
-}
-
-function memoryAudit(): { audit: AuditSink; records: AuditEntry[] } {
-  const records: AuditEntry[] = [];
-  return { audit: { record: (type, data) => records.push({ type, data }) }, records };
-}
 
 function claims(records: readonly AuditEntry[], kind: string): Readonly<Record<string, unknown>>[] {
   return records.filter((r) => r.type === "CLAIM" && r.data.kind === kind).map((r) => r.data);
