@@ -102,11 +102,6 @@ export const MUTATION_MODULES = {
       "test/auth/mac-rules.test.ts",
     ],
   },
-  // The MAC check alone (a subset of auth that a loaded machine can run in minutes).
-  "auth-mac": {
-    mutate: ["src/auth/envelope-mac.ts", "src/auth/hmac-outer.ts"],
-    tests: ["test/auth/envelope.test.ts", "test/auth/rfc-001-table.test.ts", "test/auth/tool-result-mac.test.ts"],
-  },
   // Replay protection for envelopes.
   "auth-replay": {
     mutate: ["src/auth/replay-cache.ts"],
