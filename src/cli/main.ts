@@ -16,6 +16,14 @@ import { registerInitMcpCommand } from "./init-mcp.js";
 import { registerReplayCommands } from "./replay.js";
 import { registerSigCommands } from "./sig.js";
 
+// A reader that stops early (`provenant replay trace.jsonl | head`) closes the pipe: nothing more
+// is wanted, so end quietly instead of crashing with a stack trace on the next write, with the
+// status the command already chose (a hook's answer keeps its own).
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+});
+
 const program = new Command();
 program
   .name("provenant")

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +8,7 @@ import { parseTrace, TraceError } from "../../src/adapters/replay/trace-events.j
 import { replayFile } from "../../src/cli/replay.js";
 import { SILENT_LOGGER } from "../../src/core/logger.js";
 import { tempWorkspace, TRACE_DIR } from "../guard/helpers.js";
-import { runCli } from "./run-cli.js";
+import { CLI_MAIN, runCli } from "./run-cli.js";
 
 function traceFile(lines: string[]): string {
   const path = join(tempWorkspace(), "trace.jsonl");
@@ -29,6 +30,14 @@ describe("provenant replay", () => {
     expect(runCli(["replay", "--workspace", ws, join(TRACE_DIR, "three-iterations.jsonl")]).status).toBe(0);
     const again = runCli(["replay", "--workspace", ws, join(TRACE_DIR, "gateway.jsonl")]);
     expect(JSON.parse(again.stdout.split("\n")[0]!).taint).toBe("untrusted");
+  });
+
+  it("a reader that stops early (| head) ends the replay quietly, with status 0 and no stack trace", () => {
+    // Far more output than a pipe holds, so the CLI is still writing when the reader has gone.
+    const calls = Array.from({ length: 4000 }, (_, i) => JSON.stringify({ event: "tool_call", id: `c${i}`, tool: "read", params: { path: "a.txt" } }));
+    const trace = traceFile([JSON.stringify({ event: "turn", session: "s", text: "hi" }), ...calls]);
+    const r = spawnSync("bash", ["-c", `"${process.execPath}" "${CLI_MAIN}" replay "${trace}" | head -c 100 >/dev/null; echo "status \${PIPESTATUS[0]}" >&2`], { encoding: "utf8" });
+    expect(r.stderr).toBe("status 0\n");
   });
 
   it("without --workspace, the temporary state is removed when the replay ends; --graphs then needs --workspace", () => {
