@@ -16,12 +16,13 @@ import { registerInitMcpCommand } from "./init-mcp.js";
 import { registerReplayCommands } from "./replay.js";
 import { registerSigCommands } from "./sig.js";
 
-// A reader that stops early (`provenant replay trace.jsonl | head`) closes the pipe: nothing more
-// is wanted, so end quietly instead of crashing with a stack trace on the next write, with the
-// status the command already chose (a hook's answer keeps its own).
+// A reader that stops early (`provenant replay trace.jsonl | head`) closes the pipe: end quietly
+// instead of crashing with a stack trace on the next write. The status is the one the command
+// already chose (a hook's answer keeps its own), else 141, a closed pipe's usual status: the
+// command did not finish, so it must not report success (`ledger verify | head` under pipefail).
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE") throw error;
-  process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+  process.exit(typeof process.exitCode === "number" ? process.exitCode : 141);
 });
 
 const program = new Command();

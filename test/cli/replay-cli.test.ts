@@ -32,12 +32,12 @@ describe("provenant replay", () => {
     expect(JSON.parse(again.stdout.split("\n")[0]!).taint).toBe("untrusted");
   });
 
-  it("a reader that stops early (| head) ends the replay quietly, with status 0 and no stack trace", () => {
+  it("a reader that stops early (| head) ends the replay quietly, with a closed pipe's status 141 (not success) and no stack trace", () => {
     // Far more output than a pipe holds, so the CLI is still writing when the reader has gone.
     const calls = Array.from({ length: 4000 }, (_, i) => JSON.stringify({ event: "tool_call", id: `c${i}`, tool: "read", params: { path: "a.txt" } }));
     const trace = traceFile([JSON.stringify({ event: "turn", session: "s", text: "hi" }), ...calls]);
     const r = spawnSync("bash", ["-c", `"${process.execPath}" "${CLI_MAIN}" replay "${trace}" | head -c 100 >/dev/null; echo "status \${PIPESTATUS[0]}" >&2`], { encoding: "utf8" });
-    expect(r.stderr).toBe("status 0\n");
+    expect(r.stderr).toBe("status 141\n");
   });
 
   it("without --workspace, the temporary state is removed when the replay ends; --graphs then needs --workspace", () => {
