@@ -21,6 +21,9 @@ import { registerSigCommands } from "./sig.js";
 // already chose (a hook's answer keeps its own), else 141, a closed pipe's usual status: the
 // command did not finish, so it must not report success (`ledger verify | head` under pipefail).
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  // A command that speaks a protocol on stdout (the MCP proxy) handles its own closed pipe: it
+  // stops its server and closes the guard, which flushes the ledger.
+  if (process.stdout.listenerCount("error") > 1) return;
   if (error.code !== "EPIPE") throw error;
   process.exit(typeof process.exitCode === "number" ? process.exitCode : 141);
 });

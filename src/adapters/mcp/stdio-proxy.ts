@@ -79,9 +79,13 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
   const serverEnded = new Promise<void>((resolve) => (serverDone = resolve));
   pump(serverOut, new LineSplitter(max), o.clientOut, (line) => proxy.fromServer(line), (bytes) => proxy.oversize("server", bytes), () => serverDone());
   serverIn.on("error", (error) => o.logger.warn(`mcp ${o.server}: writing to the server failed: ${error.message}`));
-  // The client is gone (a closed pipe): nothing can reach it any more, so the server goes too.
+  // The client is gone (a closed pipe): nothing can reach it any more, so the server goes too, and
+  // nothing the server still writes is waited for (a pump paused on the dead pipe would never end),
+  // nor anything more the client sends: the proxy finishes once the server has exited.
   o.clientOut.on("error", (error) => {
     o.logger.warn(`mcp ${o.server}: writing to the client failed (${error.message}); stopping the server`);
+    serverDone();
+    o.clientIn.destroy();
     child.kill("SIGTERM");
   });
   const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
