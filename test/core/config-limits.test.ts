@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/core/config-error.js";
 import { policyForAgent, resolveConfig } from "../../src/core/config.js";
 import { resolveGuardConfig } from "../../src/guard-config.js";
+import { inMappings } from "./nesting.js";
 
 function refusal(input: unknown): ConfigError {
   try {
@@ -13,15 +14,9 @@ function refusal(input: unknown): ConfigError {
   throw new Error("the configuration was accepted");
 }
 
-function nested(depth: number): unknown {
-  let v: unknown = "allow";
-  for (let i = 0; i < depth; i++) v = { x: v };
-  return v;
-}
-
 describe("configuration limits and reserved keys", () => {
   it("a configuration nested 5,000 levels deep is refused with the limit named, not a stack overflow", () => {
-    const error = refusal({ toolOverrides: nested(5_000) });
+    const error = refusal({ toolOverrides: inMappings("allow", 5_000) });
     expect(error.message).toContain("the configuration is too large: nesting deeper than 32 levels");
   });
 

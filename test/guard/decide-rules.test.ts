@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
-import { tempWorkspace } from "./helpers.js";
+import { capturingLogger, tempWorkspace } from "./helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
 
 describe("the iteration cap", () => {
   it("rule: one model step is one iteration however many calls it makes; past maxIterations the turn is blocked, logged and named as such", () => {
-    const warnings: string[] = [];
-    const guard = Guard.open({ config: { maxIterations: 1 }, workspaceDir: tempWorkspace(), logger: { info() {}, warn: (m) => warnings.push(m), error() {} } });
+    const { logger, lines } = capturingLogger();
+    const warnings = lines.warn;
+    const guard = Guard.open({ config: { maxIterations: 1 }, workspaceDir: tempWorkspace(), logger });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "read both files" });
     // Two calls from the same model response: the model was called once.
     expect(guard.beforeToolCall("s", { id: "a", tool: "read", params: { path: "a.txt" } }).verdict).toBe("allow");

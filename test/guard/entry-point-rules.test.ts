@@ -4,17 +4,12 @@ import { describe, expect, it } from "vitest";
 import type { ToolGate } from "../../src/core/gate.js";
 import { Guard } from "../../src/guard.js";
 import { capturingLogger, memoryAudit, tempWorkspace, type AuditEntry } from "./helpers.js";
+import { inMappings } from "../core/nesting.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
 
 function kinds(records: readonly AuditEntry[], kind: string): Readonly<Record<string, unknown>>[] {
   return records.filter((r) => r.data.kind === kind).map((r) => r.data);
-}
-
-function nested(depth: number, leaf: unknown): unknown {
-  let v: unknown = leaf;
-  for (let i = 0; i < depth; i++) v = { v };
-  return v;
 }
 
 const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -145,7 +140,7 @@ describe("each entry point names itself when it fails", () => {
     const { audit, records } = memoryAudit();
     const guard = Guard.open({ workspaceDir: tempWorkspace(), logger, audit });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "hello" });
-    expect(guard.afterToolCall("s", { tool: "read", output: nested(5_000, "x") }).taint).toBe("untrusted");
+    expect(guard.afterToolCall("s", { tool: "read", output: inMappings("x", 5_000) }).taint).toBe("untrusted");
     expect(lines.error).toContain("afterToolCall failed for session s; failing open");
     const [failure] = failures(records);
     expect(failure).toMatchObject({ method: "afterToolCall" });
@@ -159,7 +154,7 @@ describe("each entry point names itself when it fails", () => {
     const { audit, records } = memoryAudit();
     const guard = Guard.open({ workspaceDir: tempWorkspace(), audit });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "hello" });
-    const outcome = guard.afterToolCall("s", { tool: "read", output: "fine", params: { path: nested(5_000, "a.txt") } as Record<string, unknown> });
+    const outcome = guard.afterToolCall("s", { tool: "read", output: "fine", params: { path: inMappings("a.txt", 5_000) } as Record<string, unknown> });
     expect(outcome.taint).toBe("untrusted");
     expect(failures(records)[0]?.error).toContain("InputLimitError: read parameters is too large");
     guard.close();

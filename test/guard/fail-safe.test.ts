@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolGate } from "../../src/core/gate.js";
 import { Guard } from "../../src/guard.js";
 import { replayTrace, tempWorkspace, verdicts } from "./helpers.js";
+import { inMappings } from "../core/nesting.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
 
@@ -17,12 +18,6 @@ const brokenGate: ToolGate = {
 
 function ownerTurn(guard: Guard, sessionId = "s", text = "hello"): void {
   guard.beginTurn({ sessionId, sender: OWNER, provider: "telegram", text });
-}
-
-function nested(depth: number, leaf: unknown): unknown {
-  let v: unknown = leaf;
-  for (let i = 0; i < depth; i++) v = { v };
-  return v;
 }
 
 describe("prototype-safe lookups", () => {
@@ -79,7 +74,7 @@ describe("fail-to-ask", () => {
     const guard = Guard.open({ workspaceDir: ws });
     ownerTurn(guard);
     // `read` output is trusted; an output too deep to process is not.
-    const outcome = guard.afterToolCall("s", { tool: "read", output: nested(5_000, "x") });
+    const outcome = guard.afterToolCall("s", { tool: "read", output: inMappings("x", 5_000) });
     expect(outcome.taint).toBe("untrusted");
     expect(guard.taint("s")).toBe("untrusted");
     expect(guard.beforeToolCall("s", { tool: "exec", params: {} })).toMatchObject({ verdict: "confirm", taint: "untrusted" });
@@ -91,7 +86,7 @@ describe("fail-to-ask", () => {
   it("tool parameters nested beyond the limit are a named error, and the call is asked for", () => {
     const guard = Guard.open({ workspaceDir: tempWorkspace() });
     ownerTurn(guard);
-    const decision = guard.beforeToolCall("s", { tool: "exec", params: { command: nested(5_000, "ls") } as Record<string, unknown> });
+    const decision = guard.beforeToolCall("s", { tool: "exec", params: { command: inMappings("ls", 5_000) } as Record<string, unknown> });
     expect(decision).toMatchObject({ verdict: "confirm", rule: "fail-open" });
     expect(decision.reason).toContain("InputLimitError: exec parameters is too large: nesting deeper than 64 levels");
     guard.close();

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AuditRecordType } from "../../src/core/audit-sink.js";
 import type { ToolGate } from "../../src/core/gate.js";
 import type { Logger } from "../../src/core/logger.js";
 import { Guard } from "../../src/guard.js";
-import { capturingLogger, tempWorkspace } from "./helpers.js";
+import { capturingLogger, memoryAudit, tempWorkspace } from "./helpers.js";
+import { inMappings } from "../core/nesting.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
 const NOW = 1_000_000;
@@ -24,18 +24,12 @@ function breakableGate() {
   return { gate, state };
 }
 
-function nested(depth: number, leaf: unknown): unknown {
-  let v: unknown = leaf;
-  for (let i = 0; i < depth; i++) v = { v };
-  return v;
-}
-
 describe("recording a failure", () => {
   it("rule: a failed decision is written to the audit sink with the method, the session and the error's name and message", () => {
-    const records: { type: AuditRecordType; data: Readonly<Record<string, unknown>> }[] = [];
+    const { audit, records } = memoryAudit();
     const { gate, state } = breakableGate();
     state.broken = true;
-    const guard = Guard.open({ workspaceDir: tempWorkspace(), gates: [gate], audit: { record: (type, data) => void records.push({ type, data }) } });
+    const guard = Guard.open({ workspaceDir: tempWorkspace(), gates: [gate], audit });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "hi" });
     guard.beforeToolCall("s", { tool: "exec", params: {} });
     expect(records.filter((r) => r.type === "META" && r.data.kind === "fail-open")).toEqual([
@@ -123,7 +117,7 @@ describe("the decision for a call the guard could not decide", () => {
     const guard = Guard.open({ workspaceDir: tempWorkspace(), logger: log.logger });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "hi" });
     // Too deep to decide, and too deep even to name as a held call.
-    const d = guard.beforeToolCall("s", { tool: "exec", params: { command: nested(200_000, "ls") } as Record<string, unknown> });
+    const d = guard.beforeToolCall("s", { tool: "exec", params: { command: inMappings("ls", 200_000) } as Record<string, unknown> });
     expect(d).toMatchObject({ verdict: "confirm", rule: "fail-open" });
     expect(d.code).toBeUndefined();
     expect(log.lines.error).toContain("session s: no approval code could be issued for a failed decision");
@@ -147,7 +141,7 @@ describe("raising the taint after a failure", () => {
     const ws = tempWorkspace();
     const guard = Guard.open({ workspaceDir: ws });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "hi" });
-    guard.afterToolCall("s", { tool: "read", output: nested(5_000, "x") });
+    guard.afterToolCall("s", { tool: "read", output: inMappings("x", 5_000) });
     guard.close();
     const file = JSON.parse(readFileSync(join(ws, ".provenance", "watermarks.json"), "utf8")) as { watermarks: Record<string, { level: string; escalatedBy: string }> };
     expect(file.watermarks.s).toMatchObject({ level: "untrusted", escalatedBy: "guard-failure" });
@@ -157,7 +151,7 @@ describe("raising the taint after a failure", () => {
     const log = capturingLogger();
     const guard = Guard.open({ workspaceDir: tempWorkspace(), logger: log.logger });
     // The watermark store refuses an empty session id.
-    const outcome = guard.afterToolCall("", { tool: "read", output: nested(5_000, "x") });
+    const outcome = guard.afterToolCall("", { tool: "read", output: inMappings("x", 5_000) });
     expect(outcome.taint).toBe("untrusted");
     expect(log.lines.error).toContain("session : could not persist the untrusted watermark");
     guard.close();
@@ -197,7 +191,7 @@ describe("a tool output the guard could not process", () => {
     const guard = Guard.open({ workspaceDir: tempWorkspace() });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "hi" });
     const output = { page: MARKER };
-    const outcome = guard.afterToolCall("s", { tool: "web_fetch", output, params: nested(5_000, "x") as Record<string, unknown> });
+    const outcome = guard.afterToolCall("s", { tool: "web_fetch", output, params: inMappings("x", 5_000) as Record<string, unknown> });
     expect(outcome).toEqual({ taint: "untrusted", output: { page: MARKER } });
     guard.close();
   });
@@ -205,7 +199,7 @@ describe("a tool output the guard could not process", () => {
   it("rule: with message authentication a forged envelope marker in it is neutralised, text or JSON, and the rest kept", () => {
     const guard = Guard.open({ config: { auth: { mode: "enforce" } }, workspaceDir: tempWorkspace() });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "hi" });
-    const deep = nested(5_000, "x") as Record<string, unknown>;
+    const deep = inMappings("x", 5_000) as Record<string, unknown>;
     const text = guard.afterToolCall("s", { tool: "web_fetch", output: `page ${MARKER}`, params: deep });
     expect(text.taint).toBe("untrusted");
     expect(text.output).toEqual(expect.stringMatching(/^page /));
@@ -223,7 +217,7 @@ describe("a tool output the guard could not process", () => {
   it("rule: with message authentication an output too large to check is withheld, naming why", () => {
     const guard = Guard.open({ config: { auth: { mode: "enforce" } }, workspaceDir: tempWorkspace() });
     guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "hi" });
-    const outcome = guard.afterToolCall("s", { tool: "web_fetch", output: nested(5_000, MARKER) });
+    const outcome = guard.afterToolCall("s", { tool: "web_fetch", output: inMappings(MARKER, 5_000) });
     expect(outcome.taint).toBe("untrusted");
     expect(outcome.output).toMatch(/^\[provenant withheld this tool output: it could not be checked \(InputLimitError: web_fetch output is too large: .*\)\]$/);
     guard.close();

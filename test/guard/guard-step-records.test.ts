@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolGate } from "../../src/core/gate.js";
 import type { Logger } from "../../src/core/logger.js";
 import { Guard } from "../../src/guard.js";
-import { memoryAudit, tempWorkspace, type AuditEntry } from "./helpers.js";
+import { capturingLogger, memoryAudit, tempWorkspace, type AuditEntry } from "./helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
 
@@ -164,8 +164,8 @@ describe("tool results", () => {
 
 describe("responses, turns and owner tools", () => {
   it("rule: the response is a node of the turn's graph; after the turn ended it is answered at the turn's taint, not failed", () => {
-    const errors: string[] = [];
-    const logger: Logger = { info: () => undefined, warn: () => undefined, error: (m) => errors.push(m) };
+    const { logger, lines } = capturingLogger();
+    const errors = lines.error;
     const guard = Guard.open({ workspaceDir: tempWorkspace(), audit: memoryAudit().audit, logger });
     ownerTurn(guard);
     expect(guard.beforeResponse("s", "hi").taint).toBe("trusted");

@@ -6,7 +6,7 @@ import { ConfigError } from "../../src/core/config-error.js";
 import { configInputSchema } from "../../src/core/config.js";
 import { Guard } from "../../src/guard.js";
 import { CONFIG_TOOLS, validConfig } from "./config-arbitrary.js";
-import { memoryAudit, tempWorkspace } from "./helpers.js";
+import { capturingLogger, memoryAudit, tempWorkspace } from "./helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
 
@@ -90,8 +90,9 @@ describe("Developer Mode", () => {
 describe("Fail-Open Design", () => {
   it("an internal error never allows a side effect by default: logged, recorded, and the owner is asked", () => {
     const { guard, audit } = taintedGuard();
-    const errors: string[] = [];
-    const broken = Guard.open({ workspaceDir: tempWorkspace(), audit: audit.audit, logger: { info() {}, warn() {}, error: (m) => errors.push(m) } });
+    const { logger, lines } = capturingLogger();
+    const errors = lines.error;
+    const broken = Guard.open({ workspaceDir: tempWorkspace(), audit: audit.audit, logger });
     broken.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "x" });
     (broken as unknown as { approvals: { issue: () => never } }).approvals.issue = () => {
       throw new Error("boom");

@@ -1,21 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { AuditRecordType } from "../../src/core/audit-sink.js";
 import { Guard } from "../../src/guard.js";
-import { tempWorkspace } from "./helpers.js";
+import { capturingLogger, memoryAudit, tempWorkspace } from "./helpers.js";
 
 const OWNER = { id: "+15551234", isOwner: true };
 
 /** A guard with message authentication, its warnings and audit records captured. */
 function authGuard(auth: Record<string, unknown>) {
-  const warnings: string[] = [];
-  const records: { type: AuditRecordType; data: Readonly<Record<string, unknown>> }[] = [];
-  const guard = Guard.open({
-    config: { auth },
-    workspaceDir: tempWorkspace(),
-    logger: { info() {}, warn: (m) => warnings.push(m), error() {} },
-    audit: { record: (type, data) => void records.push({ type, data }) },
-  });
-  return { guard, warnings, records, verify: () => records.filter((r) => r.type === "VERIFY" && String(r.data.kind).startsWith("message-")).map((r) => r.data) };
+  const { logger, lines } = capturingLogger();
+  const { audit, records } = memoryAudit();
+  const guard = Guard.open({ config: { auth }, workspaceDir: tempWorkspace(), logger, audit });
+  return { guard, warnings: lines.warn, records, verify: () => records.filter((r) => r.type === "VERIFY" && String(r.data.kind).startsWith("message-")).map((r) => r.data) };
 }
 
 describe("message authentication at a turn's start", () => {
