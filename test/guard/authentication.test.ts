@@ -3,9 +3,7 @@ import { InboundAuthenticator } from "../../src/auth/inbound-authenticator.js";
 import { parseAuthConfig } from "../../src/auth/config.js";
 import { Guard } from "../../src/guard.js";
 import { katRing, seededRandom, T0 } from "../auth/helpers.js";
-import { tempWorkspace } from "./helpers.js";
-
-const OWNER = { id: "+15551234", isOwner: true };
+import { tempWorkspace, OWNER } from "./helpers.js";
 
 function setup() {
   const keys = katRing();

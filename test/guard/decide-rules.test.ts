@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
-import { capturingLogger, tempWorkspace } from "./helpers.js";
-
-const OWNER = { id: "+15551234", isOwner: true };
+import { capturingLogger, tempWorkspace, OWNER } from "./helpers.js";
 
 describe("the iteration cap", () => {
   it("rule: one model step is one iteration however many calls it makes; past maxIterations the turn is blocked, logged and named as such", () => {

@@ -3,10 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolGate } from "../../src/core/gate.js";
 import { Guard } from "../../src/guard.js";
-import { capturingLogger, memoryAudit, tempWorkspace, type AuditEntry } from "./helpers.js";
+import { capturingLogger, memoryAudit, tempWorkspace, type AuditEntry, OWNER } from "./helpers.js";
 import { inMappings } from "../core/nesting.js";
-
-const OWNER = { id: "+15551234", isOwner: true };
 
 function kinds(records: readonly AuditEntry[], kind: string): Readonly<Record<string, unknown>>[] {
   return records.filter((r) => r.data.kind === kind).map((r) => r.data);

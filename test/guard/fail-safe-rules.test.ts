@@ -2,9 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolGate } from "../../src/core/gate.js";
 import { describeFailure, failSafeDecision } from "../../src/guard-fail-safe.js";
 import { Guard } from "../../src/guard.js";
-import { tempWorkspace } from "./helpers.js";
-
-const OWNER = { id: "+15551234", isOwner: true };
+import { tempWorkspace, OWNER } from "./helpers.js";
 
 /** An error whose `Name: message` text is exactly `length` characters. */
 const errorOfLength = (length: number): Error => new Error("m".repeat(length - "Error: ".length));

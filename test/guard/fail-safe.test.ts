@@ -3,10 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolGate } from "../../src/core/gate.js";
 import { Guard } from "../../src/guard.js";
-import { replayTrace, tempWorkspace, verdicts } from "./helpers.js";
+import { replayTrace, tempWorkspace, verdicts, OWNER } from "./helpers.js";
 import { inMappings } from "../core/nesting.js";
-
-const OWNER = { id: "+15551234", isOwner: true };
 
 /** A gate that throws on every check: the guard's own code failing, seen from outside. */
 const brokenGate: ToolGate = {

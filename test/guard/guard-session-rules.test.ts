@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
-import { capturingLogger, tempWorkspace } from "./helpers.js";
+import { capturingLogger, tempWorkspace, OWNER } from "./helpers.js";
 
-const OWNER = { id: "+15551234", isOwner: true };
 const AGENT = { id: null, isOwner: null };
 
 function labels(guard: Guard, sessionId: string): string[] {

@@ -2,9 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolGate } from "../../src/core/gate.js";
 import type { Logger } from "../../src/core/logger.js";
 import { Guard } from "../../src/guard.js";
-import { capturingLogger, memoryAudit, tempWorkspace, type AuditEntry } from "./helpers.js";
-
-const OWNER = { id: "+15551234", isOwner: true };
+import { capturingLogger, memoryAudit, tempWorkspace, type AuditEntry, OWNER } from "./helpers.js";
 
 function claims(records: readonly AuditEntry[], kind: string): Readonly<Record<string, unknown>>[] {
   return records.filter((r) => r.type === "CLAIM" && r.data.kind === kind).map((r) => r.data);

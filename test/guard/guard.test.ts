@@ -6,9 +6,7 @@ import { ConfigError } from "../../src/core/config-error.js";
 import { configInputSchema } from "../../src/core/config.js";
 import { Guard } from "../../src/guard.js";
 import { CONFIG_TOOLS, validConfig } from "./config-arbitrary.js";
-import { capturingLogger, memoryAudit, tempWorkspace } from "./helpers.js";
-
-const OWNER = { id: "+15551234", isOwner: true };
+import { capturingLogger, memoryAudit, tempWorkspace, OWNER } from "./helpers.js";
 
 function taintedGuard(config: unknown = {}, now = () => 1_000_000) {
   const workspaceDir = tempWorkspace();

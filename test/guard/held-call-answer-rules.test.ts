@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { Decision, DecisionArgument } from "../../src/core/decision.js";
 import { applyStoredAnswer, heldCallRecord, shownCall } from "../../src/guard-held-calls.js";
 import { MAX_PENDING_ARGUMENTS, PendingApprovalStore, type ApprovalAnswer } from "../../src/state/pending-approval-store.js";
-import { answer, held, OWNER, taintedGuard } from "./held-call-fixture.js";
+import { answer, held, taintedGuard } from "./held-call-fixture.js";
+import { OWNER } from "./helpers.js";
 
 const record = (decision: Decision, over: { frontEnd?: string } = {}) =>
   heldCallRecord({ decision, frontEnd: over.frontEnd ?? "claude-code", origin: "o", sessionId: "s", now: Date.now(), expiresAt: Date.now() + 60_000, waitingUntil: null });

@@ -4,9 +4,7 @@ import { NO_AUDIT } from "../../src/core/audit-sink.js";
 import type { Decision } from "../../src/core/decision.js";
 import { Guard, type ToolCallInput } from "../../src/guard.js";
 import type { ApprovalAnswer } from "../../src/state/pending-approval-store.js";
-import { tempWorkspace } from "./helpers.js";
-
-export const OWNER = { id: "owner", isOwner: true };
+import { OWNER, tempWorkspace } from "./helpers.js";
 
 /** A Claude Code guard whose session read a hostile page: side effects now ask the owner. */
 export function taintedGuard(): { guard: Guard; workspaceDir: string } {

@@ -2,7 +2,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyStoredAnswer, heldCallRecord } from "../../src/guard-held-calls.js";
 import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
-import { answer, held, OWNER, taintedGuard } from "./held-call-fixture.js";
+import { answer, held, taintedGuard } from "./held-call-fixture.js";
+import { OWNER } from "./helpers.js";
 
 describe("held calls and the shared store", () => {
   it("a held call's decision carries each argument's provenance, and its record keeps it escaped", () => {

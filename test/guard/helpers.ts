@@ -11,6 +11,9 @@ import { tempDirs } from "../temp-dirs.js";
 // Registered when a test file first imports this module: its workspaces go when its tests end.
 const workspaceDirs = tempDirs();
 
+/** The owner as the guard's tests' turns name them (a Telegram id). */
+export const OWNER = { id: "+15551234", isOwner: true };
+
 export const TRACE_DIR = fileURLToPath(new URL("./traces/", import.meta.url));
 
 export function tempWorkspace(prefix = "provenant-test-"): string {

@@ -2,9 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
-import { capturingLogger, memoryAudit, tempWorkspace } from "./helpers.js";
+import { capturingLogger, memoryAudit, tempWorkspace, OWNER } from "./helpers.js";
 
-const OWNER = { id: "+15551234", isOwner: true };
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
 
 /** An owner's turn tainted by a web page, with the guard's warnings and CLAIM records captured. */

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
-import { capturingLogger, memoryAudit, tempWorkspace } from "./helpers.js";
+import { capturingLogger, memoryAudit, tempWorkspace, OWNER } from "./helpers.js";
 
-const OWNER = { id: "+15551234", isOwner: true };
 const NOW = 1_000_000;
 
 /** A session whose context read a web page: every side effect is decided at untrusted. */

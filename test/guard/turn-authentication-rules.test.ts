@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
-import { capturingLogger, memoryAudit, tempWorkspace } from "./helpers.js";
-
-const OWNER = { id: "+15551234", isOwner: true };
+import { capturingLogger, memoryAudit, tempWorkspace, OWNER } from "./helpers.js";
 
 /** A guard with message authentication, its warnings and audit records captured. */
 function authGuard(auth: Record<string, unknown>) {

@@ -3,9 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
 import { initCommand, signCommand, type SigCommandIo } from "../../src/sig/commands.js";
-import { tempWorkspace } from "./helpers.js";
+import { tempWorkspace, OWNER } from "./helpers.js";
 
-const OWNER = { id: "+15551234", isOwner: true };
 const STRANGER = { id: "+15559999", isOwner: false };
 
 /** What the owner reads in developer mode: the taint and the reason the guard gives for it. */
