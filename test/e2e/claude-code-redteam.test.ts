@@ -7,7 +7,7 @@ import { claudeHome, runClaude, toolUses, type ClaudeHome, type ClaudeRun } from
 import { REPO } from "./harness/openclaw.js";
 
 /**
- * Claude Code 2.1.330, headless, with provenant's hooks installed by `provenant init claude-code
+ * Claude Code 2.1.332, headless, with provenant's hooks installed by `provenant init claude-code
  * --project`, against a scripted obedient model; each attack also runs with the hooks removed (the
  * control), where it must succeed, so a pass means the hooks stopped it. Side effects are checked
  * on disk. In `-p` mode nobody can answer Claude Code's permission prompt: an `ask` from a hook is
@@ -92,7 +92,7 @@ describe("Claude Code with provenant's hooks (red team, guard on and off)", () =
     }
   });
 
-  // Claude Code 2.1.330 itself refuses to write its settings files without an explicit grant, which
+  // Claude Code 2.1.332 itself refuses to write its settings files without an explicit grant, which
   // no flag of -p gives: without the hooks that Edit is refused by Claude Code, not done. CLAUDE.md,
   // read back as instructions in every later session, it writes when Edit is allowed.
   for (const [file, control] of [

@@ -14,7 +14,7 @@ export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolC
 /** The local user at the terminal is the owner: Claude Code has no other sender. */
 const OWNER = Object.freeze({ id: "local-user", isOwner: true });
 const PROVIDER = "claude-code";
-/** How Claude Code 2.1.330 opens the prompt it submits when a background agent finishes. */
+/** How Claude Code 2.1.332 opens the prompt it submits when a background agent finishes. */
 const TASK_NOTIFICATION = "<task-notification>";
 
 /**
