@@ -11,11 +11,15 @@ export const DENIED_ENV_NAMES: ReadonlySet<string> = new Set([
   // shells and the programs tools hand text to
   "BASH_ENV", "ENV", "IFS", "CDPATH", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "GLOBIGNORE",
   "BASH_XTRACEFD", "ZDOTDIR", "SHELL", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "BROWSER", "TMPDIR",
+  // the same hand-offs under the names common credentialed tools read first (gh, kubectl)
+  "GH_BROWSER", "GH_EDITOR", "GH_PAGER", "KUBE_EDITOR", "KUBECTL_EXTERNAL_DIFF",
   // language runtimes
   "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONBREAKPOINT", "PYTHONINSPECT",
   "PERL5LIB", "PERLLIB", "PERL5OPT", "PERL5DB", "RUBYLIB", "RUBYOPT", "GEM_PATH", "GEM_HOME",
   "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-  "JDK_JAVA_OPTIONS", "CLASSPATH", "GOFLAGS", "LUA_PATH", "LUA_CPATH", "LUA_INIT", "TCLLIBPATH",
+  // GODEBUG: http2debug=2 makes any Go program print every HTTP/2 header it sends, Authorization
+  // included, and other settings turn TLS checks back to insecure defaults
+  "JDK_JAVA_OPTIONS", "CLASSPATH", "GOFLAGS", "GODEBUG", "LUA_PATH", "LUA_CPATH", "LUA_INIT", "TCLLIBPATH",
   "PHPRC", "PHP_INI_SCAN_DIR", "GCONV_PATH", "LOCPATH", "NLSPATH", "HOSTALIASES", "RESOLV_HOST_CONF",
   "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES", "MALLOC_CHECK_", "GETCONF_DIR",
   // proxies and TLS trust
@@ -42,6 +46,8 @@ export const DENIED_ENV_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 export function isDeniedEnvName(name: string): boolean {
+  // Python's urllib (and so requests, pip, the AWS CLI) takes any name ending in _proxy, in any case.
+  if (name.toLowerCase().endsWith("_proxy")) return true;
   return DENIED_ENV_NAMES.has(name) || DENIED_PREFIXES.some((p) => name.startsWith(p));
 }
 

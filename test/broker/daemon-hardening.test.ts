@@ -1,4 +1,9 @@
-import { realpathSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { type Http2SecureServer, createSecureServer } from "node:http2";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Socket, createConnection } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signedRequestLine } from "../../src/broker/broker-client.js";
@@ -145,4 +150,74 @@ describe("the daemon's log", () => {
     }
     expect(h.logs.map((e) => e.event)).toEqual(expect.arrayContaining(["daemon_stopping", "daemon_stopped"]));
   });
+});
+
+describe("an attacker who is the sandboxed agent cannot make a tool print its credential or send it elsewhere through the environment", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ tools: { env: { binary: "/usr/bin/env" } } });
+  });
+  afterAll(async () => h.close());
+
+  it("drops GODEBUG, editor, browser and diff hand-offs of common credentialed tools, and proxy names in any case", async () => {
+    // GODEBUG=http2debug=2 makes every Go program print each HTTP/2 header it sends, Authorization
+    // included; GH_BROWSER, GH_EDITOR, GH_PAGER, KUBE_EDITOR and KUBECTL_EXTERNAL_DIFF are commands gh
+    // and kubectl run with their credentials at hand; Python reads *_proxy names in any case.
+    const names = ["GODEBUG", "GH_BROWSER", "GH_EDITOR", "GH_PAGER", "KUBE_EDITOR", "KUBECTL_EXTERNAL_DIFF", "Https_Proxy", "hTTP_pRoXy", "All_Proxy"];
+    const r = await h.run({ tool: "env", args: [], cwd: "/", env: { HARMLESS: "yes", ...Object.fromEntries(names.map((n) => [n, "injected"])) } });
+    expect(r.result).toMatchObject({ kind: "done", exitCode: 0 });
+    const env = r.stdout.toString();
+    // Control: a harmless name still passes, so the request's env reached the tool.
+    expect(env).toContain("HARMLESS=yes\n");
+    expect(env).not.toContain("injected");
+    expect(String(h.logs.findLast((e) => e.event === "request_env_dropped")?.fields["names"]).split(",").sort()).toEqual([...names].sort());
+  });
+});
+
+const KUBECTL = "/usr/bin/kubectl";
+
+describe.skipIf(!existsSync(KUBECTL))("an attacker who is the sandboxed agent cannot read a Go tool's bearer token through GODEBUG", () => {
+  const TOKEN = "broker-held-token-5f1c2e";
+  let dir: string;
+  let server: Http2SecureServer;
+  const seen: string[] = [];
+  let h: Harness;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "provenant-broker-godebug-"));
+    // A stand-in for the API server the operator's kubeconfig names, speaking HTTP/2 over TLS as real
+    // ones do; it records the Authorization header it receives (the control that the token was sent).
+    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+    server = createSecureServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, (req, res) => {
+      seen.push(String(req.headers["authorization"]));
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}');
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    const kubeconfig = join(dir, "kubeconfig");
+    const ca = readFileSync(join(dir, "cert.pem")).toString("base64");
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:${port}", certificate-authority-data: "${ca}"}}]\n` +
+        `users: [{name: u, user: {token: "${TOKEN}"}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+      { mode: 0o600 },
+    );
+    // The operator's deployment: kubectl run by the daemon with a kubeconfig the sandbox cannot read.
+    h = await startHarness({ tools: { kubectl: { binary: KUBECTL, forced_env: { KUBECONFIG: kubeconfig }, timeout: "30s" } } });
+  });
+  afterAll(async () => {
+    await h.close();
+    await new Promise<void>((r) => server.close(() => r()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("kubectl run with GODEBUG=http2debug=2 from the request sends the token but prints no header", async () => {
+    const r = await h.run({ tool: "kubectl", args: ["get", "--raw", "/api/v1/pods"], cwd: "/", env: { GODEBUG: "http2debug=2" } });
+    expect(r.result).toMatchObject({ kind: "done" });
+    // The credentialed request happened: the server got the token.
+    expect(seen).toContain(`Bearer ${TOKEN}`);
+    // What came back to the sandbox does not hold it.
+    expect((r.stdout.toString() + r.stderr.toString()).includes(TOKEN)).toBe(false);
+  }, 40_000);
 });
