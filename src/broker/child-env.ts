@@ -5,7 +5,13 @@
  * credential, a forced value or the base variables). A tool with `allowed_env` takes only the request
  * names listed there (allow-list mode); the denylist applies in both modes and cannot be listed.
  */
-const DENIED_PREFIXES = ["LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE", "NPM_CONFIG_", "npm_config_"] as const;
+// CLOUDSDK_: gcloud reads every property as CLOUDSDK_<SECTION>_<NAME> (API endpoints, proxy, CA
+// file, TLS validation off); DOCKER_: the daemon, context and TLS files docker talks through;
+// AWS_ENDPOINT_URL: also per service (AWS_ENDPOINT_URL_S3, ...).
+const DENIED_PREFIXES = [
+  "LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE", "NPM_CONFIG_", "npm_config_",
+  "CLOUDSDK_", "DOCKER_", "AWS_ENDPOINT_URL",
+] as const;
 
 export const DENIED_ENV_NAMES: ReadonlySet<string> = new Set([
   // shells and the programs tools hand text to
@@ -39,7 +45,7 @@ export const DENIED_ENV_NAMES: ReadonlySet<string> = new Set([
   "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS", "GH_HOST", "GH_CONFIG_DIR",
   "GH_ENTERPRISE_TOKEN", "GLAB_CONFIG_DIR", "CURL_HOME", "NETRC", "WGETRC",
   "DOCKER_CONFIG", "DOCKER_HOST", "KUBECONFIG", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",
-  "AWS_ENDPOINT_URL", "CLOUDSDK_CONFIG", "GNUPGHOME", "PASSWORD_STORE_DIR",
+  "AWS_ENDPOINT_URL", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "CLOUDSDK_CONFIG", "GNUPGHOME", "PASSWORD_STORE_DIR",
   "PIP_CONFIG_FILE", "PIP_INDEX_URL", "CARGO_HOME",
   // the C library's own tunables (GLIBC_TUNABLES has carried loader exploits) and locale loading
   "GLIBC_TUNABLES", "LOCALDOMAIN", "RES_OPTIONS",

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { type Server, createServer as createHttpServer } from "node:http";
 import { type Http2SecureServer, createSecureServer } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -159,11 +160,14 @@ describe("an attacker who is the sandboxed agent cannot make a tool print its cr
   });
   afterAll(async () => h.close());
 
-  it("drops GODEBUG, editor, browser and diff hand-offs of common credentialed tools, and proxy names in any case", async () => {
+  it("drops GODEBUG, editor, browser and diff hand-offs of common credentialed tools, proxy names in any case, and gcloud, docker and AWS endpoint and profile names", async () => {
     // GODEBUG=http2debug=2 makes every Go program print each HTTP/2 header it sends, Authorization
     // included; GH_BROWSER, GH_EDITOR, GH_PAGER, KUBE_EDITOR and KUBECTL_EXTERNAL_DIFF are commands gh
     // and kubectl run with their credentials at hand; Python reads *_proxy names in any case.
     const names = ["GODEBUG", "GH_BROWSER", "GH_EDITOR", "GH_PAGER", "KUBE_EDITOR", "KUBECTL_EXTERNAL_DIFF", "Https_Proxy", "hTTP_pRoXy", "All_Proxy"];
+    // gcloud takes every property as CLOUDSDK_<SECTION>_<NAME>; docker and the AWS CLI choose their
+    // endpoint, context or profile (so which credential) by these names.
+    names.push("CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE", "CLOUDSDK_AUTH_DISABLE_SSL_VALIDATION", "DOCKER_CONTEXT", "DOCKER_TLS_VERIFY", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE", "AWS_DEFAULT_PROFILE");
     const r = await h.run({ tool: "env", args: [], cwd: "/", env: { HARMLESS: "yes", ...Object.fromEntries(names.map((n) => [n, "injected"])) } });
     expect(r.result).toMatchObject({ kind: "done", exitCode: 0 });
     const env = r.stdout.toString();
@@ -220,4 +224,64 @@ describe.skipIf(!existsSync(KUBECTL))("an attacker who is the sandboxed agent ca
     // What came back to the sandbox does not hold it.
     expect((r.stdout.toString() + r.stderr.toString()).includes(TOKEN)).toBe(false);
   }, 40_000);
+});
+
+const GCLOUD = "/usr/bin/gcloud";
+
+describe.skipIf(!existsSync(GCLOUD))("an attacker who is the sandboxed agent cannot send gcloud's bearer token to a server of its own", () => {
+  const TOKEN = "ya29.broker-held-7d3a91";
+  let dir: string;
+  let api: Server;
+  let proxy: Server;
+  const atApi: string[] = [];
+  const atProxy: string[] = [];
+  let h: Harness;
+
+  const recorder = (seen: string[]): Server =>
+    createHttpServer((req, res) => {
+      seen.push(String(req.headers["authorization"]));
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("{}");
+    });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "provenant-broker-gcloud-"));
+    writeFileSync(join(dir, "token"), `${TOKEN}\n`, { mode: 0o600 });
+    // The API the operator points gcloud at, and a "proxy" that only records what reaches it.
+    api = recorder(atApi);
+    proxy = recorder(atProxy);
+    await Promise.all([api, proxy].map((s) => new Promise<void>((r) => s.listen(0, "127.0.0.1", r))));
+    const apiPort = (api.address() as AddressInfo).port;
+    h = await startHarness({
+      tools: {
+        gcloud: {
+          binary: GCLOUD,
+          timeout: "60s",
+          forced_env: {
+            CLOUDSDK_CONFIG: join(dir, "config"),
+            CLOUDSDK_AUTH_ACCESS_TOKEN_FILE: join(dir, "token"),
+            CLOUDSDK_CORE_DISABLE_PROMPTS: "1",
+            CLOUDSDK_API_ENDPOINT_OVERRIDES_COMPUTE: `http://127.0.0.1:${apiPort}/compute/v1/`,
+          },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+    await Promise.all([api, proxy].map((s) => new Promise<void>((r) => s.close(() => r()))));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("gcloud properties from the request (CLOUDSDK_PROXY_*) are dropped: the token reaches the operator's API only", async () => {
+    // Every gcloud property can be set as CLOUDSDK_<SECTION>_<NAME>: endpoints, proxies, CA files,
+    // switching TLS validation off. Here the request names a proxy of its own.
+    const proxyPort = (proxy.address() as AddressInfo).port;
+    const env = { CLOUDSDK_PROXY_TYPE: "http", CLOUDSDK_PROXY_ADDRESS: "127.0.0.1", CLOUDSDK_PROXY_PORT: String(proxyPort) };
+    const r = await h.run({ tool: "gcloud", args: ["compute", "instances", "list", "--project", "p"], cwd: "/", env });
+    expect(r.result).toMatchObject({ kind: "done" });
+    expect(atProxy).toEqual([]);
+    // Control: the credentialed request was made, to the operator's API.
+    expect(atApi).toContain(`Bearer ${TOKEN}`);
+  }, 90_000);
 });
