@@ -9,7 +9,7 @@
 // file, TLS validation off); DOCKER_: the daemon, context and TLS files docker talks through;
 // AWS_ENDPOINT_URL: also per service (AWS_ENDPOINT_URL_S3, ...).
 const DENIED_PREFIXES = [
-  "LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE", "NPM_CONFIG_", "npm_config_",
+  "LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE",
   "CLOUDSDK_", "DOCKER_", "AWS_ENDPOINT_URL",
 ] as const;
 
@@ -52,8 +52,10 @@ export const DENIED_ENV_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 export function isDeniedEnvName(name: string): boolean {
-  // Python's urllib (and so requests, pip, the AWS CLI) takes any name ending in _proxy, in any case.
-  if (name.toLowerCase().endsWith("_proxy")) return true;
+  // Read in any case: npm takes every npm_config_* name as a setting (Npm_Config_userconfig too),
+  // and Python's urllib (so requests, pip, the AWS CLI) any name ending in _proxy.
+  const lower = name.toLowerCase();
+  if (lower.startsWith("npm_config_") || lower.endsWith("_proxy")) return true;
   return DENIED_ENV_NAMES.has(name) || DENIED_PREFIXES.some((p) => name.startsWith(p));
 }
 

