@@ -180,7 +180,7 @@ describe("an attacker who is the sandboxed agent cannot make a tool print its cr
 
 const KUBECTL = "/usr/bin/kubectl";
 
-describe.skipIf(!existsSync(KUBECTL))("an attacker who is the sandboxed agent cannot read a Go tool's bearer token through GODEBUG", () => {
+describe.skipIf(!existsSync(KUBECTL) || !existsSync("/usr/bin/openssl"))("an attacker who is the sandboxed agent cannot read a Go tool's bearer token through GODEBUG", () => {
   const TOKEN = "broker-held-token-5f1c2e";
   let dir: string;
   let server: Http2SecureServer;
@@ -191,7 +191,7 @@ describe.skipIf(!existsSync(KUBECTL))("an attacker who is the sandboxed agent ca
     dir = mkdtempSync(join(tmpdir(), "provenant-broker-godebug-"));
     // A stand-in for the API server the operator's kubeconfig names, speaking HTTP/2 over TLS as real
     // ones do; it records the Authorization header it receives (the control that the token was sent).
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+    execFileSync("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
     server = createSecureServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, (req, res) => {
       seen.push(String(req.headers["authorization"]));
       res.writeHead(200, { "content-type": "application/json" });
@@ -208,7 +208,7 @@ describe.skipIf(!existsSync(KUBECTL))("an attacker who is the sandboxed agent ca
       { mode: 0o600 },
     );
     // The operator's deployment: kubectl run by the daemon with a kubeconfig the sandbox cannot read.
-    h = await startHarness({ tools: { kubectl: { binary: KUBECTL, forced_env: { KUBECONFIG: kubeconfig }, timeout: "30s" } } });
+    h = await startHarness({ tools: { kubectl: { binary: KUBECTL, forced_env: { KUBECONFIG: kubeconfig, KUBECACHEDIR: join(dir, "cache") }, timeout: "30s" } } });
   });
   afterAll(async () => {
     await h.close();
@@ -322,7 +322,12 @@ describe.skipIf(!existsSync(NPM))("an attacker who is the sandboxed agent cannot
           binary: NPM,
           timeout: "60s",
           env: { NPM_TOKEN: "npm" },
-          forced_env: { npm_config_userconfig: join(dir, "operator.npmrc"), npm_config_cache: join(dir, "cache"), npm_config_update_notifier: "false" },
+          forced_env: {
+            npm_config_userconfig: join(dir, "operator.npmrc"),
+            npm_config_cache: join(dir, "cache"),
+            npm_config_logs_dir: join(dir, "logs"),
+            npm_config_update_notifier: "false",
+          },
         },
       },
     });
