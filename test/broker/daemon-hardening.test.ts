@@ -346,3 +346,68 @@ describe.skipIf(!existsSync(NPM))("an attacker who is the sandboxed agent cannot
     expect(atRegistry).toContain(`Bearer ${TOKEN}`);
   }, 90_000);
 });
+
+describe("an attacker who is the sandboxed agent cannot run a command of its own through the directory a tool runs in", () => {
+  const TOKEN = "ghp_broker-held-5f1e";
+  let dir: string;
+  let sandboxRepo: string;
+  let h: Harness;
+  const leak = (): string => join(dir, "leaked-env");
+
+  beforeAll(async () => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "provenant-broker-cwd-")));
+    // The sandbox's own repository: git runs core.fsmonitor through the shell on `git status`.
+    sandboxRepo = join(dir, "sandbox-repo");
+    execFileSync("git", ["init", "-q", sandboxRepo]);
+    execFileSync("git", ["-C", sandboxRepo, "config", "core.fsmonitor", `env > ${leak()}; false`]);
+    const operatorDir = join(dir, "operator");
+    execFileSync("mkdir", [operatorDir]);
+    process.env["PROVENANT_TEST_GH_TOKEN"] = TOKEN;
+    const git = {
+      binary: "/usr/bin/git",
+      env: { GH_TOKEN: "gh" },
+      // Only `git status` is allowed: the argument rules cannot see what the repository's config runs.
+      mode: "allowlist",
+      allowed_args: [{ match: "argv", argv: ["status"] }],
+      forced_env: { GIT_CEILING_DIRECTORIES: dir },
+    };
+    h = await startHarness({
+      credentials: { gh: { source: "env:PROVENANT_TEST_GH_TOKEN" } },
+      tools: { git, "git-pinned": { ...git, working_dir: operatorDir } },
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("with working_dir the tool runs in the operator's directory, whatever cwd the request names: the sandbox's fsmonitor never runs", async () => {
+    const r = await h.run({ tool: "git-pinned", args: ["status"], cwd: sandboxRepo });
+    // Not a repository: git says so and runs nothing of the sandbox's.
+    expect(r.result).toMatchObject({ kind: "done", exitCode: 128 });
+    expect(r.stderr.toString()).toContain("not a git repository");
+    expect(existsSync(leak())).toBe(false);
+  });
+
+  it("control: without working_dir the request's cwd is used and the sandbox's repository hands the token out (the documented limit)", async () => {
+    const r = await h.run({ tool: "git", args: ["status"], cwd: sandboxRepo });
+    expect(r.result).toMatchObject({ kind: "done" });
+    expect(readFileSync(leak(), "utf8")).toContain(`GH_TOKEN=${TOKEN}`);
+  });
+
+  it("a working_dir that is not a directory refuses the call, naming nothing of it to the peer", async () => {
+    const h2 = await startHarness({ tools: { echo: { binary: "/bin/echo", working_dir: join(dir, "missing") } } });
+    try {
+      const r = await h2.run({ tool: "echo", args: ["x"], cwd: "/" });
+      expect(r.result).toMatchObject({ kind: "error", message: "invalid working directory" });
+      expect(h2.logs.find((e) => e.event === "request_refused")?.fields["reason"]).toBe(`working_dir ${join(dir, "missing")} is not a directory`);
+    } finally {
+      await h2.close();
+    }
+  });
+
+  it("the request's cwd must still be absolute (the protocol), though the tool does not run there", async () => {
+    const r = await h.run({ tool: "git-pinned", args: ["status"], cwd: "relative/dir" });
+    expect(r.result).toMatchObject({ kind: "error", message: "invalid working directory" });
+  });
+});
