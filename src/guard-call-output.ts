@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
 import { execOutputTrust, execWrittenFiles, type ExecTrust } from "./core/exec-trust.js";
@@ -47,7 +47,11 @@ export class CallOutputTrust {
       const base = this.baseDir(workdir);
       let trust: ExecTrust =
         typeof command === "string"
-          ? execOutputTrust(command, { overrides: this.options.config.execCommandTrust, fileLevel: (path) => this.fileLevel(path, base) })
+          ? execOutputTrust(command, {
+              overrides: this.options.config.execCommandTrust,
+              fileLevel: (path) => this.fileLevel(path, base),
+              treeLevel: (path) => this.treeLevel(path, base),
+            })
           : { level: "untrusted", reason: "exec with no command string" };
       const inDir = workdir === null ? null : this.fileLevel(workdir);
       if (inDir !== null && lessTrusted(inDir.level, trust.level)) trust = inDir;
@@ -100,6 +104,61 @@ export class CallOutputTrust {
     return worst;
   }
 
+  /**
+   * The trust of everything a recursive read of `rawPath` can print: the path's own level and the
+   * worst file or directory beneath it (by `fileTrust` and labels). A directory that matches a rule
+   * stands for all it holds and is not entered; `.git` is not entered; past MAX_TREE_ENTRIES
+   * entries the rest is not looked at and the read counts as untrusted.
+   */
+  treeLevel(rawPath: string, base: string = this.options.workspaceDir): ExecTrust | null {
+    let worst = this.fileLevel(rawPath, base);
+    const worse = (found: ExecTrust | null) => {
+      if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
+    };
+    for (const root of this.absoluteReadings(rawPath, base)) {
+      let isDirectory = false;
+      try {
+        // Followed, as `grep -r` and `find` follow a link named on their command line.
+        isDirectory = statSync(root).isDirectory();
+      } catch {
+        // Nothing there: nothing beneath it either.
+      }
+      if (!isDirectory) continue;
+      const stack = [root];
+      let seen = 0;
+      walk: while (stack.length > 0) {
+        const dir = stack.pop() as string;
+        let entries;
+        try {
+          entries = readdirSync(dir, { withFileTypes: true });
+        } catch {
+          continue;
+        }
+        for (const entry of entries) {
+          if (++seen > MAX_TREE_ENTRIES) {
+            worse({ level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries under ${root} to check` });
+            break walk;
+          }
+          const path = join(dir, entry.name);
+          const found = this.fileLevel(path);
+          if (found !== null) {
+            worse(found);
+            continue;
+          }
+          if (entry.isDirectory() && entry.name !== ".git") stack.push(path);
+          else if (entry.isSymbolicLink()) {
+            try {
+              worse(this.fileLevel(realpathSync.native(path)));
+            } catch {
+              // A dangling link reads nothing.
+            }
+          }
+        }
+      }
+    }
+    return worst;
+  }
+
   /** Where an `exec`'s relative paths start: its `workdir`, else the workspace. */
   private baseDir(workdir: string | null): string {
     if (workdir === null) return this.options.workspaceDir;
@@ -121,6 +180,9 @@ export class CallOutputTrust {
     return [...out];
   }
 }
+
+/** How many entries a recursive read's directories are looked through for files of lower trust. */
+const MAX_TREE_ENTRIES = 20_000;
 
 /** OpenClaw's `exec` runs in `workdir` when given (empty means the default). */
 function workdirOf(params: Readonly<Record<string, unknown>>): string | null {

@@ -66,12 +66,17 @@ export interface ExecTrustOptions {
   /** Owner's entries (`execCommandTrust`), over the built-in lists; `*` is any other program. */
   readonly overrides: Readonly<Record<string, TrustLevel>>;
   readonly fileLevel: FileLevel;
+  /**
+   * The trust of everything under a path, for a program that reads a directory recursively
+   * (`grep -r`, `rg`, `find`): the worst file beneath it. Without it, the path's own `fileLevel`.
+   */
+  readonly treeLevel?: FileLevel;
 }
 
 /** The trust of a command's output (see the module comment). */
 export function execOutputTrust(command: string, options: ExecTrustOptions): ExecTrust {
   const table = commandTable(options.overrides);
-  return new Classifier(table, options.fileLevel).script(command, 0);
+  return new Classifier(table, options.fileLevel, options.treeLevel ?? options.fileLevel).script(command, 0);
 }
 
 function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<string, TrustLevel> {
@@ -89,6 +94,7 @@ class Classifier {
   constructor(
     private readonly table: ReadonlyMap<string, TrustLevel>,
     private readonly fileLevel: FileLevel,
+    private readonly treeLevel: FileLevel,
   ) {}
 
   script(source: string, depth: number): ExecTrust {
@@ -160,6 +166,11 @@ class Classifier {
     if (level !== null) this.note(level.level, level.reason);
   }
 
+  private tree(path: string): void {
+    const level = this.treeLevel(path);
+    if (level !== null) this.note(level.level, level.reason);
+  }
+
   private command(command: BashCommand, depth: number): void {
     const name = command.name;
     if (name === undefined) return; // assignments and redirects only; walked by the caller
@@ -211,6 +222,58 @@ class Classifier {
       }
       this.file(arg);
     }
+    // A program that reads whole directories prints what any file beneath them says (or is named).
+    for (const path of recursiveOperands(program, args)) this.tree(path);
+  }
+}
+
+/** grep's and rg's options that name the pattern, so that every other word is a path. */
+const PATTERN_OPTIONS = /^(-[^-]*[ef]|--regexp|--file)/;
+/** Those whose value is the next word. */
+const PATTERN_VALUE_OPTIONS: ReadonlySet<string> = new Set(["-e", "-f", "--regexp", "--file"]);
+
+/** The words after the pattern (every word when an option gives the pattern); `.` when there are none. */
+function searchPaths(args: readonly string[]): string[] {
+  const words = args.filter((a, i) => !a.startsWith("-") && a !== "" && !PATTERN_VALUE_OPTIONS.has(args[i - 1] ?? ""));
+  const paths = args.some((a) => PATTERN_OPTIONS.test(a)) ? words : words.slice(1);
+  return paths.length === 0 ? ["."] : paths;
+}
+
+/**
+ * The directories a local program reads recursively (its output can be any file beneath them, or
+ * their names): `grep -r`/`-R`, `rg`, `ag`, `git grep`, `find`, `tree`, `ls -R`, `diff -r`.
+ * Generous: a word that is an option's value or a pattern names nothing on disk, which costs a
+ * look; a directory missed is content read unjudged.
+ */
+export function recursiveOperands(program: string, args: readonly string[]): string[] {
+  const short = (letters: RegExp) => args.some((a) => /^-[^-]/.test(a) && letters.test(a.slice(1)));
+  switch (program) {
+    case "grep":
+    case "egrep":
+    case "fgrep":
+      if (!(short(/[rR]/) || args.some((a) => a === "--recursive" || a === "--dereference-recursive" || a === "--directories=recurse" || a === "recurse"))) return [];
+      return searchPaths(args);
+    case "rg":
+    case "ag":
+      // `--files` lists the files it would search: every word is a path.
+      return args.includes("--files") ? searchPaths(["--files", ...args]) : searchPaths(args);
+    case "git": {
+      const at = args.findIndex((a) => !a.startsWith("-"));
+      return at !== -1 && args[at] === "grep" ? searchPaths(args.slice(at + 1)) : [];
+    }
+    case "find": {
+      const end = args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!" || a === ")");
+      const starts = end === -1 ? args : args.slice(0, end);
+      return starts.length === 0 ? ["."] : [...starts];
+    }
+    case "tree":
+      return args.filter((a) => !a.startsWith("-")).concat(args.some((a) => !a.startsWith("-")) ? [] : ["."]);
+    case "ls":
+    case "diff":
+      if (!(short(program === "ls" ? /R/ : /[rR]/) || args.includes("--recursive"))) return [];
+      return args.filter((a) => !a.startsWith("-")).concat(program === "ls" && !args.some((a) => !a.startsWith("-")) ? ["."] : []);
+    default:
+      return [];
   }
 }
 

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, type FileLevel } from "../../src/core/exec-trust.js";
+import { execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
 
 const noFiles: FileLevel = () => null;
 const level = (command: string, overrides: Record<string, "trusted" | "shared" | "external" | "untrusted"> = {}, fileLevel: FileLevel = noFiles) =>
@@ -47,6 +47,22 @@ describe("exec output trust from the parsed command", () => {
     expect(level("python3 x.py", { "*": "external" })).toBe("external");
     expect(level("git fetch", { git: "trusted" })).toBe("untrusted");
     expect(level("git fetch", { "git fetch": "trusted" })).toBe("trusted");
+  });
+
+  it("a program that reads directories recursively is judged by what is beneath each one it reads (`.` when it names none)", () => {
+    const trees: string[] = [];
+    execOutputTrust("grep -rn foo . && rg -e bar src lib; git grep baz; find docs -name x; grep foo a.txt; ls -la; ls -R; diff -r a b", {
+      overrides: {},
+      fileLevel: noFiles,
+      treeLevel: (p) => (trees.push(p), null),
+    });
+    expect(trees).toEqual([".", "src", "lib", ".", "docs", ".", "a", "b"]);
+    expect(recursiveOperands("grep", ["-R", "foo"])).toEqual(["."]);
+    expect(recursiveOperands("grep", ["--recursive", "-e", "foo", "x"])).toEqual(["x"]);
+    expect(recursiveOperands("rg", ["--files"])).toEqual(["."]);
+    expect(recursiveOperands("grep", ["-n", "foo", "x"])).toEqual([]);
+    const vendored: FileLevel = (p) => (p === "." ? { level: "external", reason: "third_party beneath" } : null);
+    expect(execOutputTrust("grep -rn foo .", { overrides: {}, fileLevel: noFiles, treeLevel: vendored }).level).toBe("external");
   });
 
   it("files a local program reads carry their own trust, by argument, option value or input redirection", () => {
