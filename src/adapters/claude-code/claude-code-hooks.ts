@@ -8,7 +8,16 @@ import { contextAnswer, decisionAnswer, errorAnswer, NO_OPINION, promptBlockedAn
 import type { HookEvent } from "./hook-event.js";
 import { waitForOwner, type HookWait, type WaitingGuard } from "./held-call-wait.js";
 
-export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolCall" | "endTurn" | "taint">;
+export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolCall" | "endTurn" | "taint" | "inheritTaint">;
+
+/**
+ * A fork (`--fork-session`, `/branch`) copies a conversation under a new session id, and Claude Code
+ * 2.1.330 does not say which one (nor do the copied transcript entries): whatever the conversation
+ * read, it now holds under an id the guard has never seen. It starts untrusted until the owner
+ * types `.reset-trust`.
+ */
+const FORK_TAINT = "untrusted";
+const FORK_REASON = "a fork of an earlier conversation, which may hold content from anywhere (Claude Code does not say which session it copied)";
 
 
 /** The local user at the terminal is the owner: Claude Code has no other sender. */
@@ -60,6 +69,7 @@ export class ClaudeCodeHooks {
         return NO_OPINION;
       }
       case "SessionStart": {
+        if (event.source === "fork" && !this.seen.has(session)) this.guard.inheritTaint(session, FORK_TAINT, FORK_REASON);
         this.resume(session);
         const taint = this.guard.taint(session);
         if (taint === undefined || taint === "trusted") return NO_OPINION;

@@ -66,6 +66,18 @@ describe("Claude Code hook events onto the guard", () => {
     expect(guard.graph("s1")?.toJSON().nodes.some((n) => n.label.startsWith("Bash response"))).toBe(true);
   });
 
+  it("a fork of a conversation starts untrusted (Claude Code does not say what it copied) until the owner resets; a fresh start does not", () => {
+    const { send } = hooks();
+    expect(send({ hook_event_name: "SessionStart", source: "startup" })).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    const forked = hooks();
+    const told = forked.send({ hook_event_name: "SessionStart", source: "fork" });
+    expect(JSON.parse(told.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: expect.stringContaining("holds untrusted content") } });
+    forked.send({ hook_event_name: "UserPromptSubmit", prompt: "touch x" });
+    expect(decisionOf(forked.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }))).toBe("ask");
+    forked.send({ hook_event_name: "UserPromptSubmit", prompt: ".reset-trust" });
+    expect(decisionOf(forked.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }))).toBeNull();
+  });
+
   it("a failed call's error text enters the graph at the call's output trust: a cut-off curl taints, a failing local command does not", () => {
     const { send } = hooks();
     send({ hook_event_name: "UserPromptSubmit", prompt: "fetch the notes" });
