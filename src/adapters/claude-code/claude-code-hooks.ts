@@ -66,6 +66,11 @@ export class ClaudeCodeHooks {
         this.seen.add(session);
         const start = this.guard.beginTurn({ sessionId: session, sender: OWNER, provider: PROVIDER, text: event.prompt });
         if (start.command !== null) return promptBlockedAnswer(`provenant: ${displayText(start.command.message)}`);
+        // Claude Code attaches what the prompt @-mentions itself, with no tool call: a file (or a
+        // directory's listing) and an MCP resource enter the context as if read, and are judged so.
+        for (const mention of promptMentions(event.prompt)) {
+          this.guard.afterToolCall(session, mention.resource ? { tool: "ReadMcpResourceTool", params: { uri: mention.text }, output: "", ran: true } : { tool: "Read", params: { file_path: mention.text }, output: "", ran: true });
+        }
         return NO_OPINION;
       }
       case "SessionStart": {
@@ -114,6 +119,41 @@ export class ClaudeCodeHooks {
     this.seen.add(session);
     this.guard.beginTurn({ sessionId: session, sender: OWNER, provider: PROVIDER, text: "" });
   }
+}
+
+/** At most this many @-mentions of one prompt are judged; past it, the rest count as untrusted. */
+const MAX_MENTIONS = 64;
+const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"`>]+$/;
+
+/**
+ * What a prompt may @-mention, generously (Claude Code 2.1.330 reads `@path`, `@"a path"`,
+ * `@path#L10-20`, `@server:uri` after the start or a space): every spelling it could read, with and
+ * without a line range and trailing punctuation. A spelling that names nothing is judged by its
+ * name alone (`fileTrust` globs), which costs nothing; a mention missed is content read unjudged.
+ * `resource` marks a `server:` form, an MCP resource (untrusted).
+ */
+export function promptMentions(prompt: string): { readonly text: string; readonly resource: boolean }[] {
+  if (!prompt.includes("@")) return [];
+  const raw = new Set<string>();
+  for (const m of prompt.matchAll(/(?:^|[\s(\[{'"`])@"([^"]+)"/g)) if (m[1] !== undefined) raw.add(m[1]);
+  for (const m of prompt.matchAll(/(?:^|[\s(\[{'"`])@((?:[^\s\\]|\\ )+)/g)) if (m[1] !== undefined) raw.add(m[1].replaceAll("\\ ", " "));
+  const out = new Map<string, { text: string; resource: boolean }>();
+  for (const token of raw) {
+    const unquoted = token.replace(/^"/, "");
+    const spellings = [unquoted, unquoted.replace(TRAILING_PUNCTUATION, "")];
+    for (const spelling of [...spellings]) {
+      const hash = spelling.indexOf("#");
+      if (hash > 0) spellings.push(spelling.slice(0, hash), spelling.slice(0, hash).replace(TRAILING_PUNCTUATION, ""));
+    }
+    for (const text of spellings) {
+      if (text === "" || text.startsWith("@")) continue;
+      // `server:uri` (not a path, not `C:` or a URL scheme of a file path) is an MCP resource.
+      const resource = /^[A-Za-z0-9_.-]+:[^\s]/.test(text) && !text.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(text);
+      out.set(`${resource}:${text}`, { text, resource });
+    }
+  }
+  const mentions = [...out.values()];
+  return mentions.length <= MAX_MENTIONS ? mentions : [...mentions.slice(0, MAX_MENTIONS), { text: "(more @-mentions than are checked)", resource: true }];
 }
 
 /**

@@ -66,6 +66,20 @@ describe("Claude Code hook events onto the guard", () => {
     expect(guard.graph("s1")?.toJSON().nodes.some((n) => n.label.startsWith("Bash response"))).toBe(true);
   });
 
+  it("what the owner @-mentions (attached by Claude Code without a tool call) enters the graph as read: a vendored file or an MCP resource taints, a project file does not", () => {
+    for (const [prompt, asked] of [
+      ["fix the bug in @src/app.ts#L10-20, please", null],
+      ["what does @third_party/lib/README.md say?", "ask"],
+      ['compare with @"node_modules/some lib/README.md"', "ask"],
+      ["summarise @github:issue://12", "ask"],
+      ["mail bob@example.com the summary", null],
+    ] as const) {
+      const { send } = hooks();
+      send({ hook_event_name: "UserPromptSubmit", prompt });
+      expect([prompt, decisionOf(send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }))]).toEqual([prompt, asked]);
+    }
+  });
+
   it("a fork of a conversation starts untrusted (Claude Code does not say what it copied) until the owner resets; a fresh start does not", () => {
     const { send } = hooks();
     expect(send({ hook_event_name: "SessionStart", source: "startup" })).toEqual({ exitCode: 0, stdout: "", stderr: "" });
