@@ -165,7 +165,11 @@ export class CallOutputTrust {
     return this.absoluteReadings(workdir, this.options.workspaceDir)[0] ?? this.options.workspaceDir;
   }
 
-  /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory resolved where they exist. */
+  /**
+   * The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory
+   * resolved where they exist, and the file itself when it is a link (`docs/api.md` pointing into
+   * `node_modules/` is read from there).
+   */
   private absoluteReadings(rawPath: string, base: string): string[] {
     const out = new Set<string>();
     for (const reading of hostPathReadings(rawPath, "tool", this.options.home)) {
@@ -175,6 +179,11 @@ export class CallOutputTrust {
         out.add(join(realpathSync.native(dirname(lexical)), basename(lexical)));
       } catch {
         // A directory that does not exist has no other name.
+      }
+      try {
+        out.add(realpathSync.native(lexical));
+      } catch {
+        // Not there (yet), or a dangling link: only the names above.
       }
     }
     return [...out];
