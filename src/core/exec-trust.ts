@@ -221,6 +221,9 @@ class Classifier {
         continue;
       }
       this.file(arg);
+      // `git show HEAD:third_party/x/README.md`: a file as a revision holds it.
+      const colon = arg.indexOf(":");
+      if (colon > 0) this.file(arg.slice(colon + 1));
     }
     // A program that reads whole directories prints what any file beneath them says (or is named).
     for (const path of recursiveOperands(program, args)) this.tree(path);

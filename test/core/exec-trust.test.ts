@@ -72,6 +72,9 @@ describe("exec output trust from the parsed command", () => {
     expect(level("jq --from-file=inbox/q.jq", {}, inbox)).toBe("untrusted");
     expect(level("while read l; do echo $l; done < inbox/list", {}, inbox)).toBe("untrusted");
     expect(level("cat notes.md", {}, inbox)).toBe("trusted");
+    // A file as a revision holds it (`rev:path`), judged by its path.
+    const underInbox: FileLevel = (p) => (p.startsWith("inbox/") ? { level: "untrusted", reason: `${p} is mail` } : null);
+    expect(level("git show HEAD~1:inbox/mail.txt", {}, underInbox)).toBe("untrusted");
     expect(execOutputTrust("cat inbox/mail.txt", { overrides: {}, fileLevel: inbox }).reason).toBe("inbox/mail.txt is mail");
   });
 
