@@ -1,4 +1,5 @@
 import { readdirSync, realpathSync, statSync } from "node:fs";
+import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
 import { execOutputTrust, execWrittenFiles, type ExecTrust } from "./core/exec-trust.js";
@@ -51,6 +52,7 @@ export class CallOutputTrust {
               overrides: this.options.config.execCommandTrust,
               fileLevel: (path) => this.fileLevel(path, base),
               treeLevel: (path) => this.treeLevel(path, base),
+              globLevel: (pattern) => this.globLevel(pattern, base),
             })
           : { level: "untrusted", reason: "exec with no command string" };
       const inDir = workdir === null ? null : this.fileLevel(workdir);
@@ -153,6 +155,52 @@ export class CallOutputTrust {
               // A dangling link reads nothing.
             }
           }
+        }
+      }
+    }
+    return worst;
+  }
+
+  /**
+   * The worst file or directory a shell glob matches on disk (by `fileTrust` and labels), looked
+   * for only as deep as the glob reaches (`**` reads like a recursive read of its base); past
+   * MAX_TREE_ENTRIES entries it counts as untrusted.
+   */
+  globLevel(rawPattern: string, base: string = this.options.workspaceDir): ExecTrust | null {
+    let worst: ExecTrust | null = null;
+    const worse = (found: ExecTrust | null) => {
+      if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
+    };
+    for (const reading of hostPathReadings(rawPattern, "tool", this.options.home)) {
+      const pattern = resolve(base, reading);
+      const scan = picomatch.scan(pattern);
+      if (!scan.isGlob) continue;
+      const root = scan.base === "" ? "/" : scan.base;
+      if (scan.glob.includes("**")) {
+        worse(this.treeLevel(root, base));
+        continue;
+      }
+      const depth = scan.glob.split("/").length;
+      const matches = picomatch(pattern);
+      let seen = 0;
+      const stack: { dir: string; level: number }[] = [{ dir: root, level: 1 }];
+      walk: while (stack.length > 0) {
+        const { dir, level } = stack.pop() as { dir: string; level: number };
+        let entries;
+        try {
+          entries = readdirSync(dir, { withFileTypes: true });
+        } catch {
+          continue;
+        }
+        for (const entry of entries) {
+          if (++seen > MAX_TREE_ENTRIES) {
+            worse({ level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries to match ${rawPattern} against` });
+            break walk;
+          }
+          const path = join(dir, entry.name);
+          if (level === depth) {
+            if (matches(path)) worse(this.fileLevel(path));
+          } else if (entry.isDirectory() || entry.isSymbolicLink()) stack.push({ dir: path, level: level + 1 });
         }
       }
     }

@@ -71,12 +71,17 @@ export interface ExecTrustOptions {
    * (`grep -r`, `rg`, `find`): the worst file beneath it. Without it, the path's own `fileLevel`.
    */
   readonly treeLevel?: FileLevel;
+  /**
+   * The trust of the files a shell glob (`docs/*.md`) names: the worst file it matches on disk.
+   * Without it, globs are judged by their text alone (`fileLevel`).
+   */
+  readonly globLevel?: FileLevel;
 }
 
 /** The trust of a command's output (see the module comment). */
 export function execOutputTrust(command: string, options: ExecTrustOptions): ExecTrust {
   const table = commandTable(options.overrides);
-  return new Classifier(table, options.fileLevel, options.treeLevel ?? options.fileLevel).script(command, 0);
+  return new Classifier(table, options.fileLevel, options.treeLevel ?? options.fileLevel, options.globLevel ?? (() => null)).script(command, 0);
 }
 
 function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<string, TrustLevel> {
@@ -95,6 +100,7 @@ class Classifier {
     private readonly table: ReadonlyMap<string, TrustLevel>,
     private readonly fileLevel: FileLevel,
     private readonly treeLevel: FileLevel,
+    private readonly globLevel: FileLevel,
   ) {}
 
   script(source: string, depth: number): ExecTrust {
@@ -150,8 +156,16 @@ class Classifier {
     }
   }
 
-  /** A word whose text holds a substitution the parser did not expand is not understood. */
+  /**
+   * A word whose text holds a substitution the parser did not expand is not understood. A word with
+   * a glob (`docs/*.md`, also in a `for` list) is what it matches on disk: each file it names is
+   * looked up (a quoted pattern that looks like one costs a look and names nothing).
+   */
   private word(word: BashWord): void {
+    if (word.type === "Word" && /[*?[]/.test(word.text)) {
+      const level = this.globLevel(word.text);
+      if (level !== null) this.note(level.level, level.reason);
+    }
     if (!/\$\(|`|<\(|>\(/.test(word.text)) return;
     const expanded = (word.expansion ?? []).some((e) => e.type === "CommandExpansion" || e.type === "ArithmeticExpansion");
     if (!expanded) this.unknown(`a substitution in ${JSON.stringify(word.text)} that was not read`);

@@ -58,6 +58,9 @@ describe("exec output trust from the parsed command", () => {
     });
     expect(trees).toEqual([".", "src", "lib", ".", "docs", ".", "a", "b"]);
     expect(recursiveOperands("grep", ["-R", "foo"])).toEqual(["."]);
+    const globs: string[] = [];
+    execOutputTrust('cat */README.md; for f in a/*.md; do cat "$f"; done; X=b*', { overrides: {}, fileLevel: noFiles, globLevel: (p) => (globs.push(p), null) });
+    expect(globs).toEqual(["*/README.md", "a/*.md"]);
     expect(recursiveOperands("grep", ["--recursive", "-e", "foo", "x"])).toEqual(["x"]);
     expect(recursiveOperands("rg", ["--files"])).toEqual(["."]);
     expect(recursiveOperands("grep", ["-n", "foo", "x"])).toEqual([]);
