@@ -108,8 +108,8 @@ export class CallOutputTrust {
 
   /**
    * The trust of everything a recursive read of `rawPath` can print: the path's own level and the
-   * worst file or directory beneath it (by `fileTrust` and labels). A directory that matches a rule
-   * stands for all it holds and is not entered; `.git` is not entered; past MAX_TREE_ENTRIES
+   * worst file or directory beneath it (by `fileTrust` and labels). A directory below trusted stands
+   * for all it holds and is not entered; `.git` is not entered; past MAX_TREE_ENTRIES
    * entries the rest is not looked at and the read counts as untrusted.
    */
   treeLevel(rawPath: string, base: string = this.options.workspaceDir): ExecTrust | null {
@@ -143,10 +143,11 @@ export class CallOutputTrust {
           }
           const path = join(dir, entry.name);
           const found = this.fileLevel(path);
-          if (found !== null) {
-            worse(found);
-            continue;
-          }
+          worse(found);
+          // A directory a rule or label makes less than trusted stands for all it holds (a
+          // vendored tree is not walked file by file); one a rule trusts (the seed's `**`) is
+          // entered, since a file written under taint, or one a rule trusts less, may lie beneath.
+          if (found !== null && found.level !== "trusted") continue;
           if (entry.isDirectory() && entry.name !== ".git") stack.push(path);
           else if (entry.isSymbolicLink()) {
             try {

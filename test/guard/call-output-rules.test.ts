@@ -85,6 +85,25 @@ describe("recursive reads", () => {
     trust.recordWrites("s1", "untrusted", "Write", { file_path: join(workspaceDir, "src", "gen.js"), content: "x" }, AT);
     expect(judge("grep -rn parseConfig src")?.level).toBe("untrusted");
   });
+
+  it("rule: a directory a rule trusts is still entered: the seed's `**: trusted` does not hide a file written under taint, nor a worse rule, beneath it", () => {
+    const { trust, workspaceDir } = outputTrust({ host: "claude-code", fileTrust: { "src/vendor/**": "external", "**": "trusted" } });
+    mkdirSync(join(workspaceDir, "src", "lib"), { recursive: true });
+    writeFileSync(join(workspaceDir, "src", "lib", "main.js"), "parseConfig()");
+    const judge = (command: string) => trust.judge("Bash", { command }, session());
+    expect(judge("grep -rn parseConfig src")?.level).toBe("trusted");
+    trust.recordWrites("s1", "untrusted", "Write", { file_path: join(workspaceDir, "src", "lib", "gen.js"), content: "x" }, AT);
+    writeFileSync(join(workspaceDir, "src", "lib", "gen.js"), "x");
+    expect(judge("grep -rn parseConfig src")?.level).toBe("untrusted");
+    expect(judge("grep -rn parseConfig .")?.level).toBe("untrusted");
+  });
+
+  it("rule: a directory a rule makes less than trusted stands for all it holds: its level, with no walk beneath it", () => {
+    const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
+    mkdirSync(join(workspaceDir, "node_modules", "a"), { recursive: true });
+    writeFileSync(join(workspaceDir, "node_modules", "a", "mail.eml"), "x");
+    expect(trust.treeLevel(".")).toEqual({ level: "external", reason: 'default fileTrust "**/node_modules/**" matches node_modules' });
+  });
 });
 
 describe("shell globs", () => {
