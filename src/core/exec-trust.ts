@@ -95,6 +95,8 @@ function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<stri
 
 class Classifier {
   private worst: ExecTrust = { level: "trusted", reason: "local commands only" };
+  /** Words whose text is not what the program gets: an expansion, `~+`, `~-`. */
+  private readonly computed = new Set<string>();
 
   constructor(
     private readonly table: ReadonlyMap<string, TrustLevel>,
@@ -181,6 +183,11 @@ class Classifier {
   }
 
   private tree(path: string): void {
+    if (this.computed.has(path)) {
+      // `grep -r x "$PWD"`, `rg x $(pwd)`, `ls -R ~+`: which directory is known only at run time.
+      this.note("untrusted", `a recursive read of a directory computed at run time (${JSON.stringify(path)})`);
+      return;
+    }
     const level = this.treeLevel(path);
     if (level !== null) this.note(level.level, level.reason);
   }
@@ -192,8 +199,9 @@ class Classifier {
       this.unknown(`the program is computed at run time (${JSON.stringify(name.text)})`);
       return;
     }
-    const words = (command.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect").map((w) => w.text);
-    this.program([name.text, ...words], depth);
+    const suffix = (command.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect");
+    for (const w of suffix) if ((w.expansion ?? []).length > 0 || /^~[+-]/.test(w.text)) this.computed.add(w.text);
+    this.program([name.text, ...suffix.map((w) => w.text)], depth);
   }
 
   /** `argv` with its program first; wrappers and shells are looked through. */
@@ -244,15 +252,59 @@ class Classifier {
   }
 }
 
-/** grep's and rg's options that name the pattern, so that every other word is a path. */
-const PATTERN_OPTIONS = /^(-[^-]*[ef]|--regexp|--file)/;
-/** Those whose value is the next word. */
-const PATTERN_VALUE_OPTIONS: ReadonlySet<string> = new Set(["-e", "-f", "--regexp", "--file"]);
+/**
+ * The short options of each search program whose value is the next word when not attached (`-A 2`,
+ * `-g '*.md'`, `-t md`): read as the pattern, such a value would make the real pattern a path, and
+ * the search of `.` would go unjudged. The letters differ by program (`-r` is grep's recursion and
+ * rg's replacement).
+ */
+const SHORT_VALUE_OPTIONS: Readonly<Record<string, string>> = { grep: "ABCDdefm", rg: "ABCdEefgjMmrtT", ag: "ABCGmp", git: "ABCefm" };
+/** Long options with a value as the next word (grep, rg, ag and git grep; `--name=value` carries its own). */
+const LONG_VALUE_OPTIONS: ReadonlySet<string> = new Set([
+  "--after-context", "--before-context", "--context", "--regexp", "--file", "--max-count", "--include", "--exclude",
+  "--exclude-dir", "--exclude-from", "--label", "--binary-files", "--devices", "--directories", "--group-separator",
+  "--glob", "--iglob", "--type", "--type-not", "--type-add", "--type-clear", "--encoding", "--threads", "--max-columns",
+  "--max-depth", "--depth", "--max-filesize", "--replace", "--sort", "--sortr", "--colors", "--context-separator",
+  "--field-context-separator", "--field-match-separator", "--path-separator", "--pre", "--pre-glob", "--ignore-file",
+  "--engine", "--dfa-size-limit", "--regex-size-limit", "--hyperlink-format", "--hostname-bin", "--ignore", "--ignore-dir",
+  "--file-search-regex", "--path-to-ignore", "--open-files-in-pager",
+]);
 
-/** The words after the pattern (every word when an option gives the pattern); `.` when there are none. */
-function searchPaths(args: readonly string[]): string[] {
-  const words = args.filter((a, i) => !a.startsWith("-") && a !== "" && !PATTERN_VALUE_OPTIONS.has(args[i - 1] ?? ""));
-  const paths = args.some((a) => PATTERN_OPTIONS.test(a)) ? words : words.slice(1);
+/**
+ * The paths a search reads: the words after its pattern (every word when `-e`/`-f`/`--regexp`/
+ * `--file` gives the pattern, or `--files` asks for none), option values left out; `.` when there
+ * are none.
+ */
+function searchPaths(family: string, args: readonly string[]): string[] {
+  const shortValues = SHORT_VALUE_OPTIONS[family] ?? "";
+  const words: string[] = [];
+  let given = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--") {
+      words.push(...args.slice(i + 1));
+      break;
+    }
+    if (a.startsWith("--")) {
+      const name = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
+      if (name === "--regexp" || name === "--file" || name === "--files") given = true;
+      if (!a.includes("=") && LONG_VALUE_OPTIONS.has(a)) i++;
+      continue;
+    }
+    if (a.startsWith("-") && a.length > 1) {
+      // A cluster: `-rn`, `-A2`, `-nA 2`; the first letter that takes a value takes the rest, or the next word.
+      for (let j = 1; j < a.length; j++) {
+        const letter = a[j] as string;
+        if (!shortValues.includes(letter)) continue;
+        if (letter === "e" || letter === "f") given = true;
+        if (j === a.length - 1) i++;
+        break;
+      }
+      continue;
+    }
+    if (a !== "") words.push(a);
+  }
+  const paths = given ? words : words.slice(1);
   return paths.length === 0 ? ["."] : paths;
 }
 
@@ -269,14 +321,13 @@ export function recursiveOperands(program: string, args: readonly string[]): str
     case "egrep":
     case "fgrep":
       if (!(short(/[rR]/) || args.some((a) => a === "--recursive" || a === "--dereference-recursive" || a === "--directories=recurse" || a === "recurse"))) return [];
-      return searchPaths(args);
+      return searchPaths("grep", args);
     case "rg":
     case "ag":
-      // `--files` lists the files it would search: every word is a path.
-      return args.includes("--files") ? searchPaths(["--files", ...args]) : searchPaths(args);
+      return searchPaths(program, args);
     case "git": {
       const at = args.findIndex((a) => !a.startsWith("-"));
-      return at !== -1 && args[at] === "grep" ? searchPaths(args.slice(at + 1)) : [];
+      return at !== -1 && args[at] === "grep" ? searchPaths("git", args.slice(at + 1)) : [];
     }
     case "find": {
       const end = args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!" || a === ")");

@@ -64,6 +64,29 @@ describe("exec output trust from the parsed command", () => {
     expect(recursiveOperands("grep", ["--recursive", "-e", "foo", "x"])).toEqual(["x"]);
     expect(recursiveOperands("rg", ["--files"])).toEqual(["."]);
     expect(recursiveOperands("grep", ["-n", "foo", "x"])).toEqual([]);
+    // An option's value is neither the pattern nor a path; the letters that take one differ by program.
+    expect(recursiveOperands("rg", ["-n", "parseConfig", "-g", "*.md"])).toEqual(["."]);
+    expect(recursiveOperands("rg", ["-t", "md", "parseConfig"])).toEqual(["."]);
+    expect(recursiveOperands("rg", ["-A", "2", "src"])).toEqual(["."]);
+    expect(recursiveOperands("rg", ["-rn", "x", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("rg", ["--glob=*.md", "x", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("grep", ["-rn", "--include", "*.md", "parseConfig"])).toEqual(["."]);
+    expect(recursiveOperands("grep", ["-rnA", "2", "x", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("grep", ["-rnA2", "x", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("grep", ["-r", "-e", "x", "-e", "y", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("grep", ["-r", "--", "-x", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("git", ["grep", "-n", "x", "--", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("ag", ["-G", "md$", "x"])).toEqual(["."]);
+    expect(recursiveOperands("rg", ["--files", "src"])).toEqual(["src"]);
+    // A directory known only at run time could be any: the read is untrusted, the tree never consulted.
+    for (const command of ['grep -r x "$PWD"', "rg x $(pwd)", "ls -R ~+", "grep -r x ${DIR:-.}"]) {
+      expect([command, execOutputTrust(command, { overrides: {}, fileLevel: noFiles, treeLevel: () => null })]).toEqual([
+        command,
+        { level: "untrusted", reason: expect.stringMatching(/^a recursive read of a directory computed at run time/) },
+      ]);
+    }
+    // A pattern that merely holds a `$` is not a directory.
+    expect(execOutputTrust("grep -rn 'a$' src", { overrides: {}, fileLevel: noFiles, treeLevel: () => null }).level).toBe("trusted");
     const vendored: FileLevel = (p) => (p === "." ? { level: "external", reason: "third_party beneath" } : null);
     expect(execOutputTrust("grep -rn foo .", { overrides: {}, fileLevel: noFiles, treeLevel: vendored }).level).toBe("external");
   });
