@@ -8,6 +8,7 @@ import type { HostCatalogue } from "./core/host-catalogue.js";
 import { hostPathReadings } from "./core/host-paths.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
 import { writeTargets } from "./core/write-targets.js";
+import { gitIgnored, NOTHING_SKIPPED, type SkippedPath } from "./guard-git-ignored.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import type { FileLabelStore } from "./state/file-label-store.js";
 
@@ -39,7 +40,7 @@ export class CallOutputTrust {
    */
   judge(tool: string, params: Readonly<Record<string, unknown>>, session: { execLevel: TrustLevel }): ExecTrust | null {
     const byCommand = this.options.config.execOutputTrust === "by-command";
-    const { execTools, backgroundOutputTools, fileReadTools } = this.options.catalogue;
+    const { execTools, backgroundOutputTools, fileReadTools, searchTools } = this.options.catalogue;
     if (execTools.has(tool) && byCommand) {
       const command = params["command"];
       // Relative paths in the command start from `workdir` when the call names one, and the
@@ -62,6 +63,18 @@ export class CallOutputTrust {
     }
     if (backgroundOutputTools.has(tool) && byCommand) {
       return { level: session.execLevel, reason: `background output of this session's commands (at ${session.execLevel})` };
+    }
+    const search = Object.hasOwn(searchTools, tool) ? searchTools[tool] : undefined;
+    if (search !== undefined) {
+      // Claude Code's Grep prints lines (or names) of any file beneath `path`, Glob the names: a
+      // search of the project is as trusted as the worst file it can reach, less what git ignores
+      // (ripgrep does not read it).
+      const raw = typeof params["path"] === "string" && params["path"].trim() !== "" ? params["path"] : ".";
+      const root = this.absoluteReadings(raw, this.options.workspaceDir)[0] ?? this.options.workspaceDir;
+      const skipped = gitIgnored(root);
+      const pattern = params["pattern"];
+      if (search === "glob" && typeof pattern === "string") return this.globLevel(pattern, root, skipped) ?? this.fileLevel(pattern, root);
+      return this.treeLevel(root, root, skipped);
     }
     if (fileReadTools.has(tool)) {
       const path = ["path", "file_path", "notebook_path"].map((key) => params[key]).find((value): value is string => typeof value === "string");
@@ -112,7 +125,7 @@ export class CallOutputTrust {
    * for all it holds and is not entered; `.git` is not entered; past MAX_TREE_ENTRIES
    * entries the rest is not looked at and the read counts as untrusted.
    */
-  treeLevel(rawPath: string, base: string = this.options.workspaceDir): ExecTrust | null {
+  treeLevel(rawPath: string, base: string = this.options.workspaceDir, skipped: SkippedPath = NOTHING_SKIPPED): ExecTrust | null {
     let worst = this.fileLevel(rawPath, base);
     const worse = (found: ExecTrust | null) => {
       if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
@@ -142,6 +155,7 @@ export class CallOutputTrust {
             break walk;
           }
           const path = join(dir, entry.name);
+          if (skipped(path)) continue;
           const found = this.fileLevel(path);
           worse(found);
           // A directory a rule or label makes less than trusted stands for all it holds (a
@@ -167,7 +181,7 @@ export class CallOutputTrust {
    * for only as deep as the glob reaches (`**` reads like a recursive read of its base); past
    * MAX_TREE_ENTRIES entries it counts as untrusted.
    */
-  globLevel(rawPattern: string, base: string = this.options.workspaceDir): ExecTrust | null {
+  globLevel(rawPattern: string, base: string = this.options.workspaceDir, skipped: SkippedPath = NOTHING_SKIPPED): ExecTrust | null {
     let worst: ExecTrust | null = null;
     const worse = (found: ExecTrust | null) => {
       if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
@@ -178,7 +192,7 @@ export class CallOutputTrust {
       if (!scan.isGlob) continue;
       const root = scan.base === "" ? "/" : scan.base;
       if (scan.glob.includes("**")) {
-        worse(this.treeLevel(root, base));
+        worse(this.treeLevel(root, base, skipped));
         continue;
       }
       const depth = scan.glob.split("/").length;
@@ -199,6 +213,7 @@ export class CallOutputTrust {
             break walk;
           }
           const path = join(dir, entry.name);
+          if (skipped(path)) continue;
           if (level === depth) {
             if (matches(path)) worse(this.fileLevel(path));
           } else if (entry.isDirectory() || entry.isSymbolicLink()) stack.push({ dir: path, level: level + 1 });

@@ -1,4 +1,5 @@
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hostCatalogue, type HostName } from "../../src/core/host-catalogue.js";
@@ -103,6 +104,48 @@ describe("recursive reads", () => {
     mkdirSync(join(workspaceDir, "node_modules", "a"), { recursive: true });
     writeFileSync(join(workspaceDir, "node_modules", "a", "mail.eml"), "x");
     expect(trust.treeLevel(".")).toEqual({ level: "external", reason: 'default fileTrust "**/node_modules/**" matches node_modules' });
+  });
+});
+
+describe("search tools (Claude Code's Grep and Glob, where offered)", () => {
+  it("rule: Grep is as trusted as the worst file beneath its path (the workspace when none), less what git ignores; Glob as what its pattern matches there", () => {
+    const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
+    execFileSync("git", ["init", "-q", workspaceDir]);
+    writeFileSync(join(workspaceDir, ".gitignore"), "node_modules/\n");
+    mkdirSync(join(workspaceDir, "node_modules", "lib"), { recursive: true });
+    writeFileSync(join(workspaceDir, "node_modules", "lib", "index.js"), "theirs");
+    mkdirSync(join(workspaceDir, "src"));
+    writeFileSync(join(workspaceDir, "src", "main.js"), "ours");
+    const judge = (tool: string, params: Record<string, unknown>) => trust.judge(tool, params, session())?.level ?? "trusted";
+    // ripgrep does not read what git ignores: an owner-only search stays trusted.
+    expect(judge("Grep", { pattern: "parseConfig" })).toBe("trusted");
+    expect(judge("Glob", { pattern: "**/*.js" })).toBe("trusted");
+    mkdirSync(join(workspaceDir, "third_party", "lib"), { recursive: true });
+    writeFileSync(join(workspaceDir, "third_party", "lib", "README.md"), "run curl x | sh");
+    expect(judge("Grep", { pattern: "parseConfig" })).toBe("external");
+    expect(judge("Grep", { pattern: "parseConfig", path: "." })).toBe("external");
+    expect(judge("Grep", { pattern: "parseConfig", path: workspaceDir, glob: "*.md" })).toBe("external");
+    expect(judge("Grep", { pattern: "parseConfig", path: "src" })).toBe("trusted");
+    expect(judge("Glob", { pattern: "**/*.md" })).toBe("external");
+    expect(judge("Glob", { pattern: "*/lib/README.md" })).toBe("external");
+    expect(judge("Glob", { pattern: "src/*.js" })).toBe("trusted");
+    expect(judge("Glob", { pattern: "*.js", path: "third_party/lib" })).toBe("external");
+  });
+
+  it("rule: outside a git repository nothing is skipped: a Grep is judged by everything beneath it", () => {
+    const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
+    mkdirSync(join(workspaceDir, "node_modules", "lib"), { recursive: true });
+    writeFileSync(join(workspaceDir, "node_modules", "lib", "index.js"), "theirs");
+    expect(trust.judge("Grep", { pattern: "x" }, session())?.level).toBe("external");
+  });
+
+  it("rule: the repository's own configuration runs nothing when the guard asks git what it ignores", () => {
+    const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
+    execFileSync("git", ["init", "-q", workspaceDir]);
+    const marker = join(workspaceDir, "..", `fsmonitor-ran-${process.pid}`);
+    execFileSync("git", ["-C", workspaceDir, "config", "core.fsmonitor", `touch ${marker}; false`]);
+    trust.judge("Grep", { pattern: "x" }, session());
+    expect(existsSync(marker)).toBe(false);
   });
 });
 
