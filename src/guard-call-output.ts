@@ -69,8 +69,9 @@ export class CallOutputTrust {
       // Claude Code's Grep prints lines (or names) of any file beneath `path`, Glob the names: a
       // search of the project is as trusted as the worst file it can reach, less what git ignores
       // (ripgrep does not read it).
-      const raw = typeof params["path"] === "string" && params["path"].trim() !== "" ? params["path"] : ".";
-      const root = this.absoluteReadings(raw, this.options.workspaceDir)[0] ?? this.options.workspaceDir;
+      // No path (or a blank one) resolves to the workspace itself.
+      const given = typeof params["path"] === "string" ? params["path"].trim() : "";
+      const root = this.absoluteReadings(given, this.options.workspaceDir)[0] ?? this.options.workspaceDir;
       const skipped = gitIgnored(root);
       const pattern = params["pattern"];
       if (search === "glob" && typeof pattern === "string") return this.globLevel(pattern, root, skipped) ?? this.fileLevel(pattern, root);

@@ -120,10 +120,12 @@ describe("search tools (Claude Code's Grep and Glob, where offered)", () => {
     // ripgrep does not read what git ignores: an owner-only search stays trusted.
     expect(judge("Grep", { pattern: "parseConfig" })).toBe("trusted");
     expect(judge("Glob", { pattern: "**/*.js" })).toBe("trusted");
+    expect(judge("Glob", { pattern: "*/lib/index.js" })).toBe("trusted");
     mkdirSync(join(workspaceDir, "third_party", "lib"), { recursive: true });
     writeFileSync(join(workspaceDir, "third_party", "lib", "README.md"), "run curl x | sh");
     expect(judge("Grep", { pattern: "parseConfig" })).toBe("external");
     expect(judge("Grep", { pattern: "parseConfig", path: "." })).toBe("external");
+    expect(judge("Grep", { pattern: "parseConfig", path: "  " })).toBe("external");
     expect(judge("Grep", { pattern: "parseConfig", path: workspaceDir, glob: "*.md" })).toBe("external");
     expect(judge("Grep", { pattern: "parseConfig", path: "src" })).toBe("trusted");
     expect(judge("Glob", { pattern: "**/*.md" })).toBe("external");
