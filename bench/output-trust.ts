@@ -2,9 +2,12 @@
  * What it costs to judge a call's output by what the call did: `afterToolCall` for an `exec`
  * (the command parsed and classified), a file `read` (fileTrust globs and labels), against the
  * baseline of a tool whose output trust is the catalogue's alone (`web_fetch`). Medians in µs.
+ * The searches (`grep -rn` through Bash, and Grep, which also asks git what it ignores) walk a
+ * project of 60 source files beside a git-ignored `node_modules/` of 2,000.
  * Run: node --import tsx bench/output-trust.ts
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execOutputTrust } from "../src/core/exec-trust.js";
@@ -34,6 +37,30 @@ for (const [name, fn] of cases) {
   if (Number.isNaN(base)) base = m;
   rows.push([name, m.toFixed(1), percentile(s, 0.99).toFixed(1), (m / base).toFixed(1)]);
 }
+// A Claude Code project: its own sources, and installed packages git ignores.
+const project = mkdtempSync(join(tmpdir(), "provenant-bench-project-"));
+execFileSync("git", ["init", "-q", project]);
+writeFileSync(join(project, ".gitignore"), "node_modules/\n");
+for (let d = 0; d < 6; d++) {
+  mkdirSync(join(project, "src", `m${d}`), { recursive: true });
+  for (let f = 0; f < 10; f++) writeFileSync(join(project, "src", `m${d}`, `f${f}.ts`), "export {};\n");
+}
+for (let d = 0; d < 100; d++) {
+  mkdirSync(join(project, "node_modules", `p${d}`), { recursive: true });
+  for (let f = 0; f < 20; f++) writeFileSync(join(project, "node_modules", `p${d}`, `f${f}.js`), "x\n");
+}
+const cc = Guard.open({ workspaceDir: project, config: { host: "claude-code" } });
+cc.beginTurn({ sessionId: "c", sender: { id: "o", isOwner: true }, provider: "claude-code", text: "go" });
+for (const [name, fn] of [
+  ["Bash grep -rn x src", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "grep -rn x src" }, output: "x" })],
+  ["Bash grep -rn x . (node_modules stands for itself)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "grep -rn x ." }, output: "x" })],
+  ["Grep x (git ls-files, then the walk)", () => cc.afterToolCall("c", { tool: "Grep", params: { pattern: "x" }, output: "x" })],
+] as const) {
+  const s = sampleMicros(fn, 200, 20);
+  rows.push([name, median(s).toFixed(1), percentile(s, 0.99).toFixed(1), (median(s) / base).toFixed(1)]);
+}
+cc.close();
+rmSync(project, { recursive: true, force: true });
 const parseOnly = sample(() => execOutputTrust("git status && git diff | grep x", { overrides: {}, fileLevel: () => null }));
 rows.push(["execOutputTrust alone (git status && ...)", median(parseOnly).toFixed(1), percentile(parseOnly, 0.99).toFixed(1), (median(parseOnly) / base).toFixed(1)]);
 printTable(["afterToolCall", "median µs", "p99 µs", "x baseline"], rows);
