@@ -64,7 +64,10 @@ export class CallOutputTrust {
     return null;
   }
 
-  /** A file written while the turn is tainted is labelled with that taint; a whole rewrite at trusted clears it. */
+  /**
+   * A file written while the turn is tainted, or by a call whose output is tainted, is labelled with
+   * that level (the caller passes the worse of the two); a whole rewrite at trusted clears it.
+   */
   recordWrites(sessionId: string, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date): void {
     let targets: string[];
     let base = this.options.workspaceDir;
@@ -106,7 +109,7 @@ export class CallOutputTrust {
     return this.absoluteReadings(workdir, this.options.workspaceDir)[0] ?? this.options.workspaceDir;
   }
 
-  /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory resolved where they exist. */
+  /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory and of the file itself resolved where they exist. */
   private absoluteReadings(rawPath: string, base: string): string[] {
     const out = new Set<string>();
     for (const reading of hostPathReadings(rawPath, "tool", this.options.home)) {
@@ -116,6 +119,12 @@ export class CallOutputTrust {
         out.add(join(realpathSync.native(dirname(lexical)), basename(lexical)));
       } catch {
         // A directory that does not exist has no other name.
+      }
+      try {
+        // A symbolic link is read through to its target (a link to a download is the download).
+        out.add(realpathSync.native(lexical));
+      } catch {
+        // A file that does not exist (yet) has no other name.
       }
     }
     return [...out];

@@ -464,10 +464,13 @@ export class Guard {
           // A Tool Search wrapper's result is its target's output, with the target's arguments.
           const tool = meaning.tool;
           const params = (result.tool === TOOL_CALL_TOOL ? remembered : (result.params ?? remembered)) ?? {};
-          this.outputTrust.recordWrites(s.sessionId, s.graph.maxTaint, tool, params, new Date(this.now()));
           const carried = this.crossSessionContent({ ...result, tool }, params) ?? this.outputTrust.judge(tool, params, s);
           const byTool = minTrust(this.policy(s.agentId).outputTaint(tool), carried?.level ?? "trusted");
           const trust = meaning.atMost === undefined ? byTool : minTrust(byTool, meaning.atMost);
+          // A file the call wrote holds what the call worked on: it is labelled at the turn's taint
+          // or at what the call brought in, whichever is worse (`curl <page> > notes.md` in a trusted
+          // turn saves the page, not the owner's words).
+          this.outputTrust.recordWrites(s.sessionId, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()));
           this.calls.innerResult(sessionId, result.parentId, trust);
           const before = s.graph.maxTaint;
           const label = carried === null ? `${tool} response` : `${tool} response: ${carried.reason}`;

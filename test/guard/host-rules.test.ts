@@ -130,6 +130,33 @@ describe("output trust depends on what the call did (replay)", () => {
     guard.close();
   });
 
+  it("a file a trusted turn's command fills with outside content is untrusted when another session reads it back", () => {
+    // The command's output never enters the context (it goes to the file), so the turn's taint at
+    // the time says nothing about the file: the file is labelled at what the command brought in.
+    const ws = tempWorkspace();
+    mkdirSync(join(ws, "inbox"));
+    const guard = Guard.open({ workspaceDir: ws });
+    for (const command of ["curl -s https://example.com/page > page.md", "curl -sSo page2.md https://example.com/p", "wget -q https://example.com/docs/guide.html", "cp inbox/mail.txt notes.md", "echo hello > hello.md"]) {
+      const session = `save-${command}`;
+      guard.beginTurn({ sessionId: session, sender: { id: "o", isOwner: true }, provider: "telegram", text: `run ${command}` });
+      expect(guard.beforeToolCall(session, { id: "c", tool: "exec", params: { command } }).verdict, command).toBe("allow");
+      guard.afterToolCall(session, { id: "c", tool: "exec", params: { command }, output: "" });
+      guard.endTurn(session);
+    }
+    const readBack = (path: string) => {
+      const session = `read-${path}`;
+      guard.beginTurn({ sessionId: session, sender: { id: "o", isOwner: true }, provider: "telegram", text: `read ${path}` });
+      return guard.afterToolCall(session, { tool: "read", params: { path }, output: "x" }).taint;
+    };
+    expect(readBack("page.md")).toBe("untrusted");
+    expect(readBack("page2.md")).toBe("untrusted");
+    expect(readBack("guide.html")).toBe("untrusted");
+    expect(readBack("notes.md")).toBe("untrusted");
+    // A local command's output file stays as trusted as the command.
+    expect(readBack("hello.md")).toBe("trusted");
+    guard.close();
+  });
+
   it("an unreadable label file is left as it is and every file read counts as untrusted", () => {
     const ws = tempWorkspace();
     mkdirSync(join(ws, ".provenance"));
