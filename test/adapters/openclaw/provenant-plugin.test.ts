@@ -101,6 +101,28 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(long?.blockReason).toMatch(/\/approve_tool exec [0-9a-f]{8}/);
   });
 
+  it("passes a Tool Search inner call as its wrapper's only when the wrapper went ahead; an id naming a held wrapper is decided on its own", () => {
+    const o = openclaw();
+    const s = fresh("inner");
+    const owner = { senderIsOwner: true };
+    const args = { command: "touch /tmp/x" };
+    o.startTurn(s, "hi", owner);
+    // Allowed wrapper (trusted turn): the host's inner call is the call decided.
+    expect(o.callTool(s, "tool_call", { id: "exec", args }, owner, "w1")).toBeUndefined();
+    expect(o.callTool(s, "exec", args, owner, "tool_search_code:w1:exec:1")).toBeUndefined();
+    o.toolResult(s, "web_fetch", "page");
+    // Held wrapper (no channel: the code form), then the model's own call under an id naming it.
+    expect(o.callTool(s, "tool_call", { id: "exec", args }, owner, "w2")?.block).toBe(true);
+    const forged = o.callTool(s, "exec", args, owner, "tool_search_code:w2:exec:1");
+    expect(forged?.block).toBe(true);
+    expect(forged?.blockReason).toMatch(/Approval code: [0-9a-f]{8}/);
+    // A wrapper the owner allowed in the host's prompt ran: its inner call passes.
+    const requester = { channel: "matrix", senderId: "42", senderIsOwner: true };
+    const asked = o.callTool(s, "tool_call", { id: "exec", args }, requester, "w3");
+    asked?.requireApproval?.onResolution?.("allow-once");
+    expect(o.callTool(s, "exec", args, requester, "tool_search_code:w3:exec:1")).toBeUndefined();
+  });
+
   it("classifies a channel turn by the host's owner verdict, not the provisional guess", () => {
     const o = openclaw();
     const s = fresh("stranger");
