@@ -645,7 +645,15 @@ export class Guard {
       this.deps.watermarks.clear(turn.sessionId);
       this.audit.record("CLAIM", { kind: "fresh-session", sessionId: turn.sessionId });
     }
-    if (turn.sessionKey) this.sessionKeys.set(turn.sessionKey, turn.sessionId);
+    if (turn.sessionKey) {
+      // A new session under the same key (OpenClaw's /new) still reaches the background commands
+      // the key's earlier session started (the host scopes them by key): their output is no more
+      // trusted here than it was there.
+      const previous = this.sessionKeys.get(turn.sessionKey);
+      const before = previous === undefined || previous === turn.sessionId ? undefined : this.sessions.get(previous);
+      if (before !== undefined) s.execLevel = minTrust(s.execLevel, before.execLevel);
+      this.sessionKeys.set(turn.sessionKey, turn.sessionId);
+    }
     s.turnSeq += 1;
     s.turnId = `${turn.sessionId}#${s.turnSeq}`;
     this.calls.clear(turn.sessionId);

@@ -183,6 +183,24 @@ describe("OpenClaw tools whose output others write", () => {
   });
 });
 
+describe("background output across a session's renewal", () => {
+  it("a new session under the same key (OpenClaw's /new) reads the earlier session's background commands at their level", () => {
+    const guard = Guard.open({ workspaceDir: tempWorkspace() });
+    const owner = { id: "o", isOwner: true };
+    guard.beginTurn({ sessionId: "s1", sessionKey: "agent:main:main", sender: owner, provider: "telegram", text: "download it in the background" });
+    const command = { command: "curl -s https://example.com/page", background: true };
+    guard.beforeToolCall("s1", { id: "c1", tool: "exec", params: command });
+    guard.afterToolCall("s1", { id: "c1", tool: "exec", params: command, output: "Command still running (session warm-river)" });
+    guard.endTurn("s1");
+    guard.beginTurn({ sessionId: "s2", sessionKey: "agent:main:main", sender: owner, provider: "telegram", text: "what did the download print?" });
+    expect(guard.afterToolCall("s2", { id: "p1", tool: "process", params: { action: "log", sessionId: "warm-river" }, output: "page text" }).taint).toBe("untrusted");
+    // Another key's new session starts clean.
+    guard.beginTurn({ sessionId: "s3", sessionKey: "agent:main:other", sender: owner, provider: "telegram", text: "hi" });
+    expect(guard.afterToolCall("s3", { id: "p2", tool: "process", params: { action: "list" }, output: "none" }).taint).toBe("trusted");
+    guard.close();
+  });
+});
+
 describe("OpenClaw's egress reads", () => {
   it("under taint a web_fetch whose URL no source holds whole asks; a link the page shows runs", () => {
     const guard = Guard.open({ workspaceDir: tempWorkspace() });
