@@ -1,4 +1,5 @@
-import { realpathSync } from "node:fs";
+import { readdirSync, realpathSync, statSync } from "node:fs";
+import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
 import { execOutputTrust, execWrittenFiles, type ExecTrust } from "./core/exec-trust.js";
@@ -7,6 +8,7 @@ import type { HostCatalogue } from "./core/host-catalogue.js";
 import { hostPathReadings } from "./core/host-paths.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
 import { writeTargets } from "./core/write-targets.js";
+import { gitIgnored, NOTHING_SKIPPED, type SkippedPath } from "./guard-git-ignored.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import type { FileLabelStore } from "./state/file-label-store.js";
 
@@ -38,7 +40,7 @@ export class CallOutputTrust {
    */
   judge(tool: string, params: Readonly<Record<string, unknown>>, session: { execLevel: TrustLevel }): ExecTrust | null {
     const byCommand = this.options.config.execOutputTrust === "by-command";
-    const { execTools, backgroundOutputTools, fileReadTools } = this.options.catalogue;
+    const { execTools, backgroundOutputTools, fileReadTools, searchTools } = this.options.catalogue;
     if (execTools.has(tool) && byCommand) {
       const command = params["command"];
       // Relative paths in the command start from `workdir` when the call names one, and the
@@ -47,7 +49,12 @@ export class CallOutputTrust {
       const base = this.baseDir(workdir);
       let trust: ExecTrust =
         typeof command === "string"
-          ? execOutputTrust(command, { overrides: this.options.config.execCommandTrust, fileLevel: (path) => this.fileLevel(path, base) })
+          ? execOutputTrust(command, {
+              overrides: this.options.config.execCommandTrust,
+              fileLevel: (path) => this.fileLevel(path, base),
+              treeLevel: (path) => this.treeLevel(path, base),
+              globLevel: (pattern) => this.globLevel(pattern, base),
+            })
           : { level: "untrusted", reason: "exec with no command string" };
       const inDir = workdir === null ? null : this.fileLevel(workdir);
       if (inDir !== null && lessTrusted(inDir.level, trust.level)) trust = inDir;
@@ -56,6 +63,18 @@ export class CallOutputTrust {
     }
     if (backgroundOutputTools.has(tool) && byCommand) {
       return { level: session.execLevel, reason: `background output of this session's commands (at ${session.execLevel})` };
+    }
+    const search = Object.hasOwn(searchTools, tool) ? searchTools[tool] : undefined;
+    if (search !== undefined) {
+      // Claude Code's Grep prints lines (or names) of any file beneath `path`, Glob the names: a
+      // search of the project is as trusted as the worst file it can reach, less what git ignores
+      // (ripgrep does not read it).
+      const raw = typeof params["path"] === "string" && params["path"].trim() !== "" ? params["path"] : ".";
+      const root = this.absoluteReadings(raw, this.options.workspaceDir)[0] ?? this.options.workspaceDir;
+      const skipped = gitIgnored(root);
+      const pattern = params["pattern"];
+      if (search === "glob" && typeof pattern === "string") return this.globLevel(pattern, root, skipped) ?? this.fileLevel(pattern, root);
+      return this.treeLevel(root, root, skipped);
     }
     if (fileReadTools.has(tool)) {
       const path = ["path", "file_path", "notebook_path"].map((key) => params[key]).find((value): value is string => typeof value === "string");
@@ -103,13 +122,121 @@ export class CallOutputTrust {
     return worst;
   }
 
+  /**
+   * The trust of everything a recursive read of `rawPath` can print: the path's own level and the
+   * worst file or directory beneath it (by `fileTrust` and labels). A directory below trusted stands
+   * for all it holds and is not entered; `.git` is not entered; past MAX_TREE_ENTRIES
+   * entries the rest is not looked at and the read counts as untrusted.
+   */
+  treeLevel(rawPath: string, base: string = this.options.workspaceDir, skipped: SkippedPath = NOTHING_SKIPPED): ExecTrust | null {
+    let worst = this.fileLevel(rawPath, base);
+    const worse = (found: ExecTrust | null) => {
+      if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
+    };
+    for (const root of this.absoluteReadings(rawPath, base)) {
+      let isDirectory = false;
+      try {
+        // Followed, as `grep -r` and `find` follow a link named on their command line.
+        isDirectory = statSync(root).isDirectory();
+      } catch {
+        // Nothing there: nothing beneath it either.
+      }
+      if (!isDirectory) continue;
+      const stack = [root];
+      let seen = 0;
+      walk: while (stack.length > 0) {
+        const dir = stack.pop() as string;
+        let entries;
+        try {
+          entries = readdirSync(dir, { withFileTypes: true });
+        } catch {
+          continue;
+        }
+        for (const entry of entries) {
+          if (++seen > MAX_TREE_ENTRIES) {
+            worse({ level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries under ${root} to check` });
+            break walk;
+          }
+          const path = join(dir, entry.name);
+          if (skipped(path)) continue;
+          const found = this.fileLevel(path);
+          worse(found);
+          // A directory a rule or label makes less than trusted stands for all it holds (a
+          // vendored tree is not walked file by file); one a rule trusts (the seed's `**`) is
+          // entered, since a file written under taint, or one a rule trusts less, may lie beneath.
+          if (found !== null && found.level !== "trusted") continue;
+          if (entry.isDirectory() && entry.name !== ".git") stack.push(path);
+          else if (entry.isSymbolicLink()) {
+            try {
+              worse(this.fileLevel(realpathSync.native(path)));
+            } catch {
+              // A dangling link reads nothing.
+            }
+          }
+        }
+      }
+    }
+    return worst;
+  }
+
+  /**
+   * The worst file or directory a shell glob matches on disk (by `fileTrust` and labels), looked
+   * for only as deep as the glob reaches (`**` reads like a recursive read of its base); past
+   * MAX_TREE_ENTRIES entries it counts as untrusted.
+   */
+  globLevel(rawPattern: string, base: string = this.options.workspaceDir, skipped: SkippedPath = NOTHING_SKIPPED): ExecTrust | null {
+    let worst: ExecTrust | null = null;
+    const worse = (found: ExecTrust | null) => {
+      if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
+    };
+    for (const reading of hostPathReadings(rawPattern, "tool", this.options.home)) {
+      const pattern = resolve(base, reading);
+      const scan = picomatch.scan(pattern);
+      if (!scan.isGlob) continue;
+      const root = scan.base === "" ? "/" : scan.base;
+      if (scan.glob.includes("**")) {
+        worse(this.treeLevel(root, base, skipped));
+        continue;
+      }
+      const depth = scan.glob.split("/").length;
+      const matches = picomatch(pattern);
+      let seen = 0;
+      const stack: { dir: string; level: number }[] = [{ dir: root, level: 1 }];
+      walk: while (stack.length > 0) {
+        const { dir, level } = stack.pop() as { dir: string; level: number };
+        let entries;
+        try {
+          entries = readdirSync(dir, { withFileTypes: true });
+        } catch {
+          continue;
+        }
+        for (const entry of entries) {
+          if (++seen > MAX_TREE_ENTRIES) {
+            worse({ level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries to match ${rawPattern} against` });
+            break walk;
+          }
+          const path = join(dir, entry.name);
+          if (skipped(path)) continue;
+          if (level === depth) {
+            if (matches(path)) worse(this.fileLevel(path));
+          } else if (entry.isDirectory() || entry.isSymbolicLink()) stack.push({ dir: path, level: level + 1 });
+        }
+      }
+    }
+    return worst;
+  }
+
   /** Where an `exec`'s relative paths start: its `workdir`, else the workspace. */
   private baseDir(workdir: string | null): string {
     if (workdir === null) return this.options.workspaceDir;
     return this.absoluteReadings(workdir, this.options.workspaceDir)[0] ?? this.options.workspaceDir;
   }
 
-  /** The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory and of the file itself resolved where they exist. */
+  /**
+   * The absolute paths a tool's path may name (core/host-paths.ts), with symlinks in the directory
+   * resolved where they exist, and the file itself when it is a link (`docs/api.md` pointing into
+   * `node_modules/` is read from there).
+   */
   private absoluteReadings(rawPath: string, base: string): string[] {
     const out = new Set<string>();
     for (const reading of hostPathReadings(rawPath, "tool", this.options.home)) {
@@ -121,15 +248,17 @@ export class CallOutputTrust {
         // A directory that does not exist has no other name.
       }
       try {
-        // A symbolic link is read through to its target (a link to a download is the download).
         out.add(realpathSync.native(lexical));
       } catch {
-        // A file that does not exist (yet) has no other name.
+        // Not there (yet), or a dangling link: only the names above.
       }
     }
     return [...out];
   }
 }
+
+/** How many entries a recursive read's directories are looked through for files of lower trust. */
+const MAX_TREE_ENTRIES = 20_000;
 
 /** OpenClaw's `exec` runs in `workdir` when given (empty means the default). */
 function workdirOf(params: Readonly<Record<string, unknown>>): string | null {

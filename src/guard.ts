@@ -572,6 +572,30 @@ export class Guard {
     );
   }
 
+  /**
+   * A session that starts out holding content the guard saw under another session (Claude Code's
+   * fork of a conversation, which copies it under a new id): at least `level` from now on, durably,
+   * as if that content had been read here. Never lowers the taint.
+   */
+  inheritTaint(sessionId: string, level: TrustLevel, reason: string): void {
+    this.guarded(
+      "inheritTaint",
+      sessionId,
+      () => {
+        this.deps.watermarks.escalate(sessionId, level, reason, "inherited", new Date(this.now()));
+        this.deps.watermarks.flush();
+        const s = this.sessions.get(sessionId);
+        if (s === undefined || s.graph.sealed) return;
+        const before = s.graph.maxTaint;
+        s.graph.add("history", reason, level);
+        if (lessTrusted(s.graph.maxTaint, before)) s.taintReason = reason;
+      },
+      (error) => {
+        this.raiseToUntrusted(sessionId, `the inherited taint could not be recorded (${describeFailure(error)})`);
+      },
+    );
+  }
+
   /** Prompt signing (the owner-only `verify` and `update_and_sign` tools), when configured. */
   get signing(): SigRuntime | undefined {
     return this.deps.signing;

@@ -35,6 +35,12 @@ export interface ToolConfig {
   /** Allow-list mode for request env: only these names pass (undefined: any name not denied). */
   readonly allowedEnv?: ReadonlySet<string>;
   readonly configFile?: ConfigFileSpec;
+  /**
+   * Where the tool runs, whatever the request's `cwd` says. The request's directory is the sandbox's
+   * to write, and git, gh, npm, cargo and terraform take configuration, and with it commands, from
+   * the directory they run in.
+   */
+  readonly workingDir?: string;
 }
 
 export interface ProxySettings {
@@ -112,6 +118,7 @@ const toolSchema = z.strictObject({
   blocked_args: z.array(ruleSchema).optional(),
   allowed_args: z.array(ruleSchema).optional(),
   allowed_env: z.array(envName).optional(),
+  working_dir: absolutePath.optional(),
   config_file: z
     .strictObject({
       xdg_subdir: z.string(),
@@ -270,6 +277,7 @@ export function parseBrokerConfig(text: string, overrides: ConfigOverrides = {})
       allowedArgs: (t.allowed_args ?? []).map((r, i) => compileRule(r, `${where}.allowed_args[${i}]`, true)),
       ...(t.allowed_env === undefined ? {} : { allowedEnv: new Set(t.allowed_env) }),
       ...(configFile === undefined ? {} : { configFile }),
+      ...(t.working_dir === undefined ? {} : { workingDir: t.working_dir }),
     });
   }
 

@@ -341,7 +341,10 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
     const args = req.args ?? [];
     const verdict = checkArgs(args, tool.mode, tool.blockedArgs, tool.allowedArgs);
     if (!verdict.allowed) return refuse(`blocked: ${verdict.message}`, "arguments blocked");
-    if (!isAbsolute(req.cwd) || !isDirectory(req.cwd)) return refuse("invalid working directory", "bad cwd");
+    if (!isAbsolute(req.cwd)) return refuse("invalid working directory", "bad cwd");
+    // A tool with working_dir runs there: the request's directory is not even looked at.
+    const cwd = tool.workingDir ?? req.cwd;
+    if (!isDirectory(cwd)) return refuse("invalid working directory", tool.workingDir === undefined ? "bad cwd" : `working_dir ${tool.workingDir} is not a directory`);
     if (args.some((a) => a.includes("\0"))) return refuse("failed to start tool", "NUL byte in arguments");
 
     let configDir: string | undefined;
@@ -371,7 +374,7 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
       {
         binary: tool.binary,
         args,
-        cwd: req.cwd,
+        cwd,
         env,
         timeoutMs: tool.timeoutMs,
         maxOutputSize: proxy.maxOutputSize,

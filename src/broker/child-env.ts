@@ -5,17 +5,27 @@
  * credential, a forced value or the base variables). A tool with `allowed_env` takes only the request
  * names listed there (allow-list mode); the denylist applies in both modes and cannot be listed.
  */
-const DENIED_PREFIXES = ["LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE", "NPM_CONFIG_", "npm_config_"] as const;
+// CLOUDSDK_: gcloud reads every property as CLOUDSDK_<SECTION>_<NAME> (API endpoints, proxy, CA
+// file, TLS validation off); DOCKER_: the daemon, context and TLS files docker talks through;
+// AWS_ENDPOINT_URL: also per service (AWS_ENDPOINT_URL_S3, ...).
+const DENIED_PREFIXES = [
+  "LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE",
+  "CLOUDSDK_", "DOCKER_", "AWS_ENDPOINT_URL",
+] as const;
 
 export const DENIED_ENV_NAMES: ReadonlySet<string> = new Set([
   // shells and the programs tools hand text to
   "BASH_ENV", "ENV", "IFS", "CDPATH", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "GLOBIGNORE",
   "BASH_XTRACEFD", "ZDOTDIR", "SHELL", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "BROWSER", "TMPDIR",
+  // the same hand-offs under the names common credentialed tools read first (gh, kubectl)
+  "GH_BROWSER", "GH_EDITOR", "GH_PAGER", "KUBE_EDITOR", "KUBECTL_EXTERNAL_DIFF",
   // language runtimes
   "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONBREAKPOINT", "PYTHONINSPECT",
   "PERL5LIB", "PERLLIB", "PERL5OPT", "PERL5DB", "RUBYLIB", "RUBYOPT", "GEM_PATH", "GEM_HOME",
   "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-  "JDK_JAVA_OPTIONS", "CLASSPATH", "GOFLAGS", "LUA_PATH", "LUA_CPATH", "LUA_INIT", "TCLLIBPATH",
+  // GODEBUG: http2debug=2 makes any Go program print every HTTP/2 header it sends, Authorization
+  // included, and other settings turn TLS checks back to insecure defaults
+  "JDK_JAVA_OPTIONS", "CLASSPATH", "GOFLAGS", "GODEBUG", "LUA_PATH", "LUA_CPATH", "LUA_INIT", "TCLLIBPATH",
   "PHPRC", "PHP_INI_SCAN_DIR", "GCONV_PATH", "LOCPATH", "NLSPATH", "HOSTALIASES", "RESOLV_HOST_CONF",
   "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES", "MALLOC_CHECK_", "GETCONF_DIR",
   // proxies and TLS trust
@@ -35,13 +45,17 @@ export const DENIED_ENV_NAMES: ReadonlySet<string> = new Set([
   "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_HOME", "XDG_DATA_DIRS", "GH_HOST", "GH_CONFIG_DIR",
   "GH_ENTERPRISE_TOKEN", "GLAB_CONFIG_DIR", "CURL_HOME", "NETRC", "WGETRC",
   "DOCKER_CONFIG", "DOCKER_HOST", "KUBECONFIG", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",
-  "AWS_ENDPOINT_URL", "CLOUDSDK_CONFIG", "GNUPGHOME", "PASSWORD_STORE_DIR",
+  "AWS_ENDPOINT_URL", "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "CLOUDSDK_CONFIG", "GNUPGHOME", "PASSWORD_STORE_DIR",
   "PIP_CONFIG_FILE", "PIP_INDEX_URL", "CARGO_HOME",
   // the C library's own tunables (GLIBC_TUNABLES has carried loader exploits) and locale loading
   "GLIBC_TUNABLES", "LOCALDOMAIN", "RES_OPTIONS",
 ]);
 
 export function isDeniedEnvName(name: string): boolean {
+  // Read in any case: npm takes every npm_config_* name as a setting (Npm_Config_userconfig too),
+  // and Python's urllib (so requests, pip, the AWS CLI) any name ending in _proxy.
+  const lower = name.toLowerCase();
+  if (lower.startsWith("npm_config_") || lower.endsWith("_proxy")) return true;
   return DENIED_ENV_NAMES.has(name) || DENIED_PREFIXES.some((p) => name.startsWith(p));
 }
 

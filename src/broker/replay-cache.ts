@@ -1,11 +1,13 @@
 /**
  * Remembers authenticated requests for a while so none can be accepted twice. The key is the decoded
  * MAC bytes with the peer UID: keying on the MAC's text would let a second spelling of the same bytes
- * (the reference's decoder skips CR/LF) through. Entries live at least MIN_TTL_MS, twice the ±5 s
- * freshness window, so a request cannot outlive its own entry. When the cache is full of live entries
- * it refuses new requests rather than forget one that could still be replayed.
+ * (the reference's decoder skips CR/LF) through. Entries live at least MIN_TTL_MS, the whole time a
+ * request stays fresh: the ±5 s window is checked on the daemon's clock in whole seconds, so a request
+ * stamped T is accepted from (T-5).000 until (T+5).999, 11 s in all, and a request cannot outlive its
+ * own entry. When the cache is full of live entries it refuses new requests rather than forget one
+ * that could still be replayed.
  */
-export const MIN_REPLAY_TTL_MS = 10_000;
+export const MIN_REPLAY_TTL_MS = 11_000;
 
 export type ReplayVerdict = "fresh" | "replayed" | "full";
 

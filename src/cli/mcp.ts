@@ -80,6 +80,7 @@ export function registerMcpCommands(program: Command): void {
           clientOut: process.stdout,
           approveCommand: (c) => `provenant approve ${c}${ws}`,
           acceptCommand: (tool) => `provenant mcp accept ${server} ${shellWord(tool)}${ws}`,
+          acceptInstructionsCommand: `provenant mcp accept ${server} --instructions${ws}`,
           elicitation: opts.elicitation !== false,
         });
         process.exitCode = code;
@@ -94,8 +95,15 @@ export function registerMcpCommands(program: Command): void {
     .argument("<server>", "the server's name")
     .argument("[tools...]", "the tools to accept (default: every held tool of the server)")
     .option("--workspace <dir>", "the proxy's workspace")
-    .action((server: string, tools: string[], opts: { workspace?: string }) => {
+    .option("--instructions", "accept the server's changed instructions instead of tools")
+    .action((server: string, tools: string[], opts: { workspace?: string; instructions?: boolean }) => {
       try {
+        if (opts.instructions === true) {
+          if (tools.length > 0) throw new Error("--instructions takes no tool names");
+          const accepted = pinStore(server, opts.workspace, "instructions").accept("all", new Date());
+          process.stdout.write(accepted.length === 0 ? "no held instructions\n" : "accepted: the server's instructions\n");
+          return;
+        }
         const store = pinStore(server, opts.workspace);
         const held = store.read().held;
         for (const tool of tools) if (!held.has(tool)) throw new Error(`${server} has no held tool ${JSON.stringify(tool)}; held: ${[...held.keys()].join(", ") || "none"}`);
@@ -108,14 +116,19 @@ export function registerMcpCommands(program: Command): void {
 
   mcp
     .command("pins")
-    .description("show a server's pinned tool definitions and the held ones that differ from them")
+    .description("show a server's pinned tool definitions and the held ones that differ from them, and its pinned and held instructions")
     .argument("<server>", "the server's name")
     .option("--workspace <dir>", "the proxy's workspace")
     .action((server: string, opts: { workspace?: string }) => {
       try {
         const state = pinStore(server, opts.workspace).read();
         const held = [...state.held].map(([name, h]) => ({ name, now: h.definition, pinned: state.tools.get(name)?.definition ?? null, seenAt: h.seenAt }));
-        process.stdout.write(`${displayJson({ server, pinned: [...state.tools.keys()], held }, 2)}\n`);
+        const given = pinStore(server, opts.workspace, "instructions").read();
+        const instructions = {
+          pinned: given.tools.get("instructions")?.definition ?? null,
+          held: given.held.has("instructions") ? { now: given.held.get("instructions")?.definition, seenAt: given.held.get("instructions")?.seenAt } : null,
+        };
+        process.stdout.write(`${displayJson({ server, pinned: [...state.tools.keys()], held, instructions }, 2)}\n`);
       } catch (error) {
         exitWith("mcp pins", error);
       }
@@ -191,9 +204,9 @@ export function registerMcpCommands(program: Command): void {
     });
 }
 
-function pinStore(server: string, workspace: string | undefined): ToolPinStore {
+function pinStore(server: string, workspace: string | undefined, kind: "tools" | "instructions" = "tools"): ToolPinStore {
   if (!isMcpServerName(server)) throw new Error(`${JSON.stringify(server)} is not a server name`);
-  return new ToolPinStore(mcpWorkspace(workspace), server);
+  return new ToolPinStore(mcpWorkspace(workspace), server, undefined, kind);
 }
 
 /** The command's base name without its extension, as a server name (`/usr/bin/my_server.py` → `my-server`). */

@@ -1,7 +1,7 @@
 import { entry, type CatalogueEntry } from "./tool-catalogue.js";
 
 /**
- * Claude Code's tools (`@anthropic-ai/claude-code` 2.1.330: the `tools` of its `init` event and of
+ * Claude Code's tools (`@anthropic-ai/claude-code` 2.1.332: the `tools` of its `init` event and of
  * its Messages API requests; a test reads both from the pinned program and fails on any name
  * missing here), with names an earlier or differently configured Claude Code offers (Glob, Grep,
  * MultiEdit, TodoWrite, the task tools, PowerShell on Windows), so a configuration written for

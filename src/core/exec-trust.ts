@@ -66,12 +66,22 @@ export interface ExecTrustOptions {
   /** Owner's entries (`execCommandTrust`), over the built-in lists; `*` is any other program. */
   readonly overrides: Readonly<Record<string, TrustLevel>>;
   readonly fileLevel: FileLevel;
+  /**
+   * The trust of everything under a path, for a program that reads a directory recursively
+   * (`grep -r`, `rg`, `find`): the worst file beneath it. Without it, the path's own `fileLevel`.
+   */
+  readonly treeLevel?: FileLevel;
+  /**
+   * The trust of the files a shell glob (`docs/*.md`) names: the worst file it matches on disk.
+   * Without it, globs are judged by their text alone (`fileLevel`).
+   */
+  readonly globLevel?: FileLevel;
 }
 
 /** The trust of a command's output (see the module comment). */
 export function execOutputTrust(command: string, options: ExecTrustOptions): ExecTrust {
   const table = commandTable(options.overrides);
-  return new Classifier(table, options.fileLevel).script(command, 0);
+  return new Classifier(table, options.fileLevel, options.treeLevel ?? options.fileLevel, options.globLevel ?? (() => null)).script(command, 0);
 }
 
 function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<string, TrustLevel> {
@@ -85,10 +95,14 @@ function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<stri
 
 class Classifier {
   private worst: ExecTrust = { level: "trusted", reason: "local commands only" };
+  /** Words whose text is not what the program gets: an expansion, `~+`, `~-`. */
+  private readonly computed = new Set<string>();
 
   constructor(
     private readonly table: ReadonlyMap<string, TrustLevel>,
     private readonly fileLevel: FileLevel,
+    private readonly treeLevel: FileLevel,
+    private readonly globLevel: FileLevel,
   ) {}
 
   script(source: string, depth: number): ExecTrust {
@@ -144,8 +158,16 @@ class Classifier {
     }
   }
 
-  /** A word whose text holds a substitution the parser did not expand is not understood. */
+  /**
+   * A word whose text holds a substitution the parser did not expand is not understood. A word with
+   * a glob (`docs/*.md`, also in a `for` list) is what it matches on disk: each file it names is
+   * looked up (a quoted pattern that looks like one costs a look and names nothing).
+   */
   private word(word: BashWord): void {
+    if (word.type === "Word" && /[*?[]/.test(word.text)) {
+      const level = this.globLevel(word.text);
+      if (level !== null) this.note(level.level, level.reason);
+    }
     if (!/\$\(|`|<\(|>\(/.test(word.text)) return;
     const expanded = (word.expansion ?? []).some((e) => e.type === "CommandExpansion" || e.type === "ArithmeticExpansion");
     if (!expanded) this.unknown(`a substitution in ${JSON.stringify(word.text)} that was not read`);
@@ -160,6 +182,16 @@ class Classifier {
     if (level !== null) this.note(level.level, level.reason);
   }
 
+  private tree(path: string): void {
+    if (this.computed.has(path)) {
+      // `grep -r x "$PWD"`, `rg x $(pwd)`, `ls -R ~+`: which directory is known only at run time.
+      this.note("untrusted", `a recursive read of a directory computed at run time (${JSON.stringify(path)})`);
+      return;
+    }
+    const level = this.treeLevel(path);
+    if (level !== null) this.note(level.level, level.reason);
+  }
+
   private command(command: BashCommand, depth: number): void {
     const name = command.name;
     if (name === undefined) return; // assignments and redirects only; walked by the caller
@@ -167,8 +199,9 @@ class Classifier {
       this.unknown(`the program is computed at run time (${JSON.stringify(name.text)})`);
       return;
     }
-    const words = (command.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect").map((w) => w.text);
-    this.program([name.text, ...words], depth);
+    const suffix = (command.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect");
+    for (const w of suffix) if ((w.expansion ?? []).length > 0 || /^~[+-]/.test(w.text)) this.computed.add(w.text);
+    this.program([name.text, ...suffix.map((w) => w.text)], depth);
   }
 
   /** `argv` with its program first; wrappers and shells are looked through. */
@@ -210,7 +243,105 @@ class Classifier {
         continue;
       }
       this.file(arg);
+      // `git show HEAD:third_party/x/README.md`: a file as a revision holds it.
+      const colon = arg.indexOf(":");
+      if (colon > 0) this.file(arg.slice(colon + 1));
     }
+    // A program that reads whole directories prints what any file beneath them says (or is named).
+    for (const path of recursiveOperands(program, args)) this.tree(path);
+  }
+}
+
+/**
+ * The short options of each search program whose value is the next word when not attached (`-A 2`,
+ * `-g '*.md'`, `-t md`): read as the pattern, such a value would make the real pattern a path, and
+ * the search of `.` would go unjudged. The letters differ by program (`-r` is grep's recursion and
+ * rg's replacement).
+ */
+const SHORT_VALUE_OPTIONS: Readonly<Record<string, string>> = { grep: "ABCDdefm", rg: "ABCdEefgjMmrtT", ag: "ABCGmp", git: "ABCefm" };
+/** Long options with a value as the next word (grep, rg, ag and git grep; `--name=value` carries its own). */
+const LONG_VALUE_OPTIONS: ReadonlySet<string> = new Set([
+  "--after-context", "--before-context", "--context", "--regexp", "--file", "--max-count", "--include", "--exclude",
+  "--exclude-dir", "--exclude-from", "--label", "--binary-files", "--devices", "--directories", "--group-separator",
+  "--glob", "--iglob", "--type", "--type-not", "--type-add", "--type-clear", "--encoding", "--threads", "--max-columns",
+  "--max-depth", "--depth", "--max-filesize", "--replace", "--sort", "--sortr", "--colors", "--context-separator",
+  "--field-context-separator", "--field-match-separator", "--path-separator", "--pre", "--pre-glob", "--ignore-file",
+  "--engine", "--dfa-size-limit", "--regex-size-limit", "--hyperlink-format", "--hostname-bin", "--ignore", "--ignore-dir",
+  "--file-search-regex", "--path-to-ignore", "--open-files-in-pager",
+]);
+
+/**
+ * The paths a search reads: the words after its pattern (every word when `-e`/`-f`/`--regexp`/
+ * `--file` gives the pattern, or `--files` asks for none), option values left out; `.` when there
+ * are none.
+ */
+function searchPaths(family: string, args: readonly string[]): string[] {
+  const shortValues = SHORT_VALUE_OPTIONS[family] ?? "";
+  const words: string[] = [];
+  let given = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--") {
+      words.push(...args.slice(i + 1));
+      break;
+    }
+    if (a.startsWith("--")) {
+      const name = a.includes("=") ? a.slice(0, a.indexOf("=")) : a;
+      if (name === "--regexp" || name === "--file" || name === "--files") given = true;
+      if (!a.includes("=") && LONG_VALUE_OPTIONS.has(a)) i++;
+      continue;
+    }
+    if (a.startsWith("-") && a.length > 1) {
+      // A cluster: `-rn`, `-A2`, `-nA 2`; the first letter that takes a value takes the rest, or the next word.
+      for (let j = 1; j < a.length; j++) {
+        const letter = a[j] as string;
+        if (!shortValues.includes(letter)) continue;
+        if (letter === "e" || letter === "f") given = true;
+        if (j === a.length - 1) i++;
+        break;
+      }
+      continue;
+    }
+    if (a !== "") words.push(a);
+  }
+  const paths = given ? words : words.slice(1);
+  return paths.length === 0 ? ["."] : paths;
+}
+
+/**
+ * The directories a local program reads recursively (its output can be any file beneath them, or
+ * their names): `grep -r`/`-R`, `rg`, `ag`, `git grep`, `find`, `tree`, `ls -R`, `diff -r`.
+ * Generous: a word that is an option's value or a pattern names nothing on disk, which costs a
+ * look; a directory missed is content read unjudged.
+ */
+export function recursiveOperands(program: string, args: readonly string[]): string[] {
+  const short = (letters: RegExp) => args.some((a) => /^-[^-]/.test(a) && letters.test(a.slice(1)));
+  switch (program) {
+    case "grep":
+    case "egrep":
+    case "fgrep":
+      if (!(short(/[rR]/) || args.some((a) => a === "--recursive" || a === "--dereference-recursive" || a === "--directories=recurse" || a === "recurse"))) return [];
+      return searchPaths("grep", args);
+    case "rg":
+    case "ag":
+      return searchPaths(program, args);
+    case "git": {
+      const at = args.findIndex((a) => !a.startsWith("-"));
+      return at !== -1 && args[at] === "grep" ? searchPaths("git", args.slice(at + 1)) : [];
+    }
+    case "find": {
+      const end = args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!" || a === ")");
+      const starts = end === -1 ? args : args.slice(0, end);
+      return starts.length === 0 ? ["."] : [...starts];
+    }
+    case "tree":
+      return args.filter((a) => !a.startsWith("-")).concat(args.some((a) => !a.startsWith("-")) ? [] : ["."]);
+    case "ls":
+    case "diff":
+      if (!(short(program === "ls" ? /R/ : /[rR]/) || args.includes("--recursive"))) return [];
+      return args.filter((a) => !a.startsWith("-")).concat(program === "ls" && !args.some((a) => !a.startsWith("-")) ? ["."] : []);
+    default:
+      return [];
   }
 }
 

@@ -33,6 +33,11 @@ export interface HostCatalogue {
   readonly dangerousTools: Readonly<Record<string, Readonly<Record<string, PolicyMode>>>>;
   /** Tools whose output is a file named by `path`, `file_path` or `notebook_path`. */
   readonly fileReadTools: ReadonlySet<string>;
+  /**
+   * Tools that search beneath `path` (the workspace when none), skipping what git ignores: `tree`
+   * prints lines or names of any file there, `glob` the names its `pattern` matches.
+   */
+  readonly searchTools: Readonly<Record<string, "tree" | "glob">>;
   /** Tools that write a file, whose target may be a protected file. */
   readonly fileWriteTools: ReadonlySet<string>;
   /** Tools that run the shell command in `command` (output trust by command). */
@@ -70,6 +75,7 @@ const OPENCLAW: HostCatalogue = Object.freeze({
   taintDefaultTools: DEFAULT_TAINT_DEFAULT_TOOLS,
   dangerousTools: DEFAULT_DANGEROUS_TOOLS,
   fileReadTools: new Set(["read", "Read", "ls", "pdf"]),
+  searchTools: {},
   fileWriteTools: FILE_WRITE_TOOLS,
   execTools: new Set(["exec"]),
   backgroundOutputTools: new Set(["process"]),
@@ -86,7 +92,8 @@ const CLAUDE_CODE: HostCatalogue = Object.freeze({
   host: "claude-code",
   entries: CLAUDE_CODE_ENTRIES,
   ...derived(CLAUDE_CODE_ENTRIES),
-  fileReadTools: new Set(["Read", "NotebookRead", "Glob", "Grep", "LSP"]),
+  fileReadTools: new Set(["Read", "NotebookRead", "LSP"]),
+  searchTools: Object.freeze({ Grep: "tree" as const, Glob: "glob" as const }),
   fileWriteTools: new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]),
   execTools: new Set(["Bash"]),
   backgroundOutputTools: new Set(["BashOutput", "TaskOutput", "Monitor"]),

@@ -55,9 +55,11 @@ export class ToolPinStore {
     workspaceDir: string,
     readonly server: string,
     private readonly onCorrupt: (detail: string, movedTo: string) => void = () => undefined,
+    /** `instructions`: the server's initialize instructions, pinned the same way in `<server>.instructions.json`. */
+    kind: "tools" | "instructions" = "tools",
   ) {
     const dir = join(workspaceDir, ".provenance", "mcp-pins");
-    this.file = join(dir, `${server}.json`);
+    this.file = join(dir, kind === "tools" ? `${server}.json` : `${server}.instructions.json`);
     this.lockFile = `${this.file}.lock`;
   }
 

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -214,5 +214,30 @@ describe("secret file", () => {
     expect(key).toHaveLength(32);
     expect(readFileSync(join(d, "real"), "utf8")).toBe(`${key.toString("base64")}\n`);
     expect(readSecretFile(join(d, "real")).equals(key)).toBe(true);
+  });
+});
+
+describe("an attacker who replays a request at the far edge of its freshness window cannot run it twice", () => {
+  it("with the shortest replay memory (10 s), the copy sent 10.5 s after the original is refused", async () => {
+    // A request stamped T is fresh while the daemon's whole-second clock is within T-5..T+5, which
+    // is 11 s of wall time ((T-5).000 to (T+5).999): the replay memory must cover all of it.
+    const T = 1_800_000_000;
+    let clock = (T - 5) * 1000;
+    const h = await startHarness({ proxy: { replay_cache_ttl: "10s" }, tools: { touch: { binary: "/usr/bin/touch" } } }, { now: () => clock });
+    try {
+      const marker = join(h.dir, "ran");
+      const line = signedRequestLine(h.secret, { tool: "touch", args: [marker], cwd: "/" }, { timestamp: T, nonce: "edge-of-window" });
+      // Control: the original runs (the file appears).
+      expect((await runCall(h.daemon.socketPath, line)).result).toMatchObject({ kind: "done", exitCode: 0 });
+      expect(existsSync(marker)).toBe(true);
+      rmSync(marker);
+      clock = (T + 5) * 1000 + 500;
+      const replay = await runCall(h.daemon.socketPath, line);
+      expect(replay.result).toEqual({ kind: "error", message: "authentication failed" });
+      expect(existsSync(marker)).toBe(false);
+      expect(h.logs.findLast((e) => e.event === "request_refused")?.fields["reason"]).toBe("replayed request");
+    } finally {
+      await h.close();
+    }
   });
 });

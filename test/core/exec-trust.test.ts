@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, type FileLevel } from "../../src/core/exec-trust.js";
+import { execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
 
 const noFiles: FileLevel = () => null;
 const level = (command: string, overrides: Record<string, "trusted" | "shared" | "external" | "untrusted"> = {}, fileLevel: FileLevel = noFiles) =>
@@ -49,6 +49,48 @@ describe("exec output trust from the parsed command", () => {
     expect(level("git fetch", { "git fetch": "trusted" })).toBe("trusted");
   });
 
+  it("a program that reads directories recursively is judged by what is beneath each one it reads (`.` when it names none)", () => {
+    const trees: string[] = [];
+    execOutputTrust("grep -rn foo . && rg -e bar src lib; git grep baz; find docs -name x; grep foo a.txt; ls -la; ls -R; diff -r a b", {
+      overrides: {},
+      fileLevel: noFiles,
+      treeLevel: (p) => (trees.push(p), null),
+    });
+    expect(trees).toEqual([".", "src", "lib", ".", "docs", ".", "a", "b"]);
+    expect(recursiveOperands("grep", ["-R", "foo"])).toEqual(["."]);
+    const globs: string[] = [];
+    execOutputTrust('cat */README.md; for f in a/*.md; do cat "$f"; done; X=b*', { overrides: {}, fileLevel: noFiles, globLevel: (p) => (globs.push(p), null) });
+    expect(globs).toEqual(["*/README.md", "a/*.md"]);
+    expect(recursiveOperands("grep", ["--recursive", "-e", "foo", "x"])).toEqual(["x"]);
+    expect(recursiveOperands("rg", ["--files"])).toEqual(["."]);
+    expect(recursiveOperands("grep", ["-n", "foo", "x"])).toEqual([]);
+    // An option's value is neither the pattern nor a path; the letters that take one differ by program.
+    expect(recursiveOperands("rg", ["-n", "parseConfig", "-g", "*.md"])).toEqual(["."]);
+    expect(recursiveOperands("rg", ["-t", "md", "parseConfig"])).toEqual(["."]);
+    expect(recursiveOperands("rg", ["-A", "2", "src"])).toEqual(["."]);
+    expect(recursiveOperands("rg", ["-rn", "x", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("rg", ["--glob=*.md", "x", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("grep", ["-rn", "--include", "*.md", "parseConfig"])).toEqual(["."]);
+    expect(recursiveOperands("grep", ["-rnA", "2", "x", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("grep", ["-rnA2", "x", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("grep", ["-r", "-e", "x", "-e", "y", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("grep", ["-r", "--", "-x", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("git", ["grep", "-n", "x", "--", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("ag", ["-G", "md$", "x"])).toEqual(["."]);
+    expect(recursiveOperands("rg", ["--files", "src"])).toEqual(["src"]);
+    // A directory known only at run time could be any: the read is untrusted, the tree never consulted.
+    for (const command of ['grep -r x "$PWD"', "rg x $(pwd)", "ls -R ~+", "grep -r x ${DIR:-.}"]) {
+      expect([command, execOutputTrust(command, { overrides: {}, fileLevel: noFiles, treeLevel: () => null })]).toEqual([
+        command,
+        { level: "untrusted", reason: expect.stringMatching(/^a recursive read of a directory computed at run time/) },
+      ]);
+    }
+    // A pattern that merely holds a `$` is not a directory.
+    expect(execOutputTrust("grep -rn 'a$' src", { overrides: {}, fileLevel: noFiles, treeLevel: () => null }).level).toBe("trusted");
+    const vendored: FileLevel = (p) => (p === "." ? { level: "external", reason: "third_party beneath" } : null);
+    expect(execOutputTrust("grep -rn foo .", { overrides: {}, fileLevel: noFiles, treeLevel: vendored }).level).toBe("external");
+  });
+
   it("files a local program reads carry their own trust, by argument, option value or input redirection", () => {
     const inbox: FileLevel = (p) => (p.includes("inbox") ? { level: "untrusted", reason: `${p} is mail` } : null);
     expect(level("cat inbox/mail.txt", {}, inbox)).toBe("untrusted");
@@ -56,6 +98,9 @@ describe("exec output trust from the parsed command", () => {
     expect(level("jq --from-file=inbox/q.jq", {}, inbox)).toBe("untrusted");
     expect(level("while read l; do echo $l; done < inbox/list", {}, inbox)).toBe("untrusted");
     expect(level("cat notes.md", {}, inbox)).toBe("trusted");
+    // A file as a revision holds it (`rev:path`), judged by its path.
+    const underInbox: FileLevel = (p) => (p.startsWith("inbox/") ? { level: "untrusted", reason: `${p} is mail` } : null);
+    expect(level("git show HEAD~1:inbox/mail.txt", {}, underInbox)).toBe("untrusted");
     expect(execOutputTrust("cat inbox/mail.txt", { overrides: {}, fileLevel: inbox }).reason).toBe("inbox/mail.txt is mail");
   });
 

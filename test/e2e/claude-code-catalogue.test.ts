@@ -43,6 +43,7 @@ describe("the claude-code catalogue covers the pinned Claude Code", () => {
         expect(params.some((p) => ["file_path", "notebook_path", "path"].includes(p)), tool).toBe(true);
       }
       if (catalogue.execTools.has(tool)) expect(params, tool).toContain("command");
+      if (Object.hasOwn(catalogue.searchTools, tool)) expect(params, tool).toEqual(expect.arrayContaining(["pattern", "path"]));
     }
   });
 });

@@ -15,7 +15,7 @@ const CHROMIUM = process.env.PROVENANT_CHROMIUM ?? "/usr/bin/chromium";
 const SCREENSHOTS = join(".cache", "console-screenshots");
 
 /**
- * Claude Code 2.1.330, headless, with provenant's hooks, against a scripted obedient model, and the
+ * Claude Code 2.1.332, headless, with provenant's hooks, against a scripted obedient model, and the
  * owner's console open in Debian's chromium on the project. A README the agent reads asks for a
  * Write; the user allowed Write outright, so only provenant stands in the way. In `-p` mode an `ask`
  * is a denial: the console's answer is the only way the held call can run. The file on disk says

@@ -21,7 +21,7 @@ export function permissionAnswer(decision: PermissionDecision, reason: string): 
   return { exitCode: 0, stdout: `${JSON.stringify(out)}\n`, stderr: "" };
 }
 
-export function contextAnswer(event: "SessionStart" | "UserPromptSubmit" | "PostToolUse", context: string): HookAnswer {
+export function contextAnswer(event: "SessionStart" | "UserPromptSubmit" | "PostToolUse" | "PostToolUseFailure", context: string): HookAnswer {
   return { exitCode: 0, stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: context } })}\n`, stderr: "" };
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { dirname } from "node:path";
 import type { Decision } from "../../core/decision.js";
 import type { Logger } from "../../core/logger.js";
@@ -32,6 +33,13 @@ export interface McpProxyOptions {
   /** The guard session the client's calls belong to (shared by the proxies of one workspace by default). */
   readonly sessionId: string;
   readonly pins: ToolPinStore;
+  /**
+   * The server's `instructions` (its initialize result), pinned like its tools: clients such as
+   * Claude Code put them in the model's context. Absent: passed through unpinned.
+   */
+  readonly instructionPins?: ToolPinStore;
+  /** The command that accepts changed instructions, as the owner would type it. */
+  readonly acceptInstructionsCommand?: string;
   readonly approvals: PendingApprovalStore;
   readonly logger: Logger;
   readonly now: () => number;
@@ -74,6 +82,9 @@ interface AskedOwner {
  */
 const CONTENT_METHODS: ReadonlySet<string> = new Set(["resources/read", "prompts/get"]);
 
+/** The name the server's instructions are pinned under, in their own pin file. */
+export const INSTRUCTIONS = "instructions";
+
 /** Calls answered by the server are forgotten in arrival order past this many outstanding. */
 const MAX_OUTSTANDING = 10_000;
 
@@ -90,6 +101,8 @@ const MAX_OUTSTANDING = 10_000;
 export class McpProxy {
   /** Open tools/list requests, by id key, to their id. */
   private readonly lists = new Map<string, JsonRpcId>();
+  /** Open initialize requests, by id key. */
+  private readonly initializing = new Set<string>();
   private readonly calls = new Map<string, ForwardedCall>();
   private readonly asked = new Map<string, AskedOwner>();
   /** Client request keys of tools/call waiting for the owner, to their elicitation id. */
@@ -199,6 +212,7 @@ export class McpProxy {
       case "request":
         if (message.method === "initialize") {
           this.clientElicits = this.o.elicitation !== false && declaresElicitation(message.params);
+          this.initializing.add(idKey(message.id));
           return FORWARD;
         }
         if (message.method === "tools/list") {
@@ -233,12 +247,34 @@ export class McpProxy {
     if (message.kind !== "response" || message.id === null) return FORWARD;
     const key = idKey(message.id);
     if (this.lists.delete(key)) return this.onToolsListed(message);
+    if (this.initializing.delete(key)) return this.onInitialized(message);
     const call = this.calls.get(key);
     if (call === undefined) return FORWARD;
     this.calls.delete(key);
     // An error's text is the server's words too: it enters the context like any output.
     this.o.guard.afterToolCall(this.o.sessionId, { id: call.callId, tool: call.tool, params: call.params, output: message.error ?? message.result, ran: true });
     return FORWARD;
+  }
+
+  /**
+   * The server's instructions are the server's words in the model's context, fixed at install like
+   * its tool descriptions: the first ones seen are pinned, and instructions that differ from the pin
+   * are withheld (the result goes on without them) until the owner accepts them.
+   */
+  private onInitialized(message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {
+    const pins = this.o.instructionPins;
+    const result = message.result;
+    if (pins === undefined || message.error !== undefined || result === null || typeof result !== "object" || Array.isArray(result)) return FORWARD;
+    const { instructions, ...rest } = result as Record<string, unknown>;
+    if (instructions === undefined) return FORWARD;
+    const text = typeof instructions === "string" ? instructions : (JSON.stringify(instructions) ?? "");
+    const digest = createHash("sha256").update(text, "utf8").digest("hex");
+    const held = pins.observe([{ name: INSTRUCTIONS, digest, definition: instructions }], true, new Date(this.o.now()));
+    if (!held.has(INSTRUCTIONS)) return FORWARD;
+    this.o.logger.warn(
+      `mcp ${this.o.server}: the server's instructions differ from those first seen; withheld until the owner reviews them with 'provenant mcp pins ${this.o.server}' and runs: ${this.o.acceptInstructionsCommand ?? `provenant mcp accept ${this.o.server} --instructions`}`,
+    );
+    return { kind: "replace", value: { ...message.raw, result: rest } };
   }
 
   private onToolsListed(message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {

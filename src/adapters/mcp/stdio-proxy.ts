@@ -34,6 +34,7 @@ export interface StdioProxyOptions {
   /** How the owner's commands are spelled in messages (with `--workspace` when it is not the default). */
   readonly approveCommand: (code: string) => string;
   readonly acceptCommand: (tool: string) => string;
+  readonly acceptInstructionsCommand?: string;
   readonly maxLineBytes?: number;
   /** False: never ask through elicitation (see McpProxyOptions.elicitation). */
   readonly elicitation?: boolean;
@@ -61,6 +62,13 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     pins: new ToolPinStore(o.workspaceDir, o.server, (detail, movedTo) =>
       o.logger.error(`mcp ${o.server}: the tool pin file was unusable (${detail}); kept as ${movedTo}; every tool is held until the owner accepts it`),
     ),
+    instructionPins: new ToolPinStore(
+      o.workspaceDir,
+      o.server,
+      (detail, movedTo) => o.logger.error(`mcp ${o.server}: the instructions pin file was unusable (${detail}); kept as ${movedTo}; the server's instructions are withheld until the owner accepts them`),
+      "instructions",
+    ),
+    ...(o.acceptInstructionsCommand !== undefined ? { acceptInstructionsCommand: o.acceptInstructionsCommand } : {}),
     approvals: new PendingApprovalStore(o.workspaceDir, (file, detail) => o.logger.warn(`approval store: ignoring ${file}: ${detail}`)),
     logger: o.logger,
     now: Date.now,
