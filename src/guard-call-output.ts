@@ -84,7 +84,10 @@ export class CallOutputTrust {
     return null;
   }
 
-  /** A file written while the turn is tainted is labelled with that taint; a whole rewrite at trusted clears it. */
+  /**
+   * A file written while the turn is tainted, or by a call whose output is tainted, is labelled with
+   * that level (the caller passes the worse of the two); a whole rewrite at trusted clears it.
+   */
   recordWrites(sessionId: string, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date): void {
     let targets: string[];
     let base = this.options.workspaceDir;

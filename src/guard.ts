@@ -464,10 +464,13 @@ export class Guard {
           // A Tool Search wrapper's result is its target's output, with the target's arguments.
           const tool = meaning.tool;
           const params = (result.tool === TOOL_CALL_TOOL ? remembered : (result.params ?? remembered)) ?? {};
-          this.outputTrust.recordWrites(s.sessionId, s.graph.maxTaint, tool, params, new Date(this.now()));
           const carried = this.crossSessionContent({ ...result, tool }, params) ?? this.outputTrust.judge(tool, params, s);
           const byTool = minTrust(this.policy(s.agentId).outputTaint(tool), carried?.level ?? "trusted");
           const trust = meaning.atMost === undefined ? byTool : minTrust(byTool, meaning.atMost);
+          // A file the call wrote holds what the call worked on: it is labelled at the turn's taint
+          // or at what the call brought in, whichever is worse (`curl <page> > notes.md` in a trusted
+          // turn saves the page, not the owner's words).
+          this.outputTrust.recordWrites(s.sessionId, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()));
           this.calls.innerResult(sessionId, result.parentId, trust);
           const before = s.graph.maxTaint;
           const label = carried === null ? `${tool} response` : `${tool} response: ${carried.reason}`;
@@ -666,7 +669,15 @@ export class Guard {
       this.deps.watermarks.clear(turn.sessionId);
       this.audit.record("CLAIM", { kind: "fresh-session", sessionId: turn.sessionId });
     }
-    if (turn.sessionKey) this.sessionKeys.set(turn.sessionKey, turn.sessionId);
+    if (turn.sessionKey) {
+      // A new session under the same key (OpenClaw's /new) still reaches the background commands
+      // the key's earlier session started (the host scopes them by key): their output is no more
+      // trusted here than it was there.
+      const previous = this.sessionKeys.get(turn.sessionKey);
+      const before = previous === undefined || previous === turn.sessionId ? undefined : this.sessions.get(previous);
+      if (before !== undefined) s.execLevel = minTrust(s.execLevel, before.execLevel);
+      this.sessionKeys.set(turn.sessionKey, turn.sessionId);
+    }
     s.turnSeq += 1;
     s.turnId = `${turn.sessionId}#${s.turnSeq}`;
     this.calls.clear(turn.sessionId);

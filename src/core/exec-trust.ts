@@ -346,20 +346,32 @@ export function recursiveOperands(program: string, args: readonly string[]): str
 }
 
 const OUTPUT_REDIRECTS: ReadonlySet<string> = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
+/** Programs that copy their sources to a destination (the last argument, or `-t <dir>`). */
+const COPIERS: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln", "rsync", "scp"]);
 
 /**
- * Files a command writes that the guard can see: output redirections and `tee`'s arguments. A
- * command that cannot be parsed names none (its output is untrusted anyway); `cp`, `mv` or a
- * program writing by itself are not followed.
+ * Files a command writes that the guard can see: output redirections, `tee`'s arguments, the
+ * output file of `curl -o`/`-O` and `wget` (`-O`, else the URL's last path segment), the
+ * destination of `cp`/`mv`/`install`/`ln`/`rsync`/`scp` (and, for a destination directory, each
+ * source's name in it), `dd of=`; inside `bash -c` strings, `eval` and wrappers (`sudo`, `env`,
+ * ...) too. A command that cannot be parsed names none (its output is untrusted anyway); a program
+ * writing files by names it chooses (an archive's members, `git clone`'s tree, a script) is not
+ * followed.
  */
 export function execWrittenFiles(command: string): string[] {
+  const files = new Set<string>();
+  collectWrites(command, files, 0);
+  return [...files];
+}
+
+function collectWrites(script: string, files: Set<string>, depth: number): void {
+  if (depth > MAX_NESTING) return;
   let ast: unknown;
   try {
-    ast = parseShell(command);
+    ast = parseShell(script);
   } catch {
-    return [];
+    return;
   }
-  const files = new Set<string>();
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) {
       for (const item of node) walk(item);
@@ -373,12 +385,120 @@ export function execWrittenFiles(command: string): string[] {
     }
     if (record["type"] === "Command") {
       const c = node as BashCommand;
-      if (c.name?.text.replace(/^.*\//, "") === "tee") {
-        for (const w of c.suffix ?? []) if (w.type !== "Redirect" && !w.text.startsWith("-")) files.add(w.text);
+      if (c.name !== undefined) {
+        const words = (c.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect").map((w) => w.text);
+        programWrites([c.name.text, ...words], files, depth);
       }
     }
     for (const [key, value] of Object.entries(record)) if (key !== "loc") walk(value);
   };
   walk(ast);
-  return [...files];
+}
+
+/** The files one program invocation writes by the names on its command line (see execWrittenFiles). */
+function programWrites(argv: readonly string[], files: Set<string>, depth: number): void {
+  const [first, ...args] = argv;
+  if (first === undefined) return;
+  const program = first.slice(first.lastIndexOf("/") + 1);
+  if (WRAPPERS.has(program)) {
+    const at = args.findIndex((a) => !(a.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) || /^\d+(\.\d+)?[smhd]?$/.test(a)));
+    if (at !== -1) programWrites(args.slice(at), files, depth);
+    return;
+  }
+  if (SHELLS.has(program)) {
+    const script = args[args.indexOf("-c") + 1];
+    if (args.includes("-c") && script !== undefined) collectWrites(script, files, depth + 1);
+    return;
+  }
+  if (program === "eval") {
+    collectWrites(args.join(" "), files, depth + 1);
+    return;
+  }
+  if (program === "tee") {
+    for (const a of args) if (!a.startsWith("-")) files.add(a);
+  } else if (program === "curl") {
+    curlWrites(args, files);
+  } else if (program === "wget") {
+    wgetWrites(args, files);
+  } else if (COPIERS.has(program)) {
+    copyWrites(args, files);
+  } else if (program === "dd") {
+    for (const a of args) if (a.startsWith("of=")) files.add(a.slice(3));
+  }
+}
+
+/**
+ * An option's values: `--long=v` and `--long v`, and a short option anywhere in a cluster, with
+ * its value the rest of the cluster or the next word (`-o v`, `-ov`, `-so v`, `-sov`). Generous on
+ * purpose: a word misread as a file written costs a label on a path, a file missed is a bypass.
+ */
+function optionValues(args: readonly string[], short: string | null, long: readonly string[]): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? "";
+    const next = args[i + 1];
+    for (const name of long) {
+      if (a === name && next !== undefined) values.push(next);
+      else if (a.startsWith(`${name}=`)) values.push(a.slice(name.length + 1));
+    }
+    if (short !== null && /^-[^-]/.test(a)) {
+      const at = a.indexOf(short, 1);
+      if (at !== -1) {
+        const rest = a.slice(at + 1);
+        if (rest !== "") values.push(rest);
+        else if (next !== undefined) values.push(next);
+      }
+    }
+  }
+  return values.filter((v) => v !== "" && v !== "-");
+}
+
+function hasFlag(args: readonly string[], short: string, long: string): boolean {
+  return args.some((a) => a === long || (/^-[A-Za-z]+$/.test(a) && a.includes(short)));
+}
+
+function urls(args: readonly string[]): string[] {
+  return args.filter((a) => /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(a));
+}
+
+/** The last path segment of a URL, as `curl -O` and `wget` name the file they save. */
+function urlFileName(url: string): string {
+  const path = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/, "").split(/[?#]/)[0] ?? "";
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+function curlWrites(args: readonly string[], files: Set<string>): void {
+  for (const v of optionValues(args, "o", ["--output"])) files.add(v);
+  if (hasFlag(args, "O", "--remote-name") || args.includes("--remote-name-all")) {
+    const dir = optionValues(args, null, ["--output-dir"])[0];
+    for (const url of urls(args)) {
+      const name = urlFileName(url);
+      if (name !== "") files.add(dir === undefined ? name : `${dir}/${name}`);
+    }
+  }
+}
+
+function wgetWrites(args: readonly string[], files: Set<string>): void {
+  for (const v of optionValues(args, "O", ["--output-document"])) files.add(v);
+  // With -O (to a file, or `-` for its standard output) wget names no file by the URL.
+  if (args.some((a) => a.startsWith("--output-document") || (/^-[^-]/.test(a) && a.includes("O", 1)))) return;
+  const dir = optionValues(args, "P", ["--directory-prefix"])[0];
+  for (const url of urls(args)) {
+    const name = urlFileName(url) || "index.html";
+    files.add(dir === undefined ? name : `${dir}/${name}`);
+  }
+}
+
+function copyWrites(args: readonly string[], files: Set<string>): void {
+  const target = optionValues(args, "t", ["--target-directory"])[0];
+  const operands = args.filter((a, i) => !a.startsWith("-") && !(i > 0 && /^(-t|--target-directory)$/.test(args[i - 1] ?? "")));
+  const dest = target ?? (operands.length >= 2 ? operands[operands.length - 1] : undefined);
+  if (dest === undefined) return;
+  const sources = target === undefined ? operands.slice(0, -1) : operands;
+  files.add(dest);
+  for (const source of sources) {
+    const name = source.replace(/\/+$/, "");
+    const base = name.slice(name.lastIndexOf("/") + 1).replace(/^.*:/, "");
+    if (base !== "" && base !== "." && base !== "..") files.add(`${dest.replace(/\/+$/, "")}/${base}`);
+  }
 }

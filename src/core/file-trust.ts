@@ -17,6 +17,9 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   "**/email/**": "untrusted",
   "**/emails/**": "untrusted",
   "**/attachments/**": "untrusted",
+  // OpenClaw's store of files that arrive on its channels (`~/.openclaw/media/inbound/`) and the
+  // copies it stages into the agent's workspace for reading (`media/inbound/openclaw-staged-*/`).
+  "**/media/inbound/**": "untrusted",
   "**/*.eml": "untrusted",
   "**/*.mbox": "untrusted",
   "**/*.msg": "untrusted",

@@ -82,7 +82,8 @@ const OPENCLAW: HostCatalogue = Object.freeze({
   messageTool: MESSAGE_TOOL,
   protectedPatterns: [],
   homeProtectedPatterns: [],
-  argumentRoles: {},
+  // What a fetch or a search sends out is its effect: under taint it must occur whole in one source.
+  argumentRoles: Object.freeze({ web_fetch: Object.freeze({ url: "egress" as const }), web_search: Object.freeze({ query: "egress" as const }) }),
 });
 
 const CLAUDE_CODE_ENTRIES: Readonly<Record<string, CatalogueEntry>> = Object.freeze(Object.assign(Object.create(null) as Record<string, CatalogueEntry>, CLAUDE_CODE_TOOLS));

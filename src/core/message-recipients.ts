@@ -3,7 +3,8 @@
  * every field the host's `message` tool accepts (OpenClaw 2026.9.6: `target`, `targets`, the
  * legacy `to` / `channelId`, action aliases such as `chatId`, `userId`, a `channel` naming the
  * provider, an `accountId` choosing which bot account sends) and says yes only when every field
- * that names a recipient names the owner. A field it does not know, a value of a shape it does not
+ * that names a recipient names the owner and no media field names a remote URL (which the host
+ * would fetch: a request to that URL's server). A field it does not know, a value of a shape it does not
  * understand, or an action other than sending into a conversation means "not the owner": the call
  * then follows the taint policy like any other send, which at worst asks the owner.
  */
@@ -91,6 +92,35 @@ const CONTENT_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * Content fields the host may load as media: a local path, or a URL it (or the channel's servers)
+ * fetches. A fetch is a request to whoever serves the URL, carrying whatever the URL holds, so a
+ * remote URL here is not "only to the owner".
+ */
+const MEDIA_FIELDS: ReadonlySet<string> = new Set([
+  "media",
+  "mediaUrl",
+  "mediaUrls",
+  "media_urls",
+  "path",
+  "filePath",
+  "fileUrl",
+  "image",
+  "attachments",
+  "presentation",
+  "interactive",
+]);
+
+/** A URL with a scheme and an authority that is not a local file (`https://`, `ftp://`, `//host`...). */
+const REMOTE_URL = /^\s*(?:(?!file:)[a-z][a-z0-9+.-]*:)?\/\//i;
+
+/** Whether a value holds, at any depth, a string naming a remote URL. */
+function namesRemoteUrl(value: unknown, depth = 0): boolean {
+  if (typeof value === "string") return REMOTE_URL.test(value);
+  if (depth > 8 || value === null || typeof value !== "object") return false;
+  return Object.values(value).some((v) => namesRemoteUrl(v, depth + 1));
+}
+
+/**
  * Actions that put something into a conversation the recipients name. Anything else (creating
  * channels, moderation, profile changes, reading other conversations) is not "talking to the owner".
  */
@@ -151,6 +181,9 @@ export function isMessageToOwner(params: Readonly<Record<string, unknown>>, cont
       if (!isPresent(value)) continue;
       if (typeof value !== "string" || context.provider === null) return false;
       if (value.trim().toLowerCase() !== context.provider.trim().toLowerCase()) return false;
+    } else if (MEDIA_FIELDS.has(key) && namesRemoteUrl(value)) {
+      // The host would fetch it: a request to the URL's server, not a message to the owner.
+      return false;
     } else if (!CONTENT_FIELDS.has(key) && isPresent(value)) {
       // accountId, gatewayUrl, a plugin's own routing field: not understood, so not the owner.
       return false;

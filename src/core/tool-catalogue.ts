@@ -43,8 +43,10 @@ const SEED_TOOLS: Readonly<Record<string, CatalogueEntry>> = {
   sessions_list: entry("trusted", "safe", "read"),
   sessions_history: entry("trusted", "safe", "read"),
   agents_list: entry("trusted", "safe", "read"),
-  nodes: entry("trusted", "taint", "exec"),
-  canvas: entry("trusted", "taint", "write"),
+  // A paired device's notifications (anyone's messages), camera and command results; a canvas
+  // shows and evaluates web content (the host itself marks its results network content).
+  nodes: entry("untrusted", "taint", "exec"),
+  canvas: entry("untrusted", "taint", "write"),
   // `gateway` can rewrite the configuration and so switch this very plugin off.
   gateway: entry("trusted", "dangerous", "exec"),
   session_status: entry("trusted", "safe", "read"),
@@ -150,7 +152,8 @@ const OPENCLAW_PLUGIN_TOOLS: Readonly<Record<string, CatalogueEntry>> = {
   talk_voice: entry("trusted", "taint", "write"),
   onepassword: entry("trusted", "taint", "exec"),
   "llm-task": entry("shared", "taint", "send"),
-  crabbox: entry("trusted", "taint", "exec"),
+  // commands on a remote machine, whose output the host marks network content
+  crabbox: entry("untrusted", "taint", "exec"),
   // xai: code runs on the provider's servers; X posts are anyone's
   code_execution: entry("external", "taint", "send"),
   x_search: entry("untrusted", "safe", "read"),

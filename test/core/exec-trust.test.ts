@@ -109,6 +109,20 @@ describe("exec output trust from the parsed command", () => {
     expect(execWrittenFiles("echo 'unterminated")).toEqual([]);
   });
 
+  it("files a command writes: download and copy destinations, also inside bash -c, eval and wrappers", () => {
+    expect(execWrittenFiles("curl -s -o a.md https://x/y")).toEqual(["a.md"]);
+    expect(execWrittenFiles("curl -sSo b.md https://x/y; curl --output=c.md https://x; curl -od.md https://x")).toEqual(["b.md", "c.md", "d.md"]);
+    expect(execWrittenFiles("curl -O https://h/p/f.txt?q=1; curl -sO --output-dir dl https://h/g.txt")).toEqual(["f.txt", "dl/g.txt"]);
+    expect(execWrittenFiles("wget https://h/a/b.html; wget -qO out https://h/; wget -P dl https://h/")).toEqual(["b.html", "out", "dl/index.html"]);
+    expect(execWrittenFiles("curl -s https://h/ -o -; wget -qO- https://h/")).toEqual([]);
+    expect(execWrittenFiles("cp inbox/a.txt notes/")).toEqual(["notes/", "notes/a.txt"]);
+    expect(execWrittenFiles("mv -t dest a b")).toEqual(["dest", "dest/a", "dest/b"]);
+    expect(execWrittenFiles("ln -s ../Downloads/r.pdf r.pdf")).toEqual(["r.pdf", "r.pdf/r.pdf"]);
+    expect(execWrittenFiles("dd if=/dev/zero of=q.bin")).toEqual(["q.bin"]);
+    expect(execWrittenFiles("sudo cp x y")).toEqual(["y", "y/x"]);
+    expect(execWrittenFiles(`bash -c "curl -o z https://h"; eval 'wget -O w https://h'; timeout 5 sh -c "echo hi > e"`)).toEqual(["z", "w", "e"]);
+  });
+
   const network = fc.constantFrom(...NETWORK_COMMANDS.filter((c) => !c.includes(" ")));
   const local = fc.constantFrom(...LOCAL_COMMANDS.filter((c) => !c.includes(" ") && !["[", "[["].includes(c)));
   const arg = fc.constantFrom("-l", "x", "a.txt", "--flag=1", "'quoted arg'", "\"dq\"");

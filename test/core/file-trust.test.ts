@@ -14,6 +14,14 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor("notes/todo.md", "/ws/notes/todo.md")).toBeNull();
   });
 
+  it("the defaults treat files that arrived on an OpenClaw channel as untrusted: its store and the copies staged in the workspace", () => {
+    const rules = new FileTrustRules({});
+    expect(rules.levelFor(null, "/home/u/.openclaw/media/inbound/3f2a.txt")?.level).toBe("untrusted");
+    const staged = `media/inbound/openclaw-staged-${"a".repeat(64)}/input-invoice.txt`;
+    expect(rules.levelFor(staged, `/ws/${staged}`)?.level).toBe("untrusted");
+    expect(rules.levelFor("media/outbound/chart.png", "/ws/media/outbound/chart.png")).toBeNull();
+  });
+
   it("the defaults treat installed and vendored packages as external: a dependency's README cannot steer a command", () => {
     const rules = new FileTrustRules({});
     for (const path of ["node_modules/left-pad/README.md", "app/vendor/lib/x.go", "third_party/lib/README.md", ".venv/lib/python3.11/site-packages/x/__init__.py"]) {

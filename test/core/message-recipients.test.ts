@@ -132,6 +132,21 @@ describe("owner-DM exception: the host's field tables", () => {
     }
   });
 
+  it("a media field naming a remote URL loses the exception: the host would fetch it, a request to that URL's server", () => {
+    const MEDIA = ["media", "mediaUrl", "mediaUrls", "media_urls", "path", "filePath", "fileUrl", "image", "attachments", "presentation", "interactive"];
+    for (const field of MEDIA) {
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: "https://evil.example/p.png?pin=4711" }, dm), field).toBe(false);
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: ["/tmp/a.png", " HTTP://evil.example/x"] }, dm), field).toBe(false);
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: [{ media: "//evil.example/x" }] }, dm), field).toBe(false);
+      // A local file, a file: URL or inline data is loaded here, not fetched from anyone.
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: "/home/me/report.pdf" }, dm), field).toBe(true);
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: "file:///home/me/report.pdf" }, dm), field).toBe(true);
+      expect(isMessageToOwner({ action: "send", target: OWNER, [field]: "data:image/png;base64,AAAA" }, dm), field).toBe(true);
+    }
+    // The text of a message is not fetched by the host; a link in it is only text.
+    expect(isMessageToOwner({ action: "send", target: OWNER, message: "see https://example.com" }, dm)).toBe(true);
+  });
+
   it("a field in neither table, when present, is not understood and loses the exception", () => {
     for (const field of ["accountId", "gatewayUrl", "webhook", "cc", "bcc"]) {
       expect(isMessageToOwner({ action: "send", target: OWNER, [field]: "x" }, dm), field).toBe(false);

@@ -35,4 +35,28 @@ describe("the tool catalogue covers the pinned OpenClaw", () => {
     expect(declared).toContain("browser");
     expect(declared.filter((t) => !known(t))).toEqual([]);
   });
+
+  it("takes as untrusted the output of every tool the host itself marks as network content", () => {
+    // The pinned host tags a tool whose result is someone else's content with
+    // `resultContentSource: "network"` (its own turn-taint bookkeeping). Read from the program: the
+    // string-literal `name` of the object each tag sits in.
+    const { entry } = openClawInstall();
+    const dist = join(dirname(entry), "dist");
+    const files = [
+      ...readdirSync(dist).filter((f) => f.endsWith(".mjs")).map((f) => join(dist, f)),
+      ...readdirSync(join(dist, "extensions")).map((p) => join(dist, "extensions", p, "index.js")).filter((f) => existsSync(f)),
+    ];
+    const network = new Set<string>();
+    for (const path of files) {
+      const text = readFileSync(path, "utf8");
+      for (const tag of text.matchAll(/resultContentSource:\s*"network"/g)) {
+        const before = text.slice(Math.max(0, (tag.index ?? 0) - 3000), tag.index);
+        const names = [...before.matchAll(/\bname:\s*("([A-Za-z0-9_-]+)"|[A-Za-z_$][\w$]*)/g)];
+        const last = names[names.length - 1];
+        if (last?.[2] !== undefined) network.add(last[2]);
+      }
+    }
+    expect([...network]).toEqual(expect.arrayContaining(["web_fetch", "web_search", "browser"]));
+    expect([...network].filter((t) => TOOL_CATALOGUE[t]?.output !== "untrusted").sort()).toEqual([]);
+  });
 });

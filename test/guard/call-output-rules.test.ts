@@ -202,6 +202,18 @@ describe("labels of files written under taint", () => {
     expect(trust.fileLevel("vendor/y.txt")?.level).toBe("untrusted");
   });
 
+  it("rule: a symlinked file is read through to its target", () => {
+    const { trust, workspaceDir } = outputTrust();
+    mkdirSync(join(workspaceDir, "inbox"));
+    writeFileSync(join(workspaceDir, "inbox", "mail.txt"), "hi");
+    symlinkSync(join(workspaceDir, "inbox", "mail.txt"), join(workspaceDir, "notes.md"));
+    expect(trust.fileLevel("notes.md")?.level).toBe("untrusted");
+    writeFileSync(join(workspaceDir, "plain.md"), "x");
+    trust.recordWrites("s", "untrusted", "write", { path: "plain.md", content: "x" }, AT);
+    symlinkSync(join(workspaceDir, "plain.md"), join(workspaceDir, "alias.md"));
+    expect(trust.judge("exec", { command: "cat alias.md" }, session())?.level).toBe("untrusted");
+  });
+
   it("rule: a file that is a link is read from where it points: a project file linked into a vendored package is external", () => {
     const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
     mkdirSync(join(workspaceDir, "node_modules", "lib"), { recursive: true });

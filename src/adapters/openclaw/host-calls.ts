@@ -13,13 +13,27 @@ export class HostCalls {
   private readonly parents = new BoundedMap();
   private readonly decided = new BoundedMap();
   private readonly approved = new BoundedMap();
+  private readonly allowed = new BoundedMap();
 
-  /** Notes a call as it reaches `before_tool_call`; returns the id of the call that made it, if any. */
+  /**
+   * Notes a call as it reaches `before_tool_call`; returns the id of the call that made it, if
+   * that call went ahead (allowed, or approved in the host's prompt). The host makes a wrapped call
+   * only for a wrapper it ran, and a call id is the model's to write: an id naming a wrapper that
+   * was held is not the host's inner call, and is decided as a call of its own.
+   */
   noteCall(sessionId: string, toolCallId: string | undefined, tool: string): string | undefined {
     if (toolCallId === undefined) return undefined;
     this.decided.set(`${sessionId}\u0000${toolCallId}`, toolCallId);
     if (tool === TOOL_CALL_TOOL || tool === CODE_BRIDGE_TOOL) this.parents.set(`${sessionId}\u0000${sanitisedCallId(toolCallId)}`, toolCallId);
-    return this.parentOf(sessionId, toolCallId, tool);
+    const parent = this.parentOf(sessionId, toolCallId, tool);
+    if (parent === undefined) return undefined;
+    const key = `${sessionId}\u0000${parent}`;
+    return this.allowed.get(key) !== undefined || this.approved.get(key) !== undefined ? parent : undefined;
+  }
+
+  /** A call the guard let through (at once, or after the owner's answer in the console). */
+  noteAllowed(sessionId: string, toolCallId: string | undefined): void {
+    if (toolCallId !== undefined) this.allowed.set(`${sessionId}\u0000${toolCallId}`, toolCallId);
   }
 
   parentOf(sessionId: string, toolCallId: string | undefined, tool: string): string | undefined {

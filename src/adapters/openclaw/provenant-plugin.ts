@@ -229,6 +229,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     if (decision.verdict !== "allow") logger.warn(`session ${sessionId}: ${decision.verdict} ${decision.tool} (${decision.rule}, context ${decision.taint})`);
     const channel = ctx.requester?.channel;
     const resultFor = (settled: Decision): BeforeToolCallResult | undefined => {
+      if (settled.verdict === "allow") calls.noteAllowed(sessionId, ctx.toolCallId);
       if (settled !== decision) logger.info(`session ${sessionId}: ${settled.verdict} ${settled.tool} after the owner's answer in the console (${settled.rule})`);
       return toolCallResult(settled, {
         approvalSurface: channel !== undefined && !surfacesWithoutApprovals.has(channel),

@@ -1,4 +1,5 @@
 import type { Decision } from "../../core/decision.js";
+import { shownCall } from "../../guard-held-calls.js";
 import type { ApprovalResolution, BeforeToolCallResult } from "./sdk-types.js";
 
 /** OpenClaw caps approval prompts: title 80 characters, description 512, wait 10 minutes. */
@@ -32,11 +33,15 @@ export function toolCallResult(decision: Decision, options: VerdictOptions): Bef
   if (decision.verdict === "allow") return undefined;
   if (decision.verdict === "block") return { block: true, blockReason: options.slashCommands ? withSlashReset(decision.reason) : decision.reason };
   const codeInstructions = options.slashCommands ? withSlashCommand(decision) : decision.reason;
-  if (!options.approvalSurface) return { block: true, blockReason: codeInstructions };
+  // OpenClaw's prompt shows its title and description, never the call's arguments: the exact call
+  // leads the description, and a call too long to show there whole is asked with the code form,
+  // whose block shows all of it (the owner approves what they saw, not whatever was held).
+  const description = approvalDescription(decision);
+  if (!options.approvalSurface || description === null) return { block: true, blockReason: codeInstructions };
   return {
     requireApproval: {
       title: clip(`Allow ${decision.tool}? (context is ${decision.taint})`, TITLE_MAX),
-      description: clip(approvalDescription(decision), DESCRIPTION_MAX),
+      description,
       severity: decision.taint === "untrusted" ? "critical" : "warning",
       timeoutMs: Math.min(Math.max(1_000, options.approvalWaitMs), APPROVAL_WAIT_MAX_MS),
       timeoutReason: codeInstructions,
@@ -57,9 +62,13 @@ function withSlashReset(reason: string): string {
   return reason.replaceAll(".reset-trust", ".reset-trust (or /reset_trust)");
 }
 
-function approvalDescription(decision: Decision): string {
+/** The exact call, then why it was held (cut to fit); null when the call alone does not fit. */
+function approvalDescription(decision: Decision): string | null {
+  const call = `Call: ${shownCall(decision)}`;
+  if (call.length > DESCRIPTION_MAX - 2) return null;
   const source = decision.provenance === null ? "" : ` It contains ${decision.provenance.trust} content from ${decision.provenance.label}.`;
-  return `provenant held this ${decision.tool} call: the conversation is ${decision.taint}.${source} Rule: ${decision.rule}.`;
+  const why = `provenant held this ${decision.tool} call: the conversation is ${decision.taint}.${source} Rule: ${decision.rule}.`;
+  return clip(`${call}\n${why}`, DESCRIPTION_MAX);
 }
 
 function clip(text: string, max: number): string {

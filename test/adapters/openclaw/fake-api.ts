@@ -82,15 +82,15 @@ export class FakeOpenClaw {
   }
 
   /** The policy's answer when it decides at once (it waits only while a console is watching). */
-  callTool(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }): BeforeToolCallResult | void {
-    const result = this.callToolAsync(sessionId, tool, params, requester);
+  callTool(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }, toolCallId = `${tool}-1`): BeforeToolCallResult | void {
+    const result = this.callToolAsync(sessionId, tool, params, requester, toolCallId);
     if (result instanceof Promise) throw new Error(`${tool}: the policy is waiting for the owner; use callToolAsync`);
     return result;
   }
 
-  callToolAsync(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }) {
+  callToolAsync(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }, toolCallId = `${tool}-1`) {
     const event = { toolName: tool, params };
-    const ctx = { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1`, requester };
+    const ctx = { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId, requester };
     if (this.policy === null) return this.hook("before_tool_call")(event, ctx);
     return this.policy.evaluate(event, ctx);
   }

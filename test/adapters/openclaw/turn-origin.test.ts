@@ -19,6 +19,18 @@ describe("turn origin from OpenClaw's hook context", () => {
     expect(trustOf(withHostOwnerVerdict(o, true, "user"))).toBe("external");
   });
 
+  it("a system turn carrying someone else's events is untrusted even though the host runs it as the owner; the owner's own schedules stay trusted", () => {
+    // A heartbeat in the owner's DM session: the host gives it the owner's channel and owner bit,
+    // and the adapter would fill in the owner's id as the conversation's last sender.
+    const heartbeat = (sourceTool: string) => originFromAgentContext({ trigger: "heartbeat", messageProvider: "telegram", senderId: "1", inputProvenance: { kind: "internal_system", sourceTool } }, ["1"], null, "Follow the heartbeat ...");
+    for (const source of ["hook", "exec", "exec-event", "notifications-event", "openclaw-plugin", ""]) {
+      expect(trustOf(withHostOwnerVerdict(heartbeat(source), true, "heartbeat")), source).toBe("untrusted");
+    }
+    for (const source of ["heartbeat", "cron", "restart-sentinel"]) {
+      expect(trustOf(withHostOwnerVerdict(heartbeat(source), true, "heartbeat")), source).toBe("trusted");
+    }
+  });
+
   it("the group is the conversation when it is not the sender's own", () => {
     expect(originFromAgentContext({ messageProvider: "telegram", senderId: "1", chatId: "-100" }, [], null, "x").group).toBe("-100");
     expect(originFromAgentContext({ messageProvider: "telegram", senderId: "1", chatId: "1" }, [], null, "x").group).toBeNull();

@@ -64,6 +64,8 @@ function toolNames(body: Record<string, unknown>): string[] {
 interface Directive {
   readonly tool: string;
   readonly args: string;
+  /** The tool call id to answer with (`CALL <tool>@<id> {...}`), as a model that writes its own ids would. */
+  readonly id?: string;
 }
 
 /** The strings inside a JSON document (tool results often are one), else the text itself. */
@@ -101,15 +103,16 @@ export function findDirectives(text: string): Directive[] {
 
 function directivesIn(source: string): Directive[] {
   const found: Directive[] = [];
-  for (const match of source.matchAll(/CALL\s+([A-Za-z0-9_.-]+)\s+(?=\{)/g)) {
+  for (const match of source.matchAll(/CALL\s+([A-Za-z0-9_.-]+)(?:@([A-Za-z0-9_.:-]+))?\s+(?=\{)/g)) {
     const tool = match[1];
+    const id = match[2];
     const start = (match.index ?? 0) + match[0].length;
     if (tool === undefined) continue;
     for (let end = source.indexOf("}", start); end !== -1; end = source.indexOf("}", end + 1)) {
       const args = source.slice(start, end + 1);
       try {
         const parsed: unknown = JSON.parse(args);
-        if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) found.push({ tool, args });
+        if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) found.push(id === undefined ? { tool, args } : { tool, args, id });
         break;
       } catch {
         continue;
@@ -154,7 +157,7 @@ function wrappedName(args: string): string | undefined {
  */
 function reachable(directive: Directive, offered: readonly string[]): Directive {
   if (offered.includes(directive.tool) || !offered.includes("tool_call")) return directive;
-  return { tool: "tool_call", args: `{"id":${JSON.stringify(directive.tool)},"args":${directive.args}}` };
+  return { ...directive, tool: "tool_call", args: `{"id":${JSON.stringify(directive.tool)},"args":${directive.args}}` };
 }
 
 /**
@@ -220,7 +223,7 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelR
   const created = Math.floor(Date.now() / 1000);
   const call = directive !== null && offered.length > 0 ? reachable(directive, offered) : null;
   const text = call === null ? `VICTIM-REPLY ${lastRole}: ${lastText.slice(0, 4000)}` : "";
-  const toolCall = call === null ? null : { index: 0, id: `call_${counter.n}`, type: "function", function: { name: call.tool, arguments: call.args } };
+  const toolCall = call === null ? null : { index: 0, id: call.id ?? `call_${counter.n}`, type: "function", function: { name: call.tool, arguments: call.args } };
   const finish = call === null ? "stop" : "tool_calls";
   const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
   if (body.stream === true) {
