@@ -83,7 +83,14 @@ const OPENCLAW: HostCatalogue = Object.freeze({
   protectedPatterns: [],
   homeProtectedPatterns: [],
   // What a fetch or a search sends out is its effect: under taint it must occur whole in one source.
-  argumentRoles: Object.freeze({ web_fetch: Object.freeze({ url: "egress" as const }), web_search: Object.freeze({ query: "egress" as const }) }),
+  // `pdf` and `view_image` take "a path or URL" and fetch the URL themselves: a local path no source
+  // names asks too under taint, the price of not telling the two apart.
+  argumentRoles: Object.freeze({
+    web_fetch: Object.freeze({ url: "egress" as const }),
+    web_search: Object.freeze({ query: "egress" as const }),
+    pdf: Object.freeze({ pdf: "egress" as const, pdfs: "egress" as const }),
+    view_image: Object.freeze({ path: "egress" as const, paths: "egress" as const }),
+  }),
 });
 
 const CLAUDE_CODE_ENTRIES: Readonly<Record<string, CatalogueEntry>> = Object.freeze(Object.assign(Object.create(null) as Record<string, CatalogueEntry>, CLAUDE_CODE_TOOLS));

