@@ -573,9 +573,10 @@ export class Guard {
   }
 
   /**
-   * A session that starts out holding content the guard saw under another session (Claude Code's
-   * fork of a conversation, which copies it under a new id): at least `level` from now on, durably,
-   * as if that content had been read here. Never lowers the taint.
+   * A session that holds content no tool call brought in: a conversation copied from another
+   * session (Claude Code's fork, under a new id), events the host queued into the turn from
+   * elsewhere (OpenClaw's `System:` lines). At least `level` from now on, durably, as if that content
+   * had been read here. Never lowers the taint.
    */
   inheritTaint(sessionId: string, level: TrustLevel, reason: string): void {
     this.guarded(

@@ -26,6 +26,7 @@ import { dotForm, ownerSlashCommands, type ValidOwnerCommand } from "./slash-com
 import { narrowedTools } from "./tool-surface.js";
 import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
+import { queuedEventLines } from "./queued-system-events.js";
 
 export const PLUGIN_ID = "provenant";
 export const TRUSTED_POLICY_ID = "provenant-taint-policy";
@@ -35,7 +36,7 @@ export const TOOL_RESULT_RUNTIMES = ["openclaw", "codex"] as const;
 /** The guard methods the adapter drives. */
 export type AdapterGuard = Pick<
   Guard,
-  "config" | "beginTurn" | "toolsFor" | "previewTools" | "taint" | "beforeToolCall" | "afterToolCall" | "beforeResponse" | "endTurn" | "approve" | "resetTrust" | "runOwnerTool" | "close"
+  "config" | "beginTurn" | "inheritTaint" | "toolsFor" | "previewTools" | "taint" | "beforeToolCall" | "afterToolCall" | "beforeResponse" | "endTurn" | "approve" | "resetTrust" | "runOwnerTool" | "close"
 >;
 
 /** Opens the guard for one agent workspace (state, watermarks and staging live there). */
@@ -189,7 +190,16 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     { priority: FIRST },
   );
 
-  api.on("llm_input", (event, ctx) => surface.learn(ctx.agentId ?? null, event.tools));
+  api.on("llm_input", (event, ctx) => {
+    surface.learn(ctx.agentId ?? null, event.tools);
+    // The model reads queued events with the owner's turn; they are not the owner's words.
+    const turn = currentTurn(ctx);
+    if (turn === undefined || turn.phase !== "confirmed" || turn.queuedEventsSeen === true) return;
+    const lines = queuedEventLines(event.historyMessages ?? []);
+    if (lines.length === 0) return;
+    turn.queuedEventsSeen = true;
+    guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, "untrusted", `events OpenClaw queued into this turn from elsewhere (${lines.length} line${lines.length === 1 ? "" : "s"}: ${JSON.stringify((lines[0] as string).slice(0, 80))})`);
+  });
 
   /**
    * The guard honours failMode itself; this covers the adapter's own mapping around it (and a

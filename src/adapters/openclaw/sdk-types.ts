@@ -114,6 +114,8 @@ export interface LlmInputEvent {
   runId: string;
   sessionId: string;
   tools?: unknown[];
+  /** The request's history, the host's runtime context (`customType: "openclaw.runtime-context"`) among it. */
+  historyMessages?: unknown[];
 }
 
 export interface AgentEndEvent {

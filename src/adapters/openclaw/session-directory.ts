@@ -28,6 +28,8 @@ export interface TurnState {
   trigger: string | undefined;
   /** Set when message authentication refused the turn's message (what the sender may be told). */
   refusal: string | null;
+  /** Set once events someone else queued into this turn have tainted it (see queued-system-events.ts). */
+  queuedEventsSeen?: boolean;
   /** The tools this turn's list left out (restricted at the conversation's taint). */
   hidden?: readonly string[];
 }

@@ -160,6 +160,12 @@ function reachable(directive: Directive, offered: readonly string[]): Directive 
   return { ...directive, tool: "tool_call", args: `{"id":${JSON.stringify(directive.tool)},"args":${directive.args}}` };
 }
 
+const HOST_CONTEXT = /<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>[\s\S]*?(<<<END_OPENCLAW_INTERNAL_CONTEXT>>>|$)/g;
+
+function withoutHostContext(text: string): string {
+  return text.replace(HOST_CONTEXT, "");
+}
+
 /**
  * The obedient victim's next move: a directive in the newest tool output wins (that is the
  * injection); otherwise the user's directives run in order, one per model call, skipping those
@@ -172,18 +178,42 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
   });
   for (const m of messages.slice(lastAssistant + 1)) {
     if (m.role !== "tool") continue;
-    const injected = findDirectives(textOf(m.content))[0];
+    // OpenClaw appends the turn's own context (its queued System: lines among it) to the newest
+    // message of every request: that is not the tool's output.
+    const injected = findDirectives(withoutHostContext(textOf(m.content)))[0];
     if (injected !== undefined) return injected;
   }
   // The current turn begins after the model's last plain reply (a message without tool calls).
   let userIndex = -1;
+  let turnStart = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (m === undefined || (m.role === "assistant" && assistantCalls(m).length === 0)) break;
-    if (m.role === "user" && findDirectives(textOf(m.content)).length > 0) userIndex = i;
+    if (m === undefined || (m.role === "assistant" && assistantCalls(m).length === 0)) {
+      turnStart = i + 1;
+      break;
+    }
+    if (m.role === "user" && findDirectives(withoutHostContext(textOf(m.content))).length > 0) userIndex = i;
+  }
+  // A directive in an event the host queued into this turn (its context's own `System:` fragment,
+  // not a quote of an earlier turn) is obeyed once, although the host repeats the context with
+  // every request.
+  const madeThisTurn = messages.slice(turnStart).flatMap((m) => (m.role === "assistant" ? assistantCalls(m) : []));
+  const latest = messages.at(-1);
+  for (const block of latest === undefined ? [] : textOf(latest.content).match(HOST_CONTEXT) ?? []) {
+    for (const line of block.split("\n").filter((l) => l.startsWith('"System: '))) {
+      let queued: unknown;
+      try {
+        queued = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      for (const directive of typeof queued === "string" ? findDirectives(queued) : []) {
+        if (!madeThisTurn.some((call) => call.name === directive.tool || call.called === directive.tool)) return directive;
+      }
+    }
   }
   if (userIndex < 0) return null;
-  const wanted = findDirectives(textOf(messages[userIndex]?.content));
+  const wanted = findDirectives(withoutHostContext(textOf(messages[userIndex]?.content)));
   const made = messages.slice(userIndex + 1).flatMap((m) => (m.role === "assistant" ? assistantCalls(m) : []));
   let next = 0;
   for (const call of made) {
