@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
@@ -118,7 +118,7 @@ export class CallOutputTrust {
         this.fileTrust.levelFor(inside, absolute),
         label === undefined ? null : { level: label.level, reason: `${absolute} was written by ${label.tool} at ${label.level} (${label.at})` },
       ];
-      for (const f of found) if (f !== null && (worst === null || lessTrusted(f.level, worst.level))) worst = f;
+      for (const f of found) worst = worseOf(worst, f);
     }
     return worst;
   }
@@ -131,9 +131,6 @@ export class CallOutputTrust {
    */
   treeLevel(rawPath: string, base: string = this.options.workspaceDir, skipped: SkippedPath = NOTHING_SKIPPED): ExecTrust | null {
     let worst = this.fileLevel(rawPath, base);
-    const worse = (found: ExecTrust | null) => {
-      if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
-    };
     for (const root of this.absoluteReadings(rawPath, base)) {
       let isDirectory = false;
       try {
@@ -143,39 +140,17 @@ export class CallOutputTrust {
         // Nothing there: nothing beneath it either.
       }
       if (!isDirectory) continue;
-      const stack = [root];
-      let seen = 0;
-      walk: while (stack.length > 0) {
-        const dir = stack.pop() as string;
-        let entries;
-        try {
-          entries = readdirSync(dir, { withFileTypes: true });
-        } catch {
-          continue;
-        }
-        for (const entry of entries) {
-          if (++seen > MAX_TREE_ENTRIES) {
-            worse({ level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries under ${root} to check` });
-            break walk;
-          }
-          const path = join(dir, entry.name);
-          if (skipped(path)) continue;
-          const found = this.fileLevel(path);
-          worse(found);
-          // A directory a rule or label makes less than trusted stands for all it holds (a
-          // vendored tree is not walked file by file); one a rule trusts (the seed's `**`) is
-          // entered, since a file written under taint, or one a rule trusts less, may lie beneath.
-          if (found !== null && found.level !== "trusted") continue;
-          if (entry.isDirectory() && entry.name !== ".git") stack.push(path);
-          else if (entry.isSymbolicLink()) {
-            try {
-              worse(this.fileLevel(realpathSync.native(path)));
-            } catch {
-              // A dangling link reads nothing.
-            }
-          }
-        }
-      }
+      const complete = walkEntries(root, skipped, (path, entry) => {
+        const found = this.fileLevel(path);
+        worst = worseOf(worst, found);
+        // A directory a rule or label makes less than trusted stands for all it holds (a
+        // vendored tree is not walked file by file); one a rule trusts (the seed's `**`) is
+        // entered, since a file written under taint, or one a rule trusts less, may lie beneath.
+        // A link is judged where it leads by fileLevel itself, and not entered.
+        if (found !== null && found.level !== "trusted") return false;
+        return entry.isDirectory() && entry.name !== ".git";
+      });
+      if (!complete) worst = worseOf(worst, { level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries under ${root} to check` });
     }
     return worst;
   }
@@ -187,42 +162,23 @@ export class CallOutputTrust {
    */
   globLevel(rawPattern: string, base: string = this.options.workspaceDir, skipped: SkippedPath = NOTHING_SKIPPED): ExecTrust | null {
     let worst: ExecTrust | null = null;
-    const worse = (found: ExecTrust | null) => {
-      if (found !== null && (worst === null || lessTrusted(found.level, worst.level))) worst = found;
-    };
     for (const reading of hostPathReadings(rawPattern, "tool", this.options.home)) {
       const pattern = resolve(base, reading);
       const scan = picomatch.scan(pattern);
       if (!scan.isGlob) continue;
       const root = scan.base === "" ? "/" : scan.base;
       if (scan.glob.includes("**")) {
-        worse(this.treeLevel(root, base, skipped));
+        worst = worseOf(worst, this.treeLevel(root, base, skipped));
         continue;
       }
       const depth = scan.glob.split("/").length;
       const matches = picomatch(pattern);
-      let seen = 0;
-      const stack: { dir: string; level: number }[] = [{ dir: root, level: 1 }];
-      walk: while (stack.length > 0) {
-        const { dir, level } = stack.pop() as { dir: string; level: number };
-        let entries;
-        try {
-          entries = readdirSync(dir, { withFileTypes: true });
-        } catch {
-          continue;
-        }
-        for (const entry of entries) {
-          if (++seen > MAX_TREE_ENTRIES) {
-            worse({ level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries to match ${rawPattern} against` });
-            break walk;
-          }
-          const path = join(dir, entry.name);
-          if (skipped(path)) continue;
-          if (level === depth) {
-            if (matches(path)) worse(this.fileLevel(path));
-          } else if (entry.isDirectory() || entry.isSymbolicLink()) stack.push({ dir: path, level: level + 1 });
-        }
-      }
+      const complete = walkEntries(root, skipped, (path, entry, level) => {
+        if (level < depth) return entry.isDirectory() || entry.isSymbolicLink();
+        if (matches(path)) worst = worseOf(worst, this.fileLevel(path));
+        return false;
+      });
+      if (!complete) worst = worseOf(worst, { level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries to match ${rawPattern} against` });
     }
     return worst;
   }
@@ -260,6 +216,36 @@ export class CallOutputTrust {
 
 /** How many entries a recursive read's directories are looked through for files of lower trust. */
 const MAX_TREE_ENTRIES = 20_000;
+
+/** The less trusted of two findings (the first of equals); null says nothing. */
+function worseOf(worst: ExecTrust | null, found: ExecTrust | null): ExecTrust | null {
+  return found !== null && (worst === null || lessTrusted(found.level, worst.level)) ? found : worst;
+}
+
+/**
+ * Visits the entries beneath `root` depth first, `depth` 1 for its own, leaving out what `skipped`
+ * names; `visit` says whether to enter an entry. False when it stopped at MAX_TREE_ENTRIES entries.
+ */
+function walkEntries(root: string, skipped: SkippedPath, visit: (path: string, entry: Dirent, depth: number) => boolean): boolean {
+  const stack = [{ dir: root, depth: 1 }];
+  let seen = 0;
+  while (stack.length > 0) {
+    const { dir, depth } = stack.pop() as { dir: string; depth: number };
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (++seen > MAX_TREE_ENTRIES) return false;
+      const path = join(dir, entry.name);
+      if (skipped(path)) continue;
+      if (visit(path, entry, depth)) stack.push({ dir: path, depth: depth + 1 });
+    }
+  }
+  return true;
+}
 
 /** OpenClaw's `exec` runs in `workdir` when given (empty means the default). */
 function workdirOf(params: Readonly<Record<string, unknown>>): string | null {

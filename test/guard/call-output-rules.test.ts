@@ -99,6 +99,20 @@ describe("recursive reads", () => {
     expect(judge("grep -rn parseConfig .")?.level).toBe("untrusted");
   });
 
+  it("rule: a recursive read does not walk `.git`, nor a linked directory beneath it; a linked file is judged where it leads", () => {
+    const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
+    mkdirSync(join(workspaceDir, ".git"));
+    writeFileSync(join(workspaceDir, ".git", "FETCH_HEAD"), "x");
+    trust.recordWrites("s1", "untrusted", "Write", { file_path: join(workspaceDir, ".git", "FETCH_HEAD"), content: "x" }, AT);
+    const outside = realpathSync(tempWorkspace("provenant-outside-"));
+    writeFileSync(join(outside, "notes.md"), "x");
+    trust.recordWrites("s1", "untrusted", "Write", { file_path: join(outside, "notes.md"), content: "x" }, AT);
+    symlinkSync(outside, join(workspaceDir, "linked-dir"));
+    expect(trust.treeLevel(".")).toBeNull();
+    symlinkSync(join(outside, "notes.md"), join(workspaceDir, "linked.md"));
+    expect(trust.treeLevel(".")?.level).toBe("untrusted");
+  });
+
   it("rule: a directory a rule makes less than trusted stands for all it holds: its level, with no walk beneath it", () => {
     const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
     mkdirSync(join(workspaceDir, "node_modules", "a"), { recursive: true });
