@@ -12,7 +12,7 @@ export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolC
 
 /**
  * A fork (`--fork-session`, `/branch`) copies a conversation under a new session id, and Claude Code
- * 2.1.330 does not say which one (nor do the copied transcript entries): whatever the conversation
+ * 2.1.332 does not say which one (nor do the copied transcript entries): whatever the conversation
  * read, it now holds under an id the guard has never seen. It starts untrusted until the owner
  * types `.reset-trust`.
  */
@@ -126,7 +126,7 @@ const MAX_MENTIONS = 64;
 const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"`>]+$/;
 
 /**
- * What a prompt may @-mention, generously (Claude Code 2.1.330 reads `@path`, `@"a path"`,
+ * What a prompt may @-mention, generously (Claude Code 2.1.332 reads `@path`, `@"a path"`,
  * `@path#L10-20`, `@server:uri` after the start or a space): every spelling it could read, with and
  * without a line range and trailing punctuation. A spelling that names nothing is judged by its
  * name alone (`fileTrust` globs), which costs nothing; a mention missed is content read unjudged.

@@ -30,7 +30,7 @@ const schema = z.discriminatedUnion("hook_event_name", [
     tool_response: z.unknown(),
     tool_use_id: z.string().max(200).optional(),
   }),
-  // A call that failed: `error` is what the model reads as its result (Claude Code 2.1.330: a
+  // A call that failed: `error` is what the model reads as its result (Claude Code 2.1.332: a
   // command's non-zero exit with all it printed, an MCP tool's error text).
   z.object({ ...common, hook_event_name: z.literal("PostToolUseFailure"), tool_name: toolName, tool_input: toolInput, error: z.unknown(), tool_use_id: z.string().max(200).optional() }),
   z.object({ ...common, hook_event_name: z.literal("Stop") }),
