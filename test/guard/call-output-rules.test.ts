@@ -99,6 +99,18 @@ describe("recursive reads", () => {
     expect(judge("grep -rn parseConfig .")?.level).toBe("untrusted");
   });
 
+  it("rule: past 20,000 entries a recursive read or a glob stops looking and counts as untrusted; at 20,000 it has looked at all", () => {
+    const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
+    mkdirSync(join(workspaceDir, "many"));
+    for (let i = 0; i < 19_999; i++) writeFileSync(join(workspaceDir, "many", `f${i}`), "");
+    // `many` itself and the files in it: 20,000 entries.
+    expect(trust.treeLevel(".")).toBeNull();
+    expect(trust.globLevel("many/*/x")).toBeNull();
+    writeFileSync(join(workspaceDir, "many", "one-more"), "");
+    expect(trust.treeLevel(".")).toEqual({ level: "untrusted", reason: `more than 20000 entries under ${workspaceDir} to check` });
+    expect(trust.globLevel("*/*/x")).toEqual({ level: "untrusted", reason: "more than 20000 entries to match */*/x against" });
+  });
+
   it("rule: a recursive read does not walk `.git`, nor a linked directory beneath it; a linked file is judged where it leads", () => {
     const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
     mkdirSync(join(workspaceDir, ".git"));
