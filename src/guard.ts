@@ -576,9 +576,10 @@ export class Guard {
    * A session that holds content no tool call brought in: a conversation copied from another
    * session (Claude Code's fork, under a new id), events the host queued into the turn from
    * elsewhere (OpenClaw's `System:` lines). At least `level` from now on, durably, as if that content
-   * had been read here. Never lowers the taint.
+   * had been read here. Never lowers the taint. `ofMessage`: that content is the turn's message
+   * itself (a message the owner forwarded), so its words stop counting as the owner's.
    */
-  inheritTaint(sessionId: string, level: TrustLevel, reason: string): void {
+  inheritTaint(sessionId: string, level: TrustLevel, reason: string, ofMessage = false): void {
     this.guarded(
       "inheritTaint",
       sessionId,
@@ -590,6 +591,7 @@ export class Guard {
         const before = s.graph.maxTaint;
         s.graph.add("history", reason, level);
         if (lessTrusted(s.graph.maxTaint, before)) s.taintReason = reason;
+        if (ofMessage) s.values.disown(s.turnId, level);
       },
       (error) => {
         this.raiseToUntrusted(sessionId, `the inherited taint could not be recorded (${describeFailure(error)})`);

@@ -3,7 +3,7 @@ import { extractFields, extractRecords, isReference, isWeak, joinTokens, ownerSt
 import type { ToolOperation } from "./argument-operations.js";
 import { fieldNamed, keyHolds, structuredRecords, type StructuredRecord } from "./designated-records.js";
 import { TokenRunIndex } from "./token-run-index.js";
-import { trustRank, type TrustLevel } from "./trust-levels.js";
+import { minTrust, trustRank, type TrustLevel } from "./trust-levels.js";
 
 /**
  * Where a piece of context came from: an owner's message (`owner`), any other inbound message
@@ -93,8 +93,8 @@ interface ObservedSource {
   /** The records of a structured output with the key of each field, for designation. */
   structured: readonly StructuredRecord[] | null;
   /** Ids of this owner message's sentences in the statement index. */
-  readonly statements: readonly number[];
-  readonly ownerEvidence: boolean;
+  statements: readonly number[];
+  ownerEvidence: boolean;
 }
 
 const DISPLAY_LIMIT = 120;
@@ -179,6 +179,25 @@ export class ValueProvenance {
         this.requests.remove(id);
         this.statementTokens.delete(id);
       }
+    }
+  }
+
+  /**
+   * A message first taken for the owner's turns out to be someone else's words (one the owner
+   * forwarded): the sources observed under `id` become a plain message at `level` at best, and
+   * their sentences no longer speak for the owner.
+   */
+  disown(id: string, level: TrustLevel): void {
+    for (const s of this.sources.values()) {
+      if (s.ref.id !== id) continue;
+      s.ref = { ...s.ref, kind: s.ref.kind === "owner" ? "message" : s.ref.kind, trust: minTrust(s.ref.trust, level) };
+      s.ownerEvidence = false;
+      for (const statement of s.statements) {
+        this.statements.remove(statement);
+        this.requests.remove(statement);
+        this.statementTokens.delete(statement);
+      }
+      s.statements = [];
     }
   }
 

@@ -94,6 +94,22 @@ describe("ValueProvenance: targets and amounts", () => {
     expect(d.runsUnasked).toBe(true);
   });
 
+  it("a message taken for the owner's and then disowned (one the owner forwarded) vouches for nothing", () => {
+    const vp = new ValueProvenance();
+    vp.observe(OWNER, "Please send $1,000.50 to GB29NWBK60161331926819 for the rent.");
+    const call = { recipient: "gb29nwbk60161331926819", amount: 1000.5, subject: "rent", date: "2022-01-01" };
+    expect(decide(vp, "send_money", call).runsUnasked).toBe(true);
+    vp.disown("another message", "external");
+    expect(decide(vp, "send_money", call).runsUnasked).toBe(true);
+    vp.disown(OWNER.id, "external");
+    const d = decide(vp, "send_money", call);
+    expect(d.runsUnasked).toBe(false);
+    expect(d.reason).toMatch(/message/);
+    // A later message of the owner's own still speaks for the owner.
+    vp.observe({ id: "m2", kind: "owner", trust: "trusted" }, "Please send $1,000.50 to GB29NWBK60161331926819 for the rent.");
+    expect(decide(vp, "send_money", call).runsUnasked).toBe(true);
+  });
+
   it("asks when the recipient occurs only in untrusted output, and names the source", () => {
     const vp = new ValueProvenance();
     vp.observe(OWNER, "Pay the bill in bill.txt");

@@ -26,7 +26,7 @@ import { dotForm, ownerSlashCommands, type ValidOwnerCommand } from "./slash-com
 import { narrowedTools } from "./tool-surface.js";
 import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
-import { queuedEventLines } from "./queued-system-events.js";
+import { foreignRuntimeContext } from "./runtime-context.js";
 
 export const PLUGIN_ID = "provenant";
 export const TRUSTED_POLICY_ID = "provenant-taint-policy";
@@ -96,6 +96,15 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     else api.registerService(consoleService(defaultWorkspace, plugin.console.port, logger));
   }
 
+  /** Taints a begun turn with the foreign runtime context noted for it and not yet applied. */
+  const applyForeignContext = (turn: TurnState): void => {
+    for (const found of turn.foreignContext?.values() ?? []) {
+      if (found.applied) continue;
+      found.applied = true;
+      guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, found.level, `OpenClaw's runtime context for this turn: ${found.what}`, found.ofMessage === true);
+    }
+  };
+
   /**
    * Begins the guard's turn, once, when the host's owner verdict is known: at `before_agent_run`,
    * or at the first tool call on runtimes that do not emit it. Returns the refusal when message
@@ -128,6 +137,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     if (started.authentication !== undefined && !started.authentication.accepted) {
       turn.refusal = started.authentication.publicReason ?? "the message could not be authenticated";
     }
+    applyForeignContext(turn);
     return turn.refusal;
   };
 
@@ -192,13 +202,16 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
 
   api.on("llm_input", (event, ctx) => {
     surface.learn(ctx.agentId ?? null, event.tools);
-    // The model reads queued events with the owner's turn; they are not the owner's words.
+    // The model reads the host's runtime context with the turn's message; what in it is not the
+    // owner's words taints the turn before the model's call (runtime-context.ts).
     const turn = currentTurn(ctx);
-    if (turn === undefined || turn.phase !== "confirmed" || turn.queuedEventsSeen === true) return;
-    const lines = queuedEventLines(event.historyMessages ?? []);
-    if (lines.length === 0) return;
-    turn.queuedEventsSeen = true;
-    guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, "untrusted", `events OpenClaw queued into this turn from elsewhere (${lines.length} line${lines.length === 1 ? "" : "s"}: ${JSON.stringify((lines[0] as string).slice(0, 80))})`);
+    if (turn === undefined || turn.phase === "ended") return;
+    const seen = (turn.foreignContext ??= new Map());
+    for (const found of foreignRuntimeContext(event.historyMessages ?? [], turn.origin.group !== null)) {
+      if (seen.has(found.what)) continue;
+      seen.set(found.what, { ...found, applied: false });
+    }
+    if (turn.phase === "confirmed") applyForeignContext(turn);
   });
 
   /**

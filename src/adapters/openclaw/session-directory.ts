@@ -1,3 +1,4 @@
+import type { ForeignText } from "./runtime-context.js";
 import type { InputProvenance } from "./sdk-types.js";
 import type { TurnOrigin } from "./turn-origin.js";
 
@@ -28,8 +29,11 @@ export interface TurnState {
   trigger: string | undefined;
   /** Set when message authentication refused the turn's message (what the sender may be told). */
   refusal: string | null;
-  /** Set once events someone else queued into this turn have tainted it (see queued-system-events.ts). */
-  queuedEventsSeen?: boolean;
+  /**
+   * Someone else's text in the host's runtime context for this turn, by what it is (runtime-context.ts);
+   * `applied` once it has tainted the begun turn.
+   */
+  foreignContext?: Map<string, ForeignText & { applied: boolean }>;
   /** The tools this turn's list left out (restricted at the conversation's taint). */
   hidden?: readonly string[];
 }

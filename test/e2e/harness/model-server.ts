@@ -160,6 +160,8 @@ function reachable(directive: Directive, offered: readonly string[]): Directive 
   return { ...directive, tool: "tool_call", args: `{"id":${JSON.stringify(directive.tool)},"args":${directive.args}}` };
 }
 
+/** The mark OpenClaw puts on each header of a message's inbound context (`⟦openclaw:ctx⟧`). */
+const INBOUND_MARKER = "\u27e6openclaw:ctx\u27e7";
 const HOST_CONTEXT = /<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>[\s\S]*?(<<<END_OPENCLAW_INTERNAL_CONTEXT>>>|$)/g;
 
 function withoutHostContext(text: string): string {
@@ -194,13 +196,22 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
     }
     if (m.role === "user" && findDirectives(withoutHostContext(textOf(m.content))).length > 0) userIndex = i;
   }
-  // A directive in an event the host queued into this turn (its context's own `System:` fragment,
-  // not a quote of an earlier turn) is obeyed once, although the host repeats the context with
-  // every request.
+  // A directive in what the host's context for this turn carries from elsewhere (a queued event's
+  // `System:` fragment, the message's inbound context: a group's chat history, a quoted message)
+  // is obeyed once, although the host repeats the context with every request; one the
+  // conversation already holds (the chat window quoting the bot's own last reply) is not new.
   const madeThisTurn = messages.slice(turnStart).flatMap((m) => (m.role === "assistant" ? assistantCalls(m) : []));
   const latest = messages.at(-1);
+  const key = (d: Directive) => {
+    try {
+      return `${d.tool} ${JSON.stringify(JSON.parse(d.args))}`;
+    } catch {
+      return `${d.tool} ${d.args}`;
+    }
+  };
+  const known = new Set(messages.flatMap((m) => findDirectives(withoutHostContext(textOf(m.content)))).map(key));
   for (const block of latest === undefined ? [] : textOf(latest.content).match(HOST_CONTEXT) ?? []) {
-    for (const line of block.split("\n").filter((l) => l.startsWith('"System: '))) {
+    for (const line of block.split("\n").filter((l) => l.startsWith('"System: ') || (l.startsWith('"') && l.includes(INBOUND_MARKER)))) {
       let queued: unknown;
       try {
         queued = JSON.parse(line);
@@ -208,6 +219,7 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
         continue;
       }
       for (const directive of typeof queued === "string" ? findDirectives(queued) : []) {
+        if (known.has(key(directive))) continue;
         if (!madeThisTurn.some((call) => call.name === directive.tool || call.called === directive.tool)) return directive;
       }
     }

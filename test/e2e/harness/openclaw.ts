@@ -324,7 +324,8 @@ function telegramConfig(telegram: NonNullable<HomeOptions["telegram"]>): Record<
         dmPolicy: "allowlist",
         allowFrom: telegram.allowFrom.map(String),
         groupPolicy: "open",
-        groups: Object.fromEntries((telegram.groups ?? []).map((id) => [String(id), { requireMention: false }])),
+        // The host's defaults for each group (it answers when mentioned).
+        groups: Object.fromEntries((telegram.groups ?? []).map((id) => [String(id), {}])),
         streaming: { mode: "off" },
       },
     },

@@ -22,8 +22,8 @@ export interface TelegramMock {
   readonly apiRoot: string;
   readonly token: string;
   readonly calls: BotCall[];
-  /** A private message from `from` to the bot. */
-  sendDm(from: TelegramUser, text: string): void;
+  /** A private message from `from` to the bot; `forwardedFrom`: a message `from` forwards, which that user wrote. */
+  sendDm(from: TelegramUser, text: string, forwardedFrom?: TelegramUser): void;
   /** A message from `from` in the group chat `chatId` (negative, as Telegram numbers groups). */
   sendGroup(from: TelegramUser, chatId: number, text: string): void;
   /** The texts the bot sent to `chatId`, in order. */
@@ -122,7 +122,11 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
     apiRoot: `http://127.0.0.1:${port}`,
     token,
     calls,
-    sendDm: (from, text) => push({ message: message(from, { id: from.id, type: "private", first_name: from.firstName }, text) }),
+    sendDm: (from, text, forwardedFrom) => {
+      const sent = message(from, { id: from.id, type: "private", first_name: from.firstName }, text);
+      const forward = forwardedFrom === undefined ? {} : { forward_origin: { type: "user", date: (sent.date as number) - 60, sender_user: { id: forwardedFrom.id, is_bot: false, first_name: forwardedFrom.firstName } } };
+      push({ message: { ...sent, ...forward } });
+    },
     sendGroup: (from, chatId, text) => push({ message: message(from, { id: chatId, type: "group", title: "E2E group" }, text) }),
     sentTo: (chatId) => sentTo(chatId),
     waitForSent: (chatId, pattern, timeoutMs = 120_000, fromIndex = 0) =>

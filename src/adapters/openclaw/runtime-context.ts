@@ -1,0 +1,226 @@
+/**
+ * Whose words ride into a turn beside its message. OpenClaw hands the model, with every request of
+ * a turn, a runtime context the plugin's turn hooks never see: a history entry of `customType:
+ * "openclaw.runtime-context"` whose fragments (`details.fragments`, each `{kind, text}`) hold
+ *
+ * - the inbound context of the message: its metadata, and in a group the group's name and the
+ *   messages other members wrote since the bot last spoke (with the default `requireMention`,
+ *   their messages start no turn of their own, so no earlier turn was tainted by them), a quoted
+ *   or forwarded message, a thread's history;
+ * - events queued for the session (`System: [time] …` lines: a webhook's `/hooks/wake` text with
+ *   `mode: "next-heartbeat"`, a paired device's notifications, another session's delivery notes);
+ * - the host's snapshots of the session's own state (its background commands, its sub-agents, and
+ *   the results of sub-agents still waiting to be delivered), a background task's result, an MCP
+ *   app's context.
+ *
+ * A turn is the owner's only as far as all of that is. Each fragment is a separate object, so its
+ * kind is read from its first line and someone's text inside one cannot pass for a fragment of
+ * another kind; every fragment is allowed only in the shapes the host writes for the owner's own
+ * words or its own state, and anything else is someone else's text: what other members of a group
+ * or a forwarded message's author wrote makes the turn `external`, anything unrecognised
+ * `untrusted`.
+ */
+export interface ForeignText {
+  readonly level: "external" | "untrusted";
+  /** What it is, for the taint's reason (never more than a short quote). */
+  readonly what: string;
+  /** The turn's message itself is this text (a forwarded message), not the owner's words. */
+  readonly ofMessage?: true;
+}
+
+const RUNTIME_CONTEXT = "openclaw.runtime-context";
+/** The host's mark on every header of the inbound context it writes (`⟦openclaw:ctx⟧`). */
+const INBOUND_MARKER = " \u27e6openclaw:ctx\u27e7";
+
+/**
+ * The someone-else's text in the runtime context of the model request `llm_input` reports: the
+ * runtime-context entry at the end of its history (the current request's; one an earlier turn
+ * left behind, with a conversation message after it, belonged to that turn). `group`: the turn
+ * came from a group chat, where a quoted or earlier message may be anyone's.
+ */
+export function foreignRuntimeContext(historyMessages: readonly unknown[], group: boolean): ForeignText[] {
+  const entry = currentRuntimeContext(historyMessages);
+  if (entry === undefined) return [];
+  const fragments = (entry as { details?: { fragments?: unknown } }).details?.fragments;
+  if (!Array.isArray(fragments)) {
+    // Without fragments the text cannot be told apart: only the host's own notices pass.
+    const content = (entry as { content?: unknown }).content;
+    const text = typeof content === "string" ? content : "";
+    const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "" && !line.startsWith("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT") && !line.startsWith("<<<END_OPENCLAW_INTERNAL_CONTEXT"));
+    return lines.length === 0 ? [] : judgeFragment("conversation-data", lines.join("\n"), group);
+  }
+  return fragments.flatMap((fragment: unknown) => {
+    if (fragment === null || typeof fragment !== "object") return [{ level: "untrusted", what: "a runtime-context fragment of no known shape" }];
+    const { kind, text } = fragment as { kind?: unknown; text?: unknown };
+    if (typeof text !== "string") return [{ level: "untrusted", what: "a runtime-context fragment of no known shape" }];
+    return judgeFragment(typeof kind === "string" ? kind : "", text, group);
+  });
+}
+
+function currentRuntimeContext(historyMessages: readonly unknown[]): object | undefined {
+  for (let i = historyMessages.length - 1; i >= 0; i--) {
+    const entry = historyMessages[i];
+    if (entry === null || typeof entry !== "object") continue;
+    if ((entry as { customType?: unknown }).customType === RUNTIME_CONTEXT) return entry;
+    const role = (entry as { role?: unknown }).role;
+    if (typeof role === "string" && role !== "custom") return undefined;
+  }
+  return undefined;
+}
+
+/** A background task's result in the host's older carrier, which it files as an instruction. */
+const TASK_COMPLETION = "[Internal task completion event]";
+
+function judgeFragment(kind: string, text: string, group: boolean): ForeignText[] {
+  const trimmed = text.trim();
+  if (trimmed === "") return [];
+  // The host's own instructions (how to deliver, how to treat a room event), except the older
+  // carrier of a background task's result, which is filed as one.
+  if (kind === "runtime-instruction") return trimmed.includes(TASK_COMPLETION) ? [{ level: "untrusted", what: "a background task's result" }] : [];
+  const firstLine = trimmed.split("\n", 1)[0] ?? "";
+  if (firstLine.startsWith(SYSTEM_LINE)) {
+    const foreign = foreignSystemLines(trimmed);
+    return foreign.length === 0 ? [] : [{ level: "untrusted", what: `events queued into this turn from elsewhere (${foreign.length} line${foreign.length === 1 ? "" : "s"}: ${quote(foreign[0] ?? "")})` }];
+  }
+  if (OWN_STATE_HEADERS.has(firstLine)) {
+    return trimmed.split("\n").includes(CHILD_RESULTS) ? [{ level: "untrusted", what: "a sub-agent's result waiting to be delivered" }] : [];
+  }
+  if (firstLine.startsWith(INTER_SESSION)) return [];
+  if (firstLine === TASK_COMPLETION) return [{ level: "untrusted", what: "a background task's result" }];
+  if (isInboundContext(trimmed)) return judgeInboundContext(trimmed, group);
+  return [{ level: "untrusted", what: `runtime context the host does not write for the owner (${quote(firstLine)})` }];
+}
+
+// --- queued events -------------------------------------------------------------------------------
+
+const SYSTEM_LINE = "System: ";
+/** An event's first line carries its time: `[2026-11-26 08:00:00 UTC] `. */
+const TIMESTAMP = /^\[[^\]\n]{1,64}\] /;
+const MODEL_LABEL = "[A-Za-z0-9._:/@-]{1,128}";
+/**
+ * The mode-switch notices OpenClaw queues itself, whose words leave no room for anyone else's.
+ * The host names no event's source and an event's text may span lines (each written as its own
+ * `System:` line), so each line is judged alone.
+ */
+const HOST_NOTICES: readonly RegExp[] = [
+  new RegExp(`^Model switched to ${MODEL_LABEL}( \\(${MODEL_LABEL}\\))?\\.$`),
+  /^Fast mode (enabled|disabled|set to auto)\.$/,
+  /^Elevated (FULL - exec runs on host with auto-approval|ASK - exec runs on host; approvals may still apply|OFF - exec stays in sandbox)\.$/,
+  /^Reasoning (STREAM - emit live <think>|ON - include <think>|OFF - hide <think>)\.$/,
+];
+
+/** The lines of a queued-events fragment that are not the host's own notices (every line is one). */
+export function foreignSystemLines(text: string): string[] {
+  return text.split(/\r?\n/).filter((line) => {
+    if (!line.startsWith(SYSTEM_LINE)) return true;
+    const words = line.slice(SYSTEM_LINE.length).replace(TIMESTAMP, "");
+    return !HOST_NOTICES.some((notice) => notice.test(words));
+  });
+}
+
+// --- the session's own state ---------------------------------------------------------------------
+
+/**
+ * The host's snapshots of what this session itself started: its background commands, its
+ * sub-agents (the tasks it gave them), media it asked for. A sub-agent's result waiting to be
+ * delivered is the sub-agent's words, read from whatever it read.
+ */
+const OWN_STATE_HEADERS: ReadonlySet<string> = new Set([
+  "Active exec sessions:",
+  "## Active Subagents",
+  "## Recently Completed Subagents",
+  "## Child results awaiting delivery",
+  "## Media Generation Tasks",
+  "## Approved executables",
+]);
+const CHILD_RESULTS = "## Child results awaiting delivery";
+/** Another session's message names its source; the turn's origin already classifies it. */
+const INTER_SESSION = "[Inter-session message]";
+
+// --- the message's inbound context ---------------------------------------------------------------
+
+/** The metadata of the turn's own message and sender. Any other key is the group's or someone else's. */
+const OWN_MESSAGE_KEYS: ReadonlySet<string> = new Set([
+  "chat_id",
+  "message_id",
+  "reply_to_id",
+  "sender",
+  "timestamp",
+  "source_modality",
+  "inbound_event_kind",
+  "topic_id",
+  "is_forum",
+  "is_group_chat",
+  "was_mentioned",
+  "explicitly_mentioned_bot",
+  "mentioned_user_ids",
+  "mentioned_subteam_ids",
+  "implicit_mention_kinds",
+  "mention_source",
+  "history_count",
+  "history_truncated",
+]);
+
+/**
+ * Headers of the inbound context whose text, in a direct chat, is the owner's or the agent's own:
+ * the message the owner replied to, and their earlier messages. In a group any member may have
+ * written it.
+ */
+const CONVERSATION_HEADERS: readonly string[] = ["Reply target of current user message:", "Reply chain of current user message (nearest first):", "Thread starter:", "Chat history since last reply:", "Recent chat history:"];
+const CONVERSATION_INFO = "Conversation info:";
+const ACTIVE_GOAL = "Active goal: ";
+const CURRENT_MESSAGE = "Current message:";
+const THREAD_NOTES = ["[Thread history - for context]", "[Thread starter - for context]"];
+
+/** The inbound context: blocks the host separates with a blank line, each under a marked header. */
+function isInboundContext(text: string): boolean {
+  const first = text.split("\n", 1)[0] ?? "";
+  return first.endsWith(INBOUND_MARKER) || first.startsWith(ACTIVE_GOAL) || first === CURRENT_MESSAGE || THREAD_NOTES.includes(first);
+}
+
+/**
+ * Its blocks, each judged. The host writes every value in a block as JSON or on one line with its
+ * white space collapsed, so no one's text can open a block of its own.
+ */
+function judgeInboundContext(text: string, groupTurn: boolean): ForeignText[] {
+  const blocks = text.split(/\n{2,}/);
+  const group = groupTurn || blocks.some((block) => block.startsWith(CONVERSATION_INFO + INBOUND_MARKER) && /"is_group_chat":true[,}]/.test(block));
+  return blocks.flatMap((block): ForeignText[] => {
+    const lines = block.split("\n");
+    const first = lines[0] ?? "";
+    if (first.startsWith(ACTIVE_GOAL) && lines.length === 1) return []; // the session's own goal
+    if (first === CURRENT_MESSAGE || THREAD_NOTES.includes(first)) return group ? [{ level: "external", what: "a message another member of the group wrote, quoted in this turn" }] : [];
+    if (!first.endsWith(INBOUND_MARKER)) return [{ level: "untrusted", what: `inbound context of no known shape (${quote(first)})` }];
+    const header = first.slice(0, -INBOUND_MARKER.length);
+    if (header === CONVERSATION_INFO) return judgeConversationInfo(lines.slice(1).join("\n"));
+    if (header === "Forwarded message context:") return [{ level: "external", what: "a forwarded message, which someone else wrote", ofMessage: true }];
+    if (!group && (CONVERSATION_HEADERS.includes(header) || isChatWindow(header, lines))) return [];
+    if (group && (CONVERSATION_HEADERS.includes(header) || isChatWindow(header, lines))) return [{ level: "external", what: `messages other members of the group wrote (${quote(header)})` }];
+    return [{ level: "external", what: `context the channel added to the message (${quote(header)})` }];
+  });
+}
+
+/**
+ * A chat window a channel selected for the message: lines of `#id time sender: text` under a
+ * header of its own. (The channel's free-form prompt context, `Context:`, is not one.)
+ */
+function isChatWindow(header: string, lines: readonly string[]): boolean {
+  return header !== "Context:" && header.endsWith(":") && lines.length > 1 && lines.slice(1).every((line) => line.startsWith("#"));
+}
+
+function judgeConversationInfo(body: string): ForeignText[] {
+  const json = /^```json\n([\s\S]*)\n```$/.exec(body)?.[1];
+  let info: unknown;
+  try {
+    info = json === undefined ? undefined : JSON.parse(json);
+  } catch {
+    info = undefined;
+  }
+  if (info === null || typeof info !== "object" || Array.isArray(info)) return [{ level: "untrusted", what: "conversation info of no known shape" }];
+  const others = Object.keys(info).filter((key) => !OWN_MESSAGE_KEYS.has(key));
+  return others.length === 0 ? [] : [{ level: "external", what: `names the group's members give it (${others.join(", ")})` }];
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.slice(0, 80));
+}
