@@ -27,6 +27,7 @@ const cases: [string, () => void][] = [
   ["read notes/todo.md", () => guard.afterToolCall("b", { tool: "read", params: { path: "notes/todo.md" }, output: "text" })],
   ["exec ls -la", () => guard.afterToolCall("b", { tool: "exec", params: { command: "ls -la" }, output: "x" })],
   ["exec git status && git diff | grep x", () => guard.afterToolCall("b", { tool: "exec", params: { command: "git status && git diff | grep x" }, output: "x" })],
+  ["exec for f in a.md b.md; do cat \"$f\"; done (a variable's values)", () => guard.afterToolCall("b", { tool: "exec", params: { command: 'for f in a.md b.md; do cat "$f"; done' }, output: "x" })],
   ["exec bash -c 'echo $(curl -s https://x) | tee out.txt'", () => guard.afterToolCall("b", { tool: "exec", params: { command: "bash -c 'echo $(curl -s https://x) | tee out.txt'" }, output: "x" })],
 ];
 const rows: (string | number)[][] = [];

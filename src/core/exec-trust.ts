@@ -1,4 +1,5 @@
 import { parseShell, type BashCommand, type BashRedirect, type BashWord } from "./bash-ast.js";
+import { scriptVariables, wordValues, type ShellVariables } from "./shell-variables.js";
 import { minTrust, type TrustLevel } from "./trust-levels.js";
 
 /**
@@ -54,6 +55,18 @@ export const LOCAL_COMMANDS: readonly string[] = Object.freeze([
   "git describe", "git shortlog", "git reflog", "git merge", "git rebase", "git cherry-pick",
 ]);
 
+/**
+ * Local programs whose output never holds what the files their operands name say (they print a
+ * count, a name, a status, or nothing): an operand known only at run time costs them nothing.
+ * Any other program given such an operand may be printing any file.
+ */
+const NON_READERS: ReadonlySet<string> = new Set([
+  "echo", "printf", "basename", "dirname", "test", "[", "[[", "true", "false", "sleep", "mkdir", "rmdir",
+  "touch", "rm", "cd", "pushd", "popd", "pwd", "wc", "stat", "du", "df", "chmod", "chown", "chgrp", "cp",
+  "mv", "ln", "kill", "wait", "exit", "return", "shift", "export", "local", "declare", "set", "unset",
+  "alias", "seq", "expr", "realpath", "readlink", "date", "which", "type", "id", "whoami",
+]);
+
 /** Programs that run the rest of their arguments as a command. */
 const WRAPPERS: ReadonlySet<string> = new Set(["sudo", "doas", "env", "nice", "nohup", "timeout", "time", "command", "exec", "xargs", "stdbuf", "ionice", "builtin", "watch", "chronic"]);
 const SHELLS: ReadonlySet<string> = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "busybox"]);
@@ -95,8 +108,14 @@ function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<stri
 
 class Classifier {
   private worst: ExecTrust = { level: "trusted", reason: "local commands only" };
-  /** Words whose text is not what the program gets: an expansion, `~+`, `~-`. */
-  private readonly computed = new Set<string>();
+  /** The variables of the script being read (a nested `bash -c` script has its own). */
+  private variables: ShellVariables = new Map();
+  /** The current command's words whose text is not what the program gets, and what it gets. */
+  private readonly values = new Map<string, readonly string[] | null>();
+  /** `xargs` commands whose input is the names a listing program (`find`, `git ls-files`) printed. */
+  private readonly fedByListing = new Set<unknown>();
+  /** The program whose arguments are being looked up. */
+  private reader = "";
 
   constructor(
     private readonly table: ReadonlyMap<string, TrustLevel>,
@@ -113,7 +132,10 @@ class Classifier {
     } catch {
       return this.unknown("the command could not be parsed");
     }
+    const outer = this.variables;
+    this.variables = scriptVariables(ast);
     this.walk(ast, depth);
+    this.variables = outer;
     return this.worst;
   }
 
@@ -137,6 +159,9 @@ class Classifier {
     switch (record["type"]) {
       case "Command":
         this.command(node as BashCommand, depth);
+        break;
+      case "Pipeline":
+        this.pipeline(record["commands"]);
         break;
       case "Redirect":
         this.redirect(node as BashRedirect);
@@ -174,22 +199,61 @@ class Classifier {
   }
 
   private redirect(redirect: BashRedirect): void {
-    if (INPUT_REDIRECTS.has(redirect.op.text)) this.file(redirect.file.text);
+    if (!INPUT_REDIRECTS.has(redirect.op.text)) return;
+    const values = wordValues(redirect.file, this.variables);
+    if (values === null) this.note("untrusted", `input read from a file known only at run time (${JSON.stringify(redirect.file.text)})`);
+    else for (const path of values) this.lookUp(path);
   }
 
-  private file(path: string): void {
-    const level = this.fileLevel(path);
-    if (level !== null) this.note(level.level, level.reason);
-  }
-
-  private tree(path: string): void {
-    if (this.computed.has(path)) {
-      // `grep -r x "$PWD"`, `rg x $(pwd)`, `ls -R ~+`: which directory is known only at run time.
-      this.note("untrusted", `a recursive read of a directory computed at run time (${JSON.stringify(path)})`);
+  /** An operand of the current program: the file (or the files a glob matches) it can name. */
+  private file(word: string): void {
+    const values = this.values.has(word) ? this.values.get(word) : [word];
+    if (values === null || values === undefined) {
+      // `cat "$f"` with f read at run time, `cat $(cat list.txt)`: which file is not known here.
+      if (!NON_READERS.has(this.reader)) this.note("untrusted", `${this.reader} reads a file known only at run time (${JSON.stringify(word)})`);
       return;
     }
-    const level = this.treeLevel(path);
+    for (const path of values) this.lookUp(path, path !== word);
+  }
+
+  private lookUp(path: string, resolved = true): void {
+    const level = this.fileLevel(path);
     if (level !== null) this.note(level.level, level.reason);
+    // A glob a variable held (`for f in docs/*.md`) names what it matches (a glob in the
+    // command's own words was looked up as a word).
+    if (resolved && /[*?[]/.test(path)) {
+      const matched = this.globLevel(path);
+      if (matched !== null) this.note(matched.level, matched.reason);
+    }
+  }
+
+  private tree(word: string): void {
+    const values = this.values.has(word) ? this.values.get(word) : [word];
+    if (values === null || values === undefined) {
+      // `grep -r x "$PWD"`, `rg x $(pwd)`, `ls -R ~+`: which directory is known only at run time.
+      this.note("untrusted", `a recursive read of a directory computed at run time (${JSON.stringify(word)})`);
+      return;
+    }
+    for (const path of values) {
+      const level = this.treeLevel(path);
+      if (level !== null) this.note(level.level, level.reason);
+    }
+  }
+
+  /**
+   * `find … | xargs cat`: the names xargs reads are those a recursive listing printed, and the
+   * listing was judged by the worst file beneath it. (`git ls-files` and `fd` are not judged
+   * that way, so what they feed xargs is not known here.)
+   */
+  private pipeline(commands: unknown): void {
+    if (!Array.isArray(commands)) return;
+    for (let i = 1; i < commands.length; i++) {
+      const [before, after] = [commands[i - 1] as BashCommand, commands[i] as BashCommand];
+      if (after?.type !== "Command" || after.name?.text !== "xargs" || before?.type !== "Command" || before.name === undefined) continue;
+      const args = (before.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect").map((w) => w.text);
+      const program = before.name.text.slice(before.name.text.lastIndexOf("/") + 1);
+      if (recursiveOperands(program, args).length > 0) this.fedByListing.add(after);
+    }
   }
 
   private command(command: BashCommand, depth: number): void {
@@ -200,12 +264,19 @@ class Classifier {
       return;
     }
     const suffix = (command.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect");
-    for (const w of suffix) if ((w.expansion ?? []).length > 0 || /^~[+-]/.test(w.text)) this.computed.add(w.text);
-    this.program([name.text, ...suffix.map((w) => w.text)], depth);
+    this.values.clear();
+    for (const w of suffix) {
+      if (/^~[+-]/.test(w.text)) this.values.set(w.text, null);
+      else if ((w.expansion ?? []).length > 0) this.values.set(w.text, wordValues(w, this.variables));
+    }
+    this.program([name.text, ...suffix.map((w) => w.text)], depth, this.fedByListing.has(command));
   }
 
-  /** `argv` with its program first; wrappers and shells are looked through. */
-  private program(argv: readonly string[], depth: number): void {
+  /**
+   * `argv` with its program first; wrappers and shells are looked through. `namesListed`: an
+   * `xargs` fed by a listing program, whose extra operands the listing already judged.
+   */
+  private program(argv: readonly string[], depth: number, namesListed = false): void {
     const [first, ...args] = argv;
     if (first === undefined) return;
     const program = first.slice(first.lastIndexOf("/") + 1);
@@ -213,7 +284,12 @@ class Classifier {
       // Options, assignments and durations go; the first other word is the program it runs (an
       // option's value read as a program is unknown, which only makes the output less trusted).
       const at = args.findIndex((a) => !(a.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) || /^\d+(\.\d+)?[smhd]?$/.test(a)));
-      if (at !== -1) this.program(args.slice(at), depth);
+      const runs = at === -1 ? (program === "xargs" ? ["echo"] : []) : args.slice(at);
+      if (runs.length > 0) this.program(runs, depth);
+      // xargs hands the program operands read from its input at run time (`cat list.txt | xargs
+      // cat`, `xargs -a list.txt cat`); only a listing's names were judged where they were listed.
+      const reader = (runs[0] ?? "").slice((runs[0] ?? "").lastIndexOf("/") + 1);
+      if (program === "xargs" && !namesListed && !NON_READERS.has(reader)) this.note("untrusted", `${reader} reads files xargs names at run time`);
       return;
     }
     if (SHELLS.has(program)) {
@@ -235,11 +311,16 @@ class Classifier {
     }
     const key = sub !== undefined && this.table.has(`${program} ${sub}`) ? `${program} ${sub}` : program;
     this.note(level, level === "trusted" ? `${key} is local` : `${key} output is ${level}`);
+    this.reader = program;
     // What a local program prints may be a file's content: each argument that can name a file does.
     for (const arg of args) {
       if (arg.startsWith("-")) {
         const eq = arg.indexOf("=");
-        if (eq !== -1) this.file(arg.slice(eq + 1));
+        if (eq === -1) continue;
+        // `--file="$f"`: the value is the option's part of what the word becomes.
+        const values = this.values.has(arg) ? this.values.get(arg) : [arg];
+        if (values === null || values === undefined) this.file(arg);
+        else for (const value of values) this.lookUp(value.slice(value.indexOf("=") + 1), value !== arg);
         continue;
       }
       this.file(arg);
@@ -372,6 +453,9 @@ function collectWrites(script: string, files: Set<string>, depth: number): void 
   } catch {
     return;
   }
+  // A name a variable holds (`f=notes.md; curl … > "$f"`) is each value the script gives it; one
+  // known only at run time names no file the guard can see.
+  const variables = scriptVariables(ast);
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) {
       for (const item of node) walk(item);
@@ -381,18 +465,33 @@ function collectWrites(script: string, files: Set<string>, depth: number): void 
     const record = node as Record<string, unknown>;
     if (record["type"] === "Redirect") {
       const redirect = node as BashRedirect;
-      if (OUTPUT_REDIRECTS.has(redirect.op.text)) files.add(redirect.file.text);
+      if (OUTPUT_REDIRECTS.has(redirect.op.text)) for (const file of wordValues(redirect.file, variables) ?? []) files.add(file);
     }
     if (record["type"] === "Command") {
       const c = node as BashCommand;
       if (c.name !== undefined) {
-        const words = (c.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect").map((w) => w.text);
-        programWrites([c.name.text, ...words], files, depth);
+        const words = (c.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect");
+        for (const argv of argvValues(words, variables)) programWrites([c.name.text, ...argv], files, depth);
       }
     }
     for (const [key, value] of Object.entries(record)) if (key !== "loc") walk(value);
   };
   walk(ast);
+}
+
+/**
+ * The argument lists a command's words can make (a word whose value is known only at run time
+ * kept as written), at most 64 of them.
+ */
+function argvValues(words: readonly BashWord[], variables: ShellVariables): string[][] {
+  let lists: string[][] = [[]];
+  for (const word of words) {
+    const values = (word.expansion ?? []).length === 0 ? [word.text] : (wordValues(word, variables) ?? [word.text]);
+    const next = lists.flatMap((list) => values.map((value) => [...list, value]));
+    if (next.length > 64) return lists.map((list) => [...list, ...words.slice(list.length).map((w) => w.text)]);
+    lists = next;
+  }
+  return lists;
 }
 
 /** The files one program invocation writes by the names on its command line (see execWrittenFiles). */

@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
@@ -60,7 +64,8 @@ describe("exec output trust from the parsed command", () => {
     expect(recursiveOperands("grep", ["-R", "foo"])).toEqual(["."]);
     const globs: string[] = [];
     execOutputTrust('cat */README.md; for f in a/*.md; do cat "$f"; done; X=b*', { overrides: {}, fileLevel: noFiles, globLevel: (p) => (globs.push(p), null) });
-    expect(globs).toEqual(["*/README.md", "a/*.md"]);
+    // The loop's list is looked up where it is written, and again as what `"$f"` holds.
+    expect(globs).toEqual(["*/README.md", "a/*.md", "a/*.md"]);
     expect(recursiveOperands("grep", ["--recursive", "-e", "foo", "x"])).toEqual(["x"]);
     expect(recursiveOperands("rg", ["--files"])).toEqual(["."]);
     expect(recursiveOperands("grep", ["-n", "foo", "x"])).toEqual([]);
@@ -82,7 +87,7 @@ describe("exec output trust from the parsed command", () => {
     for (const command of ['grep -r x "$PWD"', "rg x $(pwd)", "ls -R ~+", "grep -r x ${DIR:-.}"]) {
       expect([command, execOutputTrust(command, { overrides: {}, fileLevel: noFiles, treeLevel: () => null })]).toEqual([
         command,
-        { level: "untrusted", reason: expect.stringMatching(/^a recursive read of a directory computed at run time/) },
+        { level: "untrusted", reason: expect.stringMatching(/^(a recursive read of a directory computed at run time|(grep|rg|ls) reads a file known only at run time)/) },
       ]);
     }
     // A pattern that merely holds a `$` is not a directory.
@@ -104,9 +109,75 @@ describe("exec output trust from the parsed command", () => {
     expect(execOutputTrust("cat inbox/mail.txt", { overrides: {}, fileLevel: inbox }).reason).toBe("inbox/mail.txt is mail");
   });
 
+  it("a file a variable names is judged by the values the script gives it; one known only at run time is untrusted for a program that prints files", () => {
+    const vendored: FileLevel = (p) => (p.startsWith("node_modules/") ? { level: "untrusted", reason: `${p} is vendored` } : null);
+    const judge = (command: string) => level(command, {}, vendored);
+    expect(judge('f=node_modules/x/README.md; cat "$f"')).toBe("untrusted");
+    expect(judge('export F=node_modules/x/README.md; head -n 5 "$F"')).toBe("untrusted");
+    expect(judge('for f in src/a.md node_modules/x/README.md; do echo "== $f"; cat "$f"; done')).toBe("untrusted");
+    expect(judge('d=node_modules/x; cat "$d/README.md"')).toBe("untrusted");
+    expect(judge('d=node_modules; grep -r TODO "$d"')).toBe("trusted"); // a tree: judged by treeLevel, which this test leaves to fileLevel
+    expect(judge('f=node_modules/x; cat < "$f"')).toBe("untrusted");
+    expect(judge('f=node_modules/x; grep --file="$f" y')).toBe("untrusted");
+    // Values the script spells out and that name nothing untrusted stay trusted.
+    expect(judge('for f in src/a.md src/b.md; do cat "$f"; done')).toBe("trusted");
+    expect(judge('f=src/a.md; f=src/b.md; cat "$f"')).toBe("trusted");
+    // A value the script does not spell out: read, computed, the caller's, the environment's.
+    for (const command of ['while read f; do cat "$f"; done < list.txt', 'cat $(cat list.txt)', 'f=$(cat list.txt); cat "$f"', 'cat "$1"', 'cat "$HOME/notes"', 'f=src/a.md; f+=x; cat "$f"', 'declare -n f=g; cat "$f"', 'cat "${f:-src/a.md}"', 'for f; do cat "$f"; done', 'bash -c \'cat "$f"\'']) {
+      expect(judge(command), command).toBe("untrusted");
+    }
+    expect(execOutputTrust('cat "$f"', { overrides: {}, fileLevel: vendored }).reason).toBe('cat reads a file known only at run time ("\\"$f\\"")');
+    // A program that prints no file's content may take any operand.
+    for (const command of ['echo "$f"', 'mkdir -p "$HOME/x"', 'wc -l "$1"', 'rm -f "$(cat list.txt)"']) expect(judge(command), command).toBe("trusted");
+    // A script run by bash -c does not see the outer script's plain variables.
+    expect(judge('f=src/a.md; bash -c \'cat "$f"\'')).toBe("untrusted");
+  });
+
+  it("xargs: the files it names at run time are known only where a recursive listing printed them", () => {
+    const vendored: FileLevel = (p) => (p.startsWith("node_modules") ? { level: "untrusted", reason: `${p} is vendored` } : null);
+    const judge = (command: string) => level(command, {}, vendored);
+    for (const command of ["cat list.txt | xargs cat", "xargs cat < list.txt", "xargs -a list.txt grep TODO", "git ls-files | xargs cat", "ls | xargs head"]) {
+      expect(judge(command), command).toBe("untrusted");
+    }
+    // A recursive listing's names lie beneath what it read, and that was judged.
+    expect(judge("find src -name '*.ts' | xargs grep -n TODO")).toBe("trusted");
+    expect(judge("find node_modules -name README.md | xargs cat")).toBe("untrusted");
+    expect(judge("grep -rl TODO src | xargs sed -n 1p")).toBe("trusted");
+    expect(judge("ls | xargs wc -l")).toBe("trusted");
+    expect(judge("cat list.txt | xargs rm -f")).toBe("trusted");
+  });
+
+  it("property: a file named through any variable spelling is judged as the file itself", () => {
+    const vendored: FileLevel = (p) => (p === "node_modules/x/README.md" ? { level: "untrusted", reason: "vendored" } : null);
+    const spell = fc.constantFrom(
+      (p: string) => `f=${p}; cat "$f"`,
+      (p: string) => `f=${p}; cat $f`,
+      (p: string) => `f='${p}'; cat "\${f}"`,
+      (p: string) => `for f in src/a ${p}; do cat "$f"; done`,
+      (p: string) => `d=${p.slice(0, p.lastIndexOf("/"))}; n=README; cat "$d/$n.md"`,
+      (p: string) => `export F=${p}; tail "$F"`,
+      (p: string) => `local f=${p}; sed -n 1p "$f"`,
+      (p: string) => `f=${p}; bash -c "cat $f"`,
+    );
+    fc.assert(
+      fc.property(spell, (s) => {
+        expect(level(s("node_modules/x/README.md"), {}, vendored), s("node_modules/x/README.md")).toBe("untrusted");
+      }),
+    );
+  });
+
   it("files a command writes: redirections and tee", () => {
     expect(execWrittenFiles("echo x > a.txt; cat b >> c.txt | tee -a d.txt e.txt")).toEqual(["a.txt", "c.txt", "d.txt", "e.txt"]);
     expect(execWrittenFiles("echo 'unterminated")).toEqual([]);
+  });
+
+  it("files a command writes: a name a variable holds is each value the script gives it", () => {
+    expect(execWrittenFiles('f=notes.md; curl -s https://x > "$f"')).toEqual(["notes.md"]);
+    expect(execWrittenFiles('f=notes.md; curl -s -o "$f" https://x')).toEqual(["notes.md"]);
+    expect(execWrittenFiles('for d in a b; do cp inbox/m "$d/m.txt"; done')).toEqual(expect.arrayContaining(["a/m.txt", "b/m.txt"]));
+    expect(execWrittenFiles('d=docs; tee "$d/x.md" < inbox/m')).toEqual(["docs/x.md"]);
+    // Known only at run time: no file the guard can name.
+    expect(execWrittenFiles('curl -s https://x > "$1"')).toEqual([]);
   });
 
   it("files a command writes: download and copy destinations, also inside bash -c, eval and wrappers", () => {
@@ -154,14 +225,26 @@ describe("exec output trust from the parsed command", () => {
       }),
       { numRuns: 500 },
     );
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom("curl", "ls", "$(", ")", "`", "'", "\"", "|", ";", "&&", "<(", "{", "}", "bash -c", "eval", " ", "\n", "\\", "$x", "((", "))"), { maxLength: 20 }), (parts) => {
-        const text = parts.join("");
-        const result = level(text);
-        // Whatever the parser makes of it, a text that can run curl is not trusted.
-        if (/curl/.test(text)) expect(result).toBe("untrusted");
-      }),
-      { numRuns: 500 },
-    );
+    // The oracle is bash itself: with a `curl` on PATH that leaves a mark, every text that really
+    // ran it must have been judged untrusted, whatever the parser made of it.
+    const bin = mkdtempSync(join(tmpdir(), "provenant-fake-curl-"));
+    const mark = join(bin, "ran");
+    writeFileSync(join(bin, "curl"), `#!/bin/sh\ntouch '${mark}'\n`, { mode: 0o755 });
+    writeFileSync(join(bin, "ls"), "#!/bin/sh\n", { mode: 0o755 });
+    try {
+      fc.assert(
+        // Weighted so that about one text in ten really runs curl.
+        fc.property(fc.array(fc.oneof({ arbitrary: fc.constant("curl"), weight: 3 }, { arbitrary: fc.constantFrom(";", " ", "|"), weight: 2 }, { arbitrary: fc.constantFrom("ls", "$(", ")", "`", "'", "\"", "&&", "<(", "{", "}", "bash -c", "eval", "\n", "\\", "$x", "((", "))"), weight: 4 }), { maxLength: 20 }), (parts) => {
+          const text = parts.join("");
+          const result = level(text);
+          rmSync(mark, { force: true });
+          spawnSync("/bin/bash", ["-c", text], { env: { PATH: `${bin}:/usr/bin:/bin` }, stdio: "ignore", timeout: 5_000 });
+          if (existsSync(mark)) expect(result, text).toBe("untrusted");
+        }),
+        { numRuns: 300 },
+      );
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -1,0 +1,124 @@
+import type { BashWord } from "./bash-ast.js";
+
+/**
+ * The values a script's own variables can hold, where the script itself spells them out:
+ * `f=notes.md`, `export F=notes.md`, `for f in a.md b.md`. Flow-insensitive: a variable assigned
+ * twice may hold either value, and one that is ever given a value known only at run time (`f=$1`,
+ * `f=$(ls)`, `read f`, `mapfile f`, `getopts`) holds anything. A variable the script never assigns
+ * comes from the environment or the caller and holds anything too. A word is then the words its
+ * variables can make (`"$dir/${name}.md"`), or unknown.
+ */
+export type ShellVariables = ReadonlyMap<string, readonly string[] | null>;
+
+/** Past this many combinations a word counts as unknown (a judged file per combination). */
+const MAX_VALUES = 64;
+/** Builtins that give the variables they name a value read at run time. */
+const READERS: ReadonlySet<string> = new Set(["read", "mapfile", "readarray", "getopts", "select"]);
+/** Builtins whose `name=value` arguments assign. */
+const DECLARERS: ReadonlySet<string> = new Set(["export", "local", "declare", "typeset", "readonly"]);
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+interface Expansion {
+  readonly type: string;
+  readonly parameter?: unknown;
+  readonly op?: unknown;
+  readonly kind?: unknown;
+  readonly loc?: { readonly start?: unknown; readonly end?: unknown };
+}
+
+/** The variables of one parsed script (not of a script it runs: `bash -c` starts afresh). */
+export function scriptVariables(ast: unknown): ShellVariables {
+  const values = new Map<string, string[] | null>();
+  const assign = (name: string, value: string | null): void => {
+    if (!NAME.test(name)) return;
+    const known = values.get(name);
+    if (known === null) return;
+    if (value === null) values.set(name, null);
+    else values.set(name, [...(known ?? []), value]);
+  };
+  const assignment = (word: BashWord): void => {
+    const eq = word.text.indexOf("=");
+    if (eq <= 0) return;
+    const name = word.text.slice(0, eq);
+    const value = word.text.slice(eq + 1);
+    // `f+=more` and arrays (`a=(x y)`) are not one plain value.
+    if (name.endsWith("+")) assign(name.slice(0, -1), null);
+    else assign(name, literal(word) && !value.startsWith("(") ? unquote(value) : null);
+  };
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item);
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    const record = node as Record<string, unknown>;
+    if (record["type"] === "AssignmentWord") assignment(node as BashWord);
+    if (record["type"] === "For" || record["type"] === "Select") {
+      const name = (record["name"] as { text?: unknown } | undefined)?.text;
+      const list = record["wordlist"];
+      if (typeof name === "string") {
+        if (!Array.isArray(list)) assign(name, null); // `for f; do`: the script's arguments
+        else for (const word of list as BashWord[]) assign(name, literal(word) ? unquote(word.text) : null);
+      }
+    }
+    if (record["type"] === "Command") {
+      const program = (record["name"] as BashWord | undefined)?.text;
+      const words = ((record["suffix"] as (BashWord | { type: string })[] | undefined) ?? []).filter((w): w is BashWord => w.type === "Word");
+      if (program !== undefined && READERS.has(program)) for (const w of words) if (NAME.test(w.text)) assign(w.text, null);
+      if (program !== undefined && DECLARERS.has(program)) {
+        // `declare -n ref=f` binds a name to another variable, not to a value.
+        const byReference = words.some((w) => /^-[A-Za-z]*n/.test(w.text));
+        for (const w of words) {
+          if (!/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(w.text)) continue;
+          if (byReference) assign(w.text.slice(0, w.text.indexOf("=")).replace(/\+$/, ""), null);
+          else assignment(w);
+        }
+      }
+      // `declare -n ref=f`, `printf -v f`: a name bound another way.
+      if (program === "printf") words.forEach((w, i) => w.text === "-v" && words[i + 1] !== undefined && assign(words[i + 1]!.text, null));
+    }
+    for (const [key, value] of Object.entries(record)) {
+      if (key === "type" || key === "loc" || key === "text") continue;
+      // A command substitution's assignments happen in a subshell, but what it prints is judged
+      // on its own; its variables are the script's for this purpose (a union is only wider).
+      walk(value);
+    }
+  };
+  walk(ast);
+  return values;
+}
+
+/** Every text the word can be, quotes removed, or null when some part is known only at run time. */
+export function wordValues(word: BashWord, variables: ShellVariables): string[] | null {
+  const expansions = (word.expansion ?? []) as readonly Expansion[];
+  if (expansions.length === 0) return [unquote(word.text)];
+  let results: string[] = [word.text];
+  // Right to left, so earlier offsets stay where they are.
+  const ordered = [...expansions].sort((a, b) => Number(b.loc?.start) - Number(a.loc?.start));
+  for (const expansion of ordered) {
+    const start = expansion.loc?.start;
+    const end = expansion.loc?.end;
+    if (expansion.type !== "ParameterExpansion" || expansion.op !== undefined || expansion.kind !== undefined) return null;
+    if (typeof expansion.parameter !== "string" || typeof start !== "number" || typeof end !== "number") return null;
+    const values = variables.get(expansion.parameter);
+    if (values === undefined || values === null || values.length === 0) return null;
+    const next: string[] = [];
+    for (const text of results) {
+      for (const value of values) {
+        next.push(text.slice(0, start) + value + text.slice(end + 1));
+        if (next.length > MAX_VALUES) return null;
+      }
+    }
+    results = next;
+  }
+  return [...new Set(results.map(unquote))];
+}
+
+function literal(word: BashWord): boolean {
+  return (word.expansion ?? []).length === 0;
+}
+
+/** The word as the program gets it, for a plain path: its quote characters go. */
+function unquote(text: string): string {
+  return text.replace(/["']/g, "");
+}
