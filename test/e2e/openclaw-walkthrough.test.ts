@@ -142,11 +142,13 @@ describe("docs/openclaw.md, followed step by step", () => {
     await run(3);
     const config = JSON.parse(readFileSync(home.configPath, "utf8")) as {
       commands?: { ownerAllowFrom?: string[] };
+      channels?: { telegram?: { linkPreview?: boolean } };
       plugins?: { allow?: unknown; entries?: { provenant?: { enabled?: boolean; hooks?: { allowConversationAccess?: boolean }; config?: { ownerIds?: string[] } } } };
     };
     expect(config.plugins?.allow).toBeUndefined();
     expect(config.plugins?.entries?.provenant).toMatchObject({ enabled: true, hooks: { allowConversationAccess: true }, config: { ownerIds: [String(OWNER.id)] } });
     expect(config.commands?.ownerAllowFrom).toEqual([`telegram:${OWNER.id}`]);
+    expect(config.channels?.telegram?.linkPreview).toBe(false);
   }, 4 * STEP);
 
   it("5: the gateway loads it, protected", async () => {

@@ -29,6 +29,14 @@ export function findRuntimeGaps(openclawConfig: unknown, pluginId: string): Runt
       message: "is false: before_prompt_build is withheld, so the model is shown tools the policy restricts (calls are still checked).",
     });
   }
+  for (const key of telegramLinkPreviews(openclawConfig)) {
+    gaps.push({
+      key,
+      message:
+        "is not false: when a reply holds a link, Telegram's servers fetch it to show a preview, so an injected instruction to " +
+        "put the conversation's data in a link in the reply sends it out with no tool call to hold. Set it to false.",
+    });
+  }
   for (const { path, id } of runtimeIds(openclawConfig)) {
     if (ENFORCED_RUNTIMES.has(id)) continue;
     gaps.push({
@@ -39,6 +47,21 @@ export function findRuntimeGaps(openclawConfig: unknown, pluginId: string): Runt
     });
   }
   return gaps;
+}
+
+/**
+ * The Telegram settings that leave link previews on (the host's default): the channel's own
+ * `linkPreview`, or each account's where accounts are configured (an account's setting wins).
+ */
+function telegramLinkPreviews(config: unknown): string[] {
+  const telegram = at(config, ["channels", "telegram"]);
+  if (telegram === null || typeof telegram !== "object" || at(telegram, ["enabled"]) === false) return [];
+  const top = at(telegram, ["linkPreview"]);
+  const accounts = at(telegram, ["accounts"]);
+  if (accounts === null || typeof accounts !== "object" || Object.keys(accounts).length === 0) return top === false ? [] : ["channels.telegram.linkPreview"];
+  return Object.keys(accounts)
+    .filter((id) => at(accounts, [id, "enabled"]) !== false && (at(accounts, [id, "linkPreview"]) ?? top) !== false)
+    .map((id) => (at(accounts, [id, "linkPreview"]) === undefined ? "channels.telegram.linkPreview" : `channels.telegram.accounts.${id}.linkPreview`));
 }
 
 /** Every `agentRuntime.id` in the configuration, with where it is. */

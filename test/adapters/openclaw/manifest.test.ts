@@ -37,6 +37,18 @@ describe("runtime gaps", () => {
     expect(findRuntimeGaps({ plugins: { entries: { provenant: { hooks: { allowConversationAccess: true } } } }, agents: { defaults: { model: { agentRuntime: { id: "auto" } } } } }, "provenant")).toEqual([]);
   });
 
+  it("names Telegram's link previews while they are on: a link in a reply is fetched by Telegram's servers", () => {
+    const base = { plugins: { entries: { provenant: { hooks: { allowConversationAccess: true } } } } };
+    const keys = (telegram: Record<string, unknown>) => findRuntimeGaps({ ...base, channels: { telegram } }, "provenant").map((g) => g.key);
+    expect(keys({ enabled: true })).toEqual(["channels.telegram.linkPreview"]);
+    expect(keys({ linkPreview: true })).toEqual(["channels.telegram.linkPreview"]);
+    expect(keys({ linkPreview: false })).toEqual([]);
+    expect(keys({ enabled: false })).toEqual([]);
+    expect(keys({ linkPreview: false, accounts: { a: {}, b: { linkPreview: true }, c: { enabled: false, linkPreview: true } } })).toEqual(["channels.telegram.accounts.b.linkPreview"]);
+    expect(keys({ accounts: { a: { linkPreview: false }, b: {} } })).toEqual(["channels.telegram.linkPreview"]);
+    expect(findRuntimeGaps(base, "provenant")).toEqual([]);
+  });
+
   it("names withheld hooks and runtimes that run tools outside before_tool_call", () => {
     const gaps = findRuntimeGaps(
       { plugins: { entries: { provenant: { hooks: { allowPromptInjection: false } } } }, agents: { defaults: { models: { "anthropic/x": { agentRuntime: { id: "claude-cli" } } } } } },
