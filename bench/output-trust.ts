@@ -55,6 +55,7 @@ cc.beginTurn({ sessionId: "c", sender: { id: "o", isOwner: true }, provider: "cl
 for (const [name, fn] of [
   ["Bash grep -rn x src", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "grep -rn x src" }, output: "x" })],
   ["Bash grep -rn x . (node_modules stands for itself)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "grep -rn x ." }, output: "x" })],
+  ["Bash git diff (git names the changed files)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "git diff" }, output: "x" })],
   ["Grep x (git ls-files, then the walk)", () => cc.afterToolCall("c", { tool: "Grep", params: { pattern: "x" }, output: "x" })],
 ] as const) {
   const s = sampleMicros(fn, 200, 20);

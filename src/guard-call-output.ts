@@ -8,6 +8,7 @@ import type { HostCatalogue } from "./core/host-catalogue.js";
 import { hostPathReadings } from "./core/host-paths.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
 import { writeTargets } from "./core/write-targets.js";
+import { changedFiles } from "./guard-git-changes.js";
 import { gitIgnored, NOTHING_SKIPPED, type SkippedPath } from "./guard-git-ignored.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import type { FileLabelStore } from "./state/file-label-store.js";
@@ -54,6 +55,7 @@ export class CallOutputTrust {
               fileLevel: (path) => this.fileLevel(path, base),
               treeLevel: (path) => this.treeLevel(path, base),
               globLevel: (pattern) => this.globLevel(pattern, base),
+              patchLevel: (subcommand, args) => this.patchLevel(subcommand, args, base),
             })
           : { level: "untrusted", reason: "exec with no command string" };
       const inDir = workdir === null ? null : this.fileLevel(workdir);
@@ -103,6 +105,19 @@ export class CallOutputTrust {
         else if (tool === "write" || tool === "Write") this.options.fileLabels.clear(absolute);
       }
     }
+  }
+
+  /**
+   * What a patch-printing git command showed (core/exec-trust.ts `patchLevel`): the worst file it
+   * shows a change of, or, when git cannot say which, the whole repository's worst.
+   */
+  patchLevel(subcommand: string, args: readonly string[], base: string): ExecTrust | null {
+    const changed = changedFiles(subcommand, args, base);
+    if (changed === null) return null;
+    if (changed.files === null) return this.treeLevel(changed.top, base);
+    let worst: ExecTrust | null = null;
+    for (const file of changed.files) worst = worseOf(worst, this.fileLevel(file, base));
+    return worst;
   }
 
   /** A file's trust: the first `fileTrust` rule it matches and its label, whichever is worse; null when neither says anything. */

