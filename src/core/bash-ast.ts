@@ -30,6 +30,21 @@ export interface BashCommand {
   readonly suffix?: readonly (BashWord | BashRedirect)[];
 }
 
+/**
+ * Calls `visit` on every node of a parsed script, each before the nodes inside it (so a pipeline
+ * is seen before its commands); positions and texts are not nodes.
+ */
+export function visitNodes(node: unknown, visit: (node: Record<string, unknown>) => void): void {
+  if (Array.isArray(node)) {
+    for (const item of node) visitNodes(item, visit);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const record = node as Record<string, unknown>;
+  visit(record);
+  for (const [key, value] of Object.entries(record)) if (key !== "type" && key !== "loc" && key !== "text") visitNodes(value, visit);
+}
+
 /** Parses a shell script; throws on anything the parser cannot read. */
 export function parseShell(script: string): unknown {
   return parseBash(script);

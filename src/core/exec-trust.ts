@@ -1,4 +1,4 @@
-import { parseShell, type BashCommand, type BashRedirect, type BashWord } from "./bash-ast.js";
+import { parseShell, visitNodes, type BashCommand, type BashRedirect, type BashWord } from "./bash-ast.js";
 import { scriptVariables, wordValues, type ShellVariables } from "./shell-variables.js";
 import { minTrust, type TrustLevel } from "./trust-levels.js";
 
@@ -156,38 +156,30 @@ class Classifier {
   }
 
   /** Every node: commands are classified, words checked for substitutions, input files looked up. */
-  private walk(node: unknown, depth: number): void {
-    if (Array.isArray(node)) {
-      for (const item of node) this.walk(item, depth);
-      return;
-    }
-    if (node === null || typeof node !== "object") return;
-    const record = node as Record<string, unknown>;
-    switch (record["type"]) {
-      case "Command":
-        this.command(node as BashCommand, depth);
-        break;
-      case "Pipeline":
-        this.pipeline(record["commands"]);
-        break;
-      case "Redirect":
-        this.redirect(node as BashRedirect);
-        break;
-      case "Word":
-      case "AssignmentWord":
-        this.word(node as BashWord);
-        break;
-      case "CommandExpansion":
-        if (record["commandAST"] === undefined) this.unknown("a command substitution the parser did not read");
-        break;
-      case "ArithmeticExpansion":
-        if (typeof record["expression"] === "string" && /\$\(|`/.test(record["expression"])) this.unknown("a command inside arithmetic");
-        break;
-    }
-    for (const [key, value] of Object.entries(record)) {
-      if (key === "type" || key === "loc" || key === "text") continue;
-      this.walk(value, depth);
-    }
+  private walk(ast: unknown, depth: number): void {
+    visitNodes(ast, (node) => {
+      switch (node["type"]) {
+        case "Command":
+          this.command(node as unknown as BashCommand, depth);
+          break;
+        case "Pipeline":
+          this.pipeline(node["commands"]);
+          break;
+        case "Redirect":
+          this.redirect(node as unknown as BashRedirect);
+          break;
+        case "Word":
+        case "AssignmentWord":
+          this.word(node as unknown as BashWord);
+          break;
+        case "CommandExpansion":
+          if (node["commandAST"] === undefined) this.unknown("a command substitution the parser did not read");
+          break;
+        case "ArithmeticExpansion":
+          if (typeof node["expression"] === "string" && /\$\(|`/.test(node["expression"])) this.unknown("a command inside arithmetic");
+          break;
+      }
+    });
   }
 
   /**
@@ -482,27 +474,19 @@ function collectWrites(script: string, files: Set<string>, depth: number): void 
   // A name a variable holds (`f=notes.md; curl … > "$f"`) is each value the script gives it; one
   // known only at run time names no file the guard can see.
   const variables = scriptVariables(ast);
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const item of node) walk(item);
-      return;
-    }
-    if (node === null || typeof node !== "object") return;
-    const record = node as Record<string, unknown>;
-    if (record["type"] === "Redirect") {
-      const redirect = node as BashRedirect;
+  visitNodes(ast, (node) => {
+    if (node["type"] === "Redirect") {
+      const redirect = node as unknown as BashRedirect;
       if (OUTPUT_REDIRECTS.has(redirect.op.text)) for (const file of wordValues(redirect.file, variables) ?? []) files.add(file);
     }
-    if (record["type"] === "Command") {
-      const c = node as BashCommand;
+    if (node["type"] === "Command") {
+      const c = node as unknown as BashCommand;
       if (c.name !== undefined) {
         const words = (c.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect");
         for (const argv of argvValues(words, variables)) programWrites([c.name.text, ...argv], files, depth);
       }
     }
-    for (const [key, value] of Object.entries(record)) if (key !== "loc") walk(value);
-  };
-  walk(ast);
+  });
 }
 
 /**

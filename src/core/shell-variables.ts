@@ -1,4 +1,4 @@
-import type { BashWord } from "./bash-ast.js";
+import { visitNodes, type BashWord } from "./bash-ast.js";
 
 /**
  * The values a script's own variables can hold, where the script itself spells them out:
@@ -45,25 +45,21 @@ export function scriptVariables(ast: unknown): ShellVariables {
     if (name.endsWith("+")) assign(name.slice(0, -1), null);
     else assign(name, literal(word) && !value.startsWith("(") ? unquote(value) : null);
   };
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const item of node) walk(item);
-      return;
-    }
-    if (node === null || typeof node !== "object") return;
-    const record = node as Record<string, unknown>;
-    if (record["type"] === "AssignmentWord") assignment(node as BashWord);
-    if (record["type"] === "For" || record["type"] === "Select") {
-      const name = (record["name"] as { text?: unknown } | undefined)?.text;
-      const list = record["wordlist"];
+  // A command substitution's assignments happen in a subshell; counting them as the script's
+  // only widens what a variable may hold.
+  visitNodes(ast, (node) => {
+    if (node["type"] === "AssignmentWord") assignment(node as unknown as BashWord);
+    if (node["type"] === "For" || node["type"] === "Select") {
+      const name = (node["name"] as { text?: unknown } | undefined)?.text;
+      const list = node["wordlist"];
       if (typeof name === "string") {
         if (!Array.isArray(list)) assign(name, null); // `for f; do`: the script's arguments
         else for (const word of list as BashWord[]) assign(name, literal(word) ? unquote(word.text) : null);
       }
     }
-    if (record["type"] === "Command") {
-      const program = (record["name"] as BashWord | undefined)?.text;
-      const words = ((record["suffix"] as (BashWord | { type: string })[] | undefined) ?? []).filter((w): w is BashWord => w.type === "Word");
+    if (node["type"] === "Command") {
+      const program = (node["name"] as BashWord | undefined)?.text;
+      const words = ((node["suffix"] as (BashWord | { type: string })[] | undefined) ?? []).filter((w): w is BashWord => w.type === "Word");
       if (program !== undefined && READERS.has(program)) for (const w of words) if (NAME.test(w.text)) assign(w.text, null);
       if (program !== undefined && DECLARERS.has(program)) {
         // `declare -n ref=f` binds a name to another variable, not to a value.
@@ -74,17 +70,10 @@ export function scriptVariables(ast: unknown): ShellVariables {
           else assignment(w);
         }
       }
-      // `declare -n ref=f`, `printf -v f`: a name bound another way.
+      // `printf -v f`: a name bound another way.
       if (program === "printf") words.forEach((w, i) => w.text === "-v" && words[i + 1] !== undefined && assign(words[i + 1]!.text, null));
     }
-    for (const [key, value] of Object.entries(record)) {
-      if (key === "type" || key === "loc" || key === "text") continue;
-      // A command substitution's assignments happen in a subshell, but what it prints is judged
-      // on its own; its variables are the script's for this purpose (a union is only wider).
-      walk(value);
-    }
-  };
-  walk(ast);
+  });
   return values;
 }
 
