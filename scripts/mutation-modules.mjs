@@ -79,6 +79,17 @@ export const MUTATION_MODULES = {
       "test/adapters/claude-code/claude-code-hooks.test.ts",
     ],
   },
+  // What a command's output is worth from its words: the shell classifier, the values a script's
+  // variables hold, and which files a patch-printing git command shows.
+  "output-trust": {
+    mutate: ["src/core/exec-trust.ts", "src/core/shell-variables.ts", "src/guard-git-changes.ts"],
+    tests: ["test/core/exec-trust.test.ts", "test/guard/call-output-rules.test.ts"],
+  },
+  // Whose words an OpenClaw turn carries: the turn's origin and the host's runtime context.
+  "openclaw-context": {
+    mutate: ["src/adapters/openclaw/runtime-context.ts", "src/adapters/openclaw/turn-origin.ts"],
+    tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts"],
+  },
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
   // the tool-result MACs, against the unit, known-answer and property tests that exercise them.
   auth: {
