@@ -194,8 +194,9 @@ function judgeInboundContext(text: string, groupTurn: boolean): ForeignText[] {
     const header = first.slice(0, -INBOUND_MARKER.length);
     if (header === CONVERSATION_INFO) return judgeConversationInfo(lines.slice(1).join("\n"));
     if (header === "Forwarded message context:") return [{ level: "external", what: "a forwarded message, which someone else wrote", ofMessage: true }];
-    if (!group && (CONVERSATION_HEADERS.includes(header) || isChatWindow(header, lines))) return [];
-    if (group && (CONVERSATION_HEADERS.includes(header) || isChatWindow(header, lines))) return [{ level: "external", what: `messages other members of the group wrote (${quote(header)})` }];
+    if (CONVERSATION_HEADERS.includes(header) || isChatWindow(header, lines)) {
+      return group ? [{ level: "external", what: `messages other members of the group wrote (${quote(header)})` }] : [];
+    }
     return [{ level: "external", what: `context the channel added to the message (${quote(header)})` }];
   });
 }
