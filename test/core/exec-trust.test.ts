@@ -147,6 +147,42 @@ describe("exec output trust from the parsed command", () => {
     expect(judge("cat list.txt | xargs rm -f")).toBe("trusted");
   });
 
+  it("xargs and wrappers: the program run is found past options and paths; only xargs hands it names", () => {
+    const vendored: FileLevel = (p) => (p.startsWith("node_modules") ? { level: "untrusted", reason: `${p} is vendored` } : null);
+    const judge = (command: string) => level(command, {}, vendored);
+    expect(judge("cat list.txt | xargs")).toBe("trusted"); // echo
+    expect(judge("cat list.txt | xargs -0")).toBe("trusted");
+    expect(judge("cat list.txt | xargs /bin/echo")).toBe("trusted");
+    expect(judge("find src -name x | xargs -n1 cat")).toBe("trusted");
+    expect(judge("/usr/bin/find src -name x | xargs cat")).toBe("trusted");
+    expect(judge("cat list.txt | sudo xargs cat")).toBe("untrusted");
+    expect(judge("sudo cat notes.md")).toBe("trusted");
+    // Writing to a file known only at run time reads nothing.
+    expect(judge('echo hi > "$1"')).toBe("trusted");
+    expect(judge("cat a~+b")).toBe("trusted");
+    expect(judge("echo $(( $(curl -s x) ))")).toBe("untrusted");
+    expect(execOutputTrust('cat < "$1"', { overrides: {}, fileLevel: vendored }).reason).toBe('input read from a file known only at run time ("\\"$1\\"")');
+    expect(execOutputTrust('grep -r x "$PWD"', { overrides: {}, fileLevel: noFiles }).reason).toMatch(/run time/);
+  });
+
+  it("git: only a patch-printing subcommand asks what it shows", () => {
+    const asked: string[] = [];
+    const patchLevel = (sub: string, args: readonly string[]) => (asked.push([sub, ...args].join(" ")), null);
+    for (const command of ["git diff", "git show HEAD~1", "git log -p -n 2", "git log -p --stat", "git whatchanged -p", "git stash show -p", "git status", "git log --oneline", "git stash list", "ls show", "cat diff"]) {
+      // whatchanged counts as unknown unless the owner says otherwise.
+      execOutputTrust(command, { overrides: { "git whatchanged": "trusted" }, fileLevel: noFiles, patchLevel });
+    }
+    expect(asked).toEqual(["diff", "show HEAD~1", "log -p -n 2", "log -p --stat", "whatchanged -p", "stash show -p"]);
+    const vendored = { level: "external" as const, reason: "third_party/lib/README.md changed" };
+    expect(execOutputTrust("git show HEAD", { overrides: {}, fileLevel: noFiles, patchLevel: () => vendored })).toEqual(vendored);
+  });
+
+  it("files a command writes: past 64 combinations of values a word is kept as written", () => {
+    const written = execWrittenFiles('for a in 1 2 3 4 5; do tee "$a" "$a" "$a"; done');
+    expect(written).toContain('"$a"');
+    expect(execWrittenFiles('for a in 1 2; do tee "$a" "$a"; done').sort()).toEqual(["1", "2"]);
+  });
+
   it("property: a file named through any variable spelling is judged as the file itself", () => {
     const vendored: FileLevel = (p) => (p === "node_modules/x/README.md" ? { level: "untrusted", reason: "vendored" } : null);
     const spell = fc.constantFrom(

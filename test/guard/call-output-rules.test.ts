@@ -255,6 +255,9 @@ describe("shell globs", () => {
     expect(judge('for f in */*/README.md; do cat "$f"; done')).toBe("external");
     expect(judge("cat **/README.md")).toBe("external");
     expect(judge("cat *.md")).toBe("trusted");
+    // A glob a loop's variable held, read through a redirection or an option's value.
+    expect(judge('for f in */lib/README.md; do cat < "$f"; done')).toBe("external");
+    expect(judge('for f in */lib/README.md; do grep --file="$f" x; done')).toBe("external");
     expect(judge("grep 'a*b' README.md")).toBe("trusted");
   });
 });
