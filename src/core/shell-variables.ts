@@ -41,9 +41,10 @@ export function scriptVariables(ast: unknown): ShellVariables {
     if (eq <= 0) return;
     const name = word.text.slice(0, eq);
     const value = word.text.slice(eq + 1);
-    // `f+=more` and arrays (`a=(x y)`) are not one plain value.
+    // `export f+=more` appends: not one plain value. (The parser reads a bare `f+=more` as a
+    // command, and an array assignment not at all; either is unknown where it is read.)
     if (name.endsWith("+")) assign(name.slice(0, -1), null);
-    else assign(name, literal(word) && !value.startsWith("(") ? unquote(value) : null);
+    else assign(name, literal(word) ? unquote(value) : null);
   };
   // A command substitution's assignments happen in a subshell; counting them as the script's
   // only widens what a variable may hold.

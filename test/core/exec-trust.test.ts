@@ -181,6 +181,30 @@ describe("exec output trust from the parsed command", () => {
     const written = execWrittenFiles('for a in 1 2 3 4 5; do tee "$a" "$a" "$a"; done');
     expect(written).toContain('"$a"');
     expect(execWrittenFiles('for a in 1 2; do tee "$a" "$a"; done').sort()).toEqual(["1", "2"]);
+    expect(execWrittenFiles('for a in 1 2 3 4; do tee "$a" "$a" "$a"; done').sort()).toEqual(["1", "2", "3", "4"]);
+  });
+
+  it("variables: a later literal never makes a variable known again, and each way of binding a name counts", () => {
+    const vendored: FileLevel = (p) => (p.startsWith("node_modules") ? { level: "untrusted", reason: `${p} is vendored` } : null);
+    const judge = (command: string) => level(command, {}, vendored);
+    for (const command of [
+      'f=$(cat list.txt); f=src/a.md; cat "$f"',
+      'f=src/a.md; read f; cat "$f"',
+      'f=src/a.md; declare -n f=g; cat "$f"',
+      'f=src/a.md; printf -v f %s x; cat "$f"',
+      'f=src/a.md; export f+=x; cat "$f"',
+      'f=src/a.md; cat "${f/src/node_modules}"',
+    ]) {
+      expect(judge(command), command).toBe("untrusted");
+    }
+    expect(judge('export F=src/a.md; head "$F"')).toBe("trusted");
+    expect(judge('local -r f=src/a.md; head "$f"')).toBe("trusted");
+    // Past 64 combinations a word counts as unknown.
+    const nine = "1 2 3 4 5 6 7 8 9";
+    const eight = "1 2 3 4 5 6 7 8";
+    expect(judge(`for b in ${nine}; do true; done; for a in ${nine}; do cat "$a$b"; done`)).toBe("untrusted");
+    expect(judge(`for b in ${eight}; do true; done; for a in ${eight}; do cat "$a$b"; done`)).toBe("trusted");
+    expect(execOutputTrust("cat list.txt | xargs cat", { overrides: {}, fileLevel: noFiles }).reason).toBe("cat reads files xargs names at run time");
   });
 
   it("property: a file named through any variable spelling is judged as the file itself", () => {

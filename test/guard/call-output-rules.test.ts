@@ -223,6 +223,22 @@ describe("patches git prints", () => {
     expect(judge("git stash list")).toBe("trusted");
   });
 
+  it("rule: a stash, a range of commits and the options that pick commits show only what they name", () => {
+    const { trust, workspaceDir, git, judge } = repository();
+    writeFileSync(join(workspaceDir, "src", "main.js"), "ours, again\n");
+    git("stash", "-q");
+    // The repository holds a vendored change, the stash does not.
+    expect(judge("git stash show -p")).toBe("trusted");
+    expect(judge("git stash show -p stash@{0}")).toBe("trusted");
+    expect(judge("git log -p --max-count=1")).toBe("trusted");
+    expect(judge("git log -p -n1")).toBe("trusted");
+    expect(judge("git log -p -1")).toBe("trusted");
+    expect(judge("git log -p --format %H -n 1")).toBe("trusted");
+    expect(judge("git log -p -n")).toBe("external"); // no count: git fails, the whole repository
+    expect(trust.patchLevel("whatchanged", ["-p", "-n", "1"], workspaceDir)).toBeNull();
+    expect(trust.patchLevel("whatchanged", ["-p", "-n", "2"], workspaceDir)?.level).toBe("external");
+  });
+
   it("rule: arguments git cannot answer for stand for the whole repository; outside one a patch names nothing", () => {
     const { judge } = repository();
     expect(judge("git diff no-such-revision")).toBe("external");
@@ -258,6 +274,7 @@ describe("shell globs", () => {
     // A glob a loop's variable held, read through a redirection or an option's value.
     expect(judge('for f in */lib/README.md; do cat < "$f"; done')).toBe("external");
     expect(judge('for f in */lib/README.md; do grep --file="$f" x; done')).toBe("external");
+    expect(judge("f='*/lib/README.md'; cat < \"$f\"")).toBe("external");
     expect(judge("grep 'a*b' README.md")).toBe("trusted");
   });
 });
