@@ -82,6 +82,19 @@ describe("rule: budgets: what the session indexes and forgets", () => {
     expect(vouch(vp, "send_email", "send", { recipients: ["bob@corp.com"] })).toEqual({ vouched: false, finding: "the owner's words never ask to send" });
   });
 
+  it("rule: a disowned message (one the owner forwarded) no longer asks for any operation, and is named a message", () => {
+    const vp = new ValueProvenance();
+    vp.observe(owner("m1"), "Send it to bob@corp.com.");
+    vp.observe(contacts, "- bob@corp.com");
+    expect(vouch(vp, "send_email", "send", { recipients: ["bob@corp.com"] }).vouched).toBe(true);
+    vp.disown("m1", "external");
+    expect(vouch(vp, "send_email", "send", { recipients: ["bob@corp.com"] })).toEqual({ vouched: false, finding: "the owner's words never ask to send" });
+    const vp2 = new ValueProvenance();
+    vp2.observe(owner("m2"), `pay ${IBAN}`);
+    vp2.disown("m2", "external");
+    expect(first(vp2, "send_money", { recipient: IBAN }).finding).toBe("only from message m2 (external)");
+  });
+
   it("rule: a record forgotten after its value was traced no longer joins the owner's sentence", () => {
     const vp = new ValueProvenance({ maxTokens: 20 });
     vp.observe(drive, "- filename: report.docx\n  id_: '1234567'\n- filename: old-notes.docx\n  id_: '7654321'\n");
