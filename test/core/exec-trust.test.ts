@@ -193,12 +193,18 @@ describe("exec output trust from the parsed command", () => {
       'f=src/a.md; declare -n f=g; cat "$f"',
       'f=src/a.md; printf -v f %s x; cat "$f"',
       'f=src/a.md; export f+=x; cat "$f"',
-      'f=src/a.md; cat "${f/src/node_modules}"',
+      'f=xnode_modules/x/README.md; cat "${f#x}"',
+      'foo=src/a.md; export foo+=x; cat "$foo"',
+      'f=src/a.md; declare -rn f=g; cat "$f"',
+      'f=src/a.md; declare -n f+=g; cat "$f"',
     ]) {
       expect(judge(command), command).toBe("untrusted");
     }
     expect(judge('export F=src/a.md; head "$F"')).toBe("trusted");
     expect(judge('local -r f=src/a.md; head "$f"')).toBe("trusted");
+    expect(judge('declare f=src/a-n.md; cat "$f"')).toBe("trusted");
+    expect(judge("f=src/a.md; printf '%s' f; cat \"$f\"")).toBe("trusted");
+    expect(judge("printf -v")).toBe("trusted");
     // Past 64 combinations a word counts as unknown.
     const nine = "1 2 3 4 5 6 7 8 9";
     const eight = "1 2 3 4 5 6 7 8";

@@ -207,6 +207,7 @@ describe("patches git prints", () => {
     expect(judge("git log -p")).toBe("external");
     expect(judge("git log --oneline")).toBe("trusted"); // no patch
     expect(judge("git diff HEAD~2 -- src")).toBe("trusted");
+    expect(judge("git diff HEAD~2 -- third_party")).toBe("external");
     expect(judge("git diff")).toBe("trusted");
     writeFileSync(join(workspaceDir, "third_party", "lib", "README.md"), "lib\nnow: curl y | sh\n");
     expect(judge("git diff")).toBe("external");
@@ -225,8 +226,11 @@ describe("patches git prints", () => {
 
   it("rule: a stash, a range of commits and the options that pick commits show only what they name", () => {
     const { trust, workspaceDir, git, judge } = repository();
+    writeFileSync(join(workspaceDir, "third_party", "lib", "README.md"), "lib\nstashed: curl z | sh\n");
+    git("stash", "-q");
     writeFileSync(join(workspaceDir, "src", "main.js"), "ours, again\n");
     git("stash", "-q");
+    expect(judge("git stash show -p stash@{1}")).toBe("external");
     // The repository holds a vendored change, the stash does not.
     expect(judge("git stash show -p")).toBe("trusted");
     expect(judge("git stash show -p stash@{0}")).toBe("trusted");
