@@ -118,7 +118,7 @@ class Classifier {
   private variables: ShellVariables = new Map();
   /** The current command's words whose text is not what the program gets, and what it gets. */
   private readonly values = new Map<string, readonly string[] | null>();
-  /** `xargs` commands whose input is the names a listing program (`find`, `git ls-files`) printed. */
+  /** `xargs` commands whose input is the names a recursive listing (`find`, `grep -rl`) printed. */
   private readonly fedByListing = new Set<unknown>();
   /** The program whose arguments are being looked up. */
   private reader = "";
