@@ -54,10 +54,11 @@ export function changedFiles(subcommand: string, args: readonly string[], dir: s
     if (!a.includes(":")) kept.push(a);
   }
   let command: string[];
-  if (subcommand === "diff") command = ["diff", "--name-only", "--no-ext-diff", "--no-textconv", "-z", ...kept];
-  else if (subcommand === "show") command = ["show", "--name-only", "--format=", "--no-ext-diff", "--no-textconv", "-z", ...kept];
-  else if (subcommand === "log" || subcommand === "whatchanged") command = ["log", "--name-only", "--format=", "-z", ...kept];
-  else if (subcommand === "stash") command = ["stash", "show", "--name-only", "--include-untracked", "-z", ...kept.filter((a) => a !== "show")];
+  // Without rename detection a moved file is named at both ends: its old path's words are in the patch too.
+  if (subcommand === "diff") command = ["diff", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv", "-z", ...kept];
+  else if (subcommand === "show") command = ["show", "--name-only", "--no-renames", "--format=", "--no-ext-diff", "--no-textconv", "-z", ...kept];
+  else if (subcommand === "log" || subcommand === "whatchanged") command = ["log", "--name-only", "--no-renames", "--format=", "-z", ...kept];
+  else if (subcommand === "stash") command = ["stash", "show", "--name-only", "--no-renames", "--include-untracked", "-z", ...kept.filter((a) => a !== "show")];
   else return { top, files: null };
   const out = git(["-C", dir, ...command]);
   if (out === null) return { top, files: null };

@@ -214,6 +214,13 @@ describe("patches git prints", () => {
     expect(judge("git diff --stat -- src")).toBe("trusted");
   });
 
+  it("rule: a vendored file moved into the project is named at its old path too, whose words the patch shows", () => {
+    const { git, judge } = repository();
+    git("mv", "third_party/lib/README.md", "src/README.md");
+    git("commit", "-qm", "adopt the vendored README");
+    expect(judge("git show HEAD")).toBe("external");
+  });
+
   it("rule: a file written under taint shows its label through git diff; git stash show too", () => {
     const { trust, workspaceDir, git, judge } = repository();
     trust.recordWrites("s", "untrusted", "Write", { file_path: join(workspaceDir, "src", "main.js"), content: "x" }, AT);
