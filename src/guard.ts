@@ -574,8 +574,8 @@ export class Guard {
 
   /**
    * A session that holds content no tool call brought in: a conversation copied from another
-   * session (Claude Code's fork, under a new id), events the host queued into the turn from
-   * elsewhere (OpenClaw's `System:` lines). At least `level` from now on, durably, as if that content
+   * session (Claude Code's fork, under a new id), someone else's words the host hands the model
+   * beside the turn's message (OpenClaw's runtime context). At least `level` from now on, durably, as if that content
    * had been read here. Never lowers the taint. `ofMessage`: that content is the turn's message
    * itself (a message the owner forwarded), so its words stop counting as the owner's.
    */

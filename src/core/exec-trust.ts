@@ -204,10 +204,15 @@ class Classifier {
     else for (const path of values) this.lookUp(path);
   }
 
+  /** What the current command's word becomes: its text, the values it can take, or null when known only at run time. */
+  private valuesOf(word: string): readonly string[] | null {
+    return this.values.has(word) ? (this.values.get(word) ?? null) : [word];
+  }
+
   /** An operand of the current program: the file (or the files a glob matches) it can name. */
   private file(word: string): void {
-    const values = this.values.has(word) ? this.values.get(word) : [word];
-    if (values === null || values === undefined) {
+    const values = this.valuesOf(word);
+    if (values === null) {
       // `cat "$f"` with f read at run time, `cat $(cat list.txt)`: which file is not known here.
       if (!NON_READERS.has(this.reader)) this.note("untrusted", `${this.reader} reads a file known only at run time (${JSON.stringify(word)})`);
       return;
@@ -227,8 +232,8 @@ class Classifier {
   }
 
   private tree(word: string): void {
-    const values = this.values.has(word) ? this.values.get(word) : [word];
-    if (values === null || values === undefined) {
+    const values = this.valuesOf(word);
+    if (values === null) {
       // `grep -r x "$PWD"`, `rg x $(pwd)`, `ls -R ~+`: which directory is known only at run time.
       this.note("untrusted", `a recursive read of a directory computed at run time (${JSON.stringify(word)})`);
       return;
@@ -317,8 +322,8 @@ class Classifier {
         const eq = arg.indexOf("=");
         if (eq === -1) continue;
         // `--file="$f"`: the value is the option's part of what the word becomes.
-        const values = this.values.has(arg) ? this.values.get(arg) : [arg];
-        if (values === null || values === undefined) this.file(arg);
+        const values = this.valuesOf(arg);
+        if (values === null) this.file(arg);
         else for (const value of values) this.lookUp(value.slice(value.indexOf("=") + 1), value !== arg);
         continue;
       }
@@ -330,8 +335,9 @@ class Classifier {
     // A program that reads whole directories prints what any file beneath them says (or is named).
     for (const path of recursiveOperands(program, args)) this.tree(path);
     // A patch is the changed files' words: `git diff` of a vendored update, `git show <commit>`.
-    if (program === "git" && sub !== undefined && printsPatches(sub, args.slice(args.indexOf(sub) + 1))) {
-      const level = this.patchLevel(sub, args.slice(args.indexOf(sub) + 1));
+    const afterSub = sub === undefined ? [] : args.slice(args.indexOf(sub) + 1);
+    if (program === "git" && sub !== undefined && printsPatches(sub, afterSub)) {
+      const level = this.patchLevel(sub, afterSub);
       if (level !== null) this.note(level.level, level.reason);
     }
   }

@@ -36,15 +36,18 @@ export function scriptVariables(ast: unknown): ShellVariables {
     if (value === null) values.set(name, null);
     else values.set(name, [...(known ?? []), value]);
   };
-  const assignment = (word: BashWord): void => {
+  /**
+   * `name=value`; `byReference` for `declare -n name=other`, which binds the name to another
+   * variable, not to a value. `export f+=more` appends: not one plain value either. (The parser
+   * reads a bare `f+=more` as a command, and an array assignment not at all; either is unknown
+   * where it is read.)
+   */
+  const assignment = (word: BashWord, byReference = false): void => {
     const eq = word.text.indexOf("=");
     if (eq <= 0) return;
     const name = word.text.slice(0, eq);
-    const value = word.text.slice(eq + 1);
-    // `export f+=more` appends: not one plain value. (The parser reads a bare `f+=more` as a
-    // command, and an array assignment not at all; either is unknown where it is read.)
-    if (name.endsWith("+")) assign(name.slice(0, -1), null);
-    else assign(name, literal(word) ? unquote(value) : null);
+    const appended = name.endsWith("+");
+    assign(appended ? name.slice(0, -1) : name, byReference || appended || !literal(word) ? null : unquote(word.text.slice(eq + 1)));
   };
   // A command substitution's assignments happen in a subshell; counting them as the script's
   // only widens what a variable may hold.
@@ -63,13 +66,8 @@ export function scriptVariables(ast: unknown): ShellVariables {
       const words = ((node["suffix"] as (BashWord | { type: string })[] | undefined) ?? []).filter((w): w is BashWord => w.type === "Word");
       if (program !== undefined && READERS.has(program)) for (const w of words) if (NAME.test(w.text)) assign(w.text, null);
       if (program !== undefined && DECLARERS.has(program)) {
-        // `declare -n ref=f` binds a name to another variable, not to a value.
         const byReference = words.some((w) => /^-[A-Za-z]*n/.test(w.text));
-        for (const w of words) {
-          if (!/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(w.text)) continue;
-          if (byReference) assign(w.text.slice(0, w.text.indexOf("=")).replace(/\+$/, ""), null);
-          else assignment(w);
-        }
+        for (const w of words) if (/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(w.text)) assignment(w, byReference);
       }
       // `printf -v f`: a name bound another way.
       if (program === "printf") words.forEach((w, i) => w.text === "-v" && words[i + 1] !== undefined && assign(words[i + 1]!.text, null));

@@ -177,11 +177,17 @@ describe("search tools (Claude Code's Grep and Glob, where offered)", () => {
   });
 });
 
+/** git in `dir`, as a committer of its own. */
+const gitIn =
+  (dir: string) =>
+  (...args: string[]) =>
+    execFileSync("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", ...args], { stdio: "pipe" });
+
 describe("patches git prints", () => {
   /** A repository whose first commit holds our source and a vendored README, each changed since. */
   function repository() {
     const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
-    const git = (...args: string[]) => execFileSync("git", ["-C", workspaceDir, "-c", "user.name=t", "-c", "user.email=t@t", ...args], { stdio: "pipe" });
+    const git = gitIn(workspaceDir);
     git("init", "-q");
     mkdirSync(join(workspaceDir, "src"));
     mkdirSync(join(workspaceDir, "third_party", "lib"), { recursive: true });
@@ -257,7 +263,7 @@ describe("patches git prints", () => {
     const judgeOutside = () => outside.trust.judge("Bash", { command: "git diff" }, session())?.level ?? "trusted";
     expect(judgeOutside()).toBe("trusted");
     // A directory that becomes a repository is asked again.
-    const git = (...args: string[]) => execFileSync("git", ["-C", outside.workspaceDir, "-c", "user.name=t", "-c", "user.email=t@t", ...args], { stdio: "pipe" });
+    const git = gitIn(outside.workspaceDir);
     git("init", "-q");
     mkdirSync(join(outside.workspaceDir, "third_party", "lib"), { recursive: true });
     writeFileSync(join(outside.workspaceDir, "third_party", "lib", "README.md"), "lib\n");

@@ -50,8 +50,7 @@ export function foreignRuntimeContext(historyMessages: readonly unknown[], group
     return lines.length === 0 ? [] : judgeFragment("conversation-data", lines.join("\n"), group);
   }
   return fragments.flatMap((fragment: unknown) => {
-    if (fragment === null || typeof fragment !== "object") return [{ level: "untrusted", what: "a runtime-context fragment of no known shape" }];
-    const { kind, text } = fragment as { kind?: unknown; text?: unknown };
+    const { kind, text } = fragment !== null && typeof fragment === "object" ? (fragment as { kind?: unknown; text?: unknown }) : {};
     if (typeof text !== "string") return [{ level: "untrusted", what: "a runtime-context fragment of no known shape" }];
     return judgeFragment(typeof kind === "string" ? kind : "", text, group);
   });
