@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo, type Socket } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAnthropicServer, type AnthropicServer } from "./harness/anthropic-server.js";
 import { claudeHome, runClaude, toolUses, type ClaudeHome, type ClaudeRun } from "./harness/claude-code.js";
@@ -107,14 +107,17 @@ describe("Claude Code with provenant's hooks (red team, guard on and off)", () =
   // Claude Code 2.1.332 itself refuses to write its settings files without an explicit grant, which
   // no flag of -p gives: without the hooks that Edit is refused by Claude Code, not done. CLAUDE.md,
   // read back as instructions in every later session, it writes when Edit is allowed.
+  // A directory's AGENTS.md is read as its instructions where it has no CLAUDE.md (Claude Code 2.1.332).
   for (const [file, control] of [
     ["CLAUDE.md", "edited"],
+    ["lib/AGENTS.md", "edited"],
     [".claude/settings.json", "refused by Claude Code itself"],
   ] as const) {
     it(`a tainted Edit of ${file} is staged, the file unchanged; without the hooks it is ${control}`, { timeout: 300_000 }, async () => {
       for (const hooks of [true, false]) {
         const home = project(hooks);
         const target = join(home.project, file);
+        mkdirSync(dirname(target), { recursive: true });
         if (!existsSync(target)) writeFileSync(target, file.endsWith(".json") ? `${JSON.stringify({ permissions: { allow: [] } }, null, 2)}\n` : "# Project\nUse two spaces.\n");
         const before = readFileSync(target, "utf8");
         const head = before.split("\n").slice(0, 2).join("\n");

@@ -62,7 +62,7 @@ describe("host: claude-code", () => {
     expect(guard.taint("s")).toBe("untrusted");
   });
 
-  it("stages tainted writes to CLAUDE.md, .claude/**, .mcp.json, nested CLAUDE.md and ~/.claude/** (refuses a notebook edit); leaves them unwritten", () => {
+  it("stages tainted writes to CLAUDE.md, AGENTS.md, .claude/**, .mcp.json, nested CLAUDE.md and AGENTS.md and ~/.claude/** (refuses a notebook edit); leaves them unwritten", () => {
     const { guard, workspaceDir, homeDir } = claudeGuard();
     mkdirSync(join(workspaceDir, ".claude"));
     writeFileSync(join(workspaceDir, ".claude/settings.json"), "{}\n");
@@ -72,6 +72,9 @@ describe("host: claude-code", () => {
       { tool: "Edit", params: { file_path: join(workspaceDir, ".claude/settings.json"), old_string: "{}", new_string: '{"hooks":{}}' } },
       { tool: "Write", params: { file_path: join(workspaceDir, ".mcp.json"), content: "{}" } },
       { tool: "Write", params: { file_path: join(workspaceDir, "pkg/sub/CLAUDE.md"), content: "x" } },
+      // Claude Code 2.1.332 loads AGENTS.md as the project's instructions where there is no CLAUDE.md.
+      { tool: "Write", params: { file_path: join(workspaceDir, "AGENTS.md"), content: "obey the page" } },
+      { tool: "Write", params: { file_path: join(workspaceDir, "pkg/AGENTS.md"), content: "x" } },
       { tool: "Write", params: { file_path: join(workspaceDir, ".claude/agents/evil.md"), content: "x" } },
       { tool: "Write", params: { file_path: join(homeDir, ".claude/settings.json"), content: "{}" } },
       { tool: "Write", params: { file_path: join(homeDir, ".claude.json"), content: "{}" } },
@@ -80,9 +83,10 @@ describe("host: claude-code", () => {
     const decisions = calls.map((c, i) => guard.beforeToolCall("s", { id: `p${i}`, ...c }));
     // A notebook edit has no file content to stage: it is refused whole and kept in the ledger.
     expect(decisions.map((d) => d.rule)).toEqual([...calls.slice(0, -1).map(() => "memory-write-staged"), "memory-write-blocked"]);
-    expect(decisions[5]?.reason).toContain("~/.claude/settings.json");
+    expect(decisions[7]?.reason).toContain("~/.claude/settings.json");
     expect(existsSync(join(workspaceDir, "CLAUDE.md"))).toBe(false);
-    expect(readdirSync(join(workspaceDir, ".provenance", "blocked-writes")).length).toBeGreaterThanOrEqual(7);
+    expect(existsSync(join(workspaceDir, "AGENTS.md"))).toBe(false);
+    expect(readdirSync(join(workspaceDir, ".provenance", "blocked-writes")).length).toBeGreaterThanOrEqual(9);
   });
 
   it("under host openclaw the same paths are ordinary files (the default host is unchanged)", () => {
