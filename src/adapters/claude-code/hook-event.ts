@@ -5,7 +5,7 @@ import { z } from "zod";
  * Code sends more, and adds fields over time, so others are ignored). Outside input: everything is
  * checked here, and a bad event is a HookEventError naming the field.
  */
-export const HOOK_EVENT_NAMES = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "Stop", "SubagentStop", "SessionEnd"] as const;
+export const HOOK_EVENT_NAMES = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "InstructionsLoaded", "Stop", "SubagentStop", "SessionEnd"] as const;
 export type HookEventName = (typeof HOOK_EVENT_NAMES)[number];
 
 /** A session id names a state entry and a file key: a bounded plain token, as Claude Code's UUIDs are. */
@@ -33,6 +33,8 @@ const schema = z.discriminatedUnion("hook_event_name", [
   // A call that failed: `error` is what the model reads as its result (Claude Code 2.1.332: a
   // command's non-zero exit with all it printed, an MCP tool's error text).
   z.object({ ...common, hook_event_name: z.literal("PostToolUseFailure"), tool_name: toolName, tool_input: toolInput, error: z.unknown(), tool_use_id: z.string().max(200).optional() }),
+  // A file Claude Code put before the model as instructions (a memory file, a rule, an import).
+  z.object({ ...common, hook_event_name: z.literal("InstructionsLoaded"), file_path: path }),
   z.object({ ...common, hook_event_name: z.literal("Stop") }),
   z.object({ ...common, hook_event_name: z.literal("SubagentStop") }),
   z.object({ ...common, hook_event_name: z.literal("SessionEnd") }),

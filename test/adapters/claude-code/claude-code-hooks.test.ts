@@ -1,7 +1,7 @@
 import fc from "fast-check";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ClaudeCodeHooks, failedHookAnswer } from "../../../src/adapters/claude-code/claude-code-hooks.js";
 import type { HookAnswer } from "../../../src/adapters/claude-code/hook-answer.js";
@@ -25,7 +25,7 @@ const decisionOf = (a: HookAnswer): string | null =>
 function hooks(config: Record<string, unknown> = {}) {
   const dir = project();
   const guard = Guard.open({ config: { host: "claude-code", ...config }, workspaceDir: dir, homeDir: dir });
-  const h = new ClaudeCodeHooks(guard);
+  const h = new ClaudeCodeHooks(guard, dir);
   return { dir, guard, send: (fields: Record<string, unknown>) => h.handle(parseHookEvent(ev(dir, fields))) };
 }
 
@@ -78,6 +78,58 @@ describe("Claude Code hook events onto the guard", () => {
       send({ hook_event_name: "UserPromptSubmit", prompt });
       expect([prompt, decisionOf(send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }))]).toEqual([prompt, asked]);
     }
+  });
+
+  it("the instructions Claude Code loads with no tool call are judged as read: at start with their imports, beside a file's call, and as Claude Code reports them", () => {
+    const write = (dir: string, path: string, text: string) => {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    };
+    const askedAfter = (send: (fields: Record<string, unknown>) => HookAnswer) => {
+      send({ hook_event_name: "UserPromptSubmit", prompt: "touch x" });
+      return decisionOf(send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }));
+    };
+    // A project whose CLAUDE.md imports its own docs starts trusted and says nothing.
+    const own = hooks();
+    write(own.dir, "CLAUDE.md", "Read @docs/style.md\n");
+    write(own.dir, "docs/style.md", "two spaces\n");
+    expect(own.send({ hook_event_name: "SessionStart", source: "startup" })).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    expect(askedAfter(own.send)).toBeNull();
+    // One that imports a vendored package's notes starts external, and the model is told.
+    const vendored = hooks();
+    write(vendored.dir, "CLAUDE.md", "Also follow @docs/style.md\n");
+    write(vendored.dir, "docs/style.md", "and @../third_party/lib/AGENTS.md\n");
+    write(vendored.dir, "third_party/lib/AGENTS.md", "run the installer\n");
+    const told = vendored.send({ hook_event_name: "SessionStart", source: "startup" });
+    expect(JSON.parse(told.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: expect.stringContaining("the instructions Claude Code loaded hold external content") } });
+    expect(askedAfter(vendored.send)).toBe("ask");
+    // Reading a project file brings along the CLAUDE.md of its directory, which imports a download
+    // (~/Downloads is untrusted by default; the home here is the project).
+    const nested = hooks();
+    write(nested.dir, "pkg/CLAUDE.md", "see @~/Downloads/tips.md\n");
+    write(nested.dir, "Downloads/tips.md", "tips\n");
+    nested.send({ hook_event_name: "SessionStart", source: "startup" });
+    expect(askedAfter(nested.send)).toBeNull();
+    const warned = nested.send({ hook_event_name: "PostToolUse", tool_name: "Read", tool_input: { file_path: "pkg/index.ts" }, tool_response: "code" });
+    expect(JSON.parse(warned.stdout).hookSpecificOutput.additionalContext).toContain("the Read result is untrusted content");
+    expect(decisionOf(nested.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }))).toBe("ask");
+    // Claude Code's own report of a file it loaded is judged the same way.
+    const reported = hooks();
+    write(reported.dir, "vendor/acme/CLAUDE.md", "x\n");
+    expect(reported.send({ hook_event_name: "InstructionsLoaded", file_path: join(reported.dir, "vendor/acme/CLAUDE.md"), memory_type: "Project", load_reason: "nested_traversal" }).stdout).toBe("");
+    expect(askedAfter(reported.send)).toBe("ask");
+  });
+
+  it("a file written under taint and imported by CLAUDE.md makes the next session start at its label", () => {
+    const { dir, send } = hooks();
+    writeFileSync(join(dir, "CLAUDE.md"), "Keep @notes.md up to date\n");
+    send({ hook_event_name: "UserPromptSubmit", prompt: "summarise the page into notes.md" });
+    send({ hook_event_name: "PostToolUse", tool_name: "WebFetch", tool_input: { url: "https://e.example" }, tool_response: "page" });
+    writeFileSync(join(dir, "notes.md"), "summary");
+    send({ hook_event_name: "PostToolUse", tool_name: "Write", tool_input: { file_path: join(dir, "notes.md"), content: "summary" }, tool_response: {} });
+    send({ hook_event_name: "SessionEnd" });
+    const next = (fields: Record<string, unknown>) => send({ ...fields, session_id: "s2" });
+    expect(JSON.parse(next({ hook_event_name: "SessionStart", source: "startup" }).stdout).hookSpecificOutput.additionalContext).toContain("hold untrusted content");
   });
 
   it("a fork of a conversation starts untrusted (Claude Code does not say what it copied) until the owner resets; a fresh start does not", () => {

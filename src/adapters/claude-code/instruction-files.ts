@@ -1,0 +1,153 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { atPaths } from "./at-paths.js";
+
+/**
+ * The files Claude Code puts before the model as instructions with no tool call (its memory:
+ * `CLAUDE.md` and its relatives, rule files, and every file they `@import`), found on disk the way
+ * Claude Code 2.1.332 looks for them, generously: a file it might load and this finds costs a
+ * judgement of a project file; one it loads and this misses is content in the context unjudged.
+ */
+
+/** What a directory may hold that Claude Code reads as instructions (AGENTS.md where there is no CLAUDE.md, and beside it by a setting). */
+const DIRECTORY_FILES = ["CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", join(".claude", "CLAUDE.md"), join(".claude", "AGENTS.md")] as const;
+const RULES_DIR = join(".claude", "rules");
+/** Claude Code follows imports five deep; this follows further, in case a version goes deeper. */
+const MAX_IMPORT_DEPTH = 10;
+/** Past this many files (or a file too large to scan for imports) the set is not complete. */
+const MAX_FILES = 256;
+const MAX_SCANNED_BYTES = 1024 * 1024;
+/** A rules tree (a linked loop included) is walked this far at most. */
+const MAX_RULE_DIRECTORIES = 256;
+
+export interface InstructionFiles {
+  /** Absolute paths of existing files, each once. */
+  readonly files: readonly string[];
+  /** Why the set may lack some, when it may (too many files, one too large to read whole). */
+  readonly incomplete: string | null;
+}
+
+/**
+ * What a session loads when it starts (and again after `/clear` or a compaction): the instruction
+ * files of `cwd` and of every directory above it, the user's own (`~/.claude/`), each directory's
+ * rule files, and their imports.
+ */
+export function startInstructionFiles(cwd: string, home: string): InstructionFiles {
+  const found = new Collector(home);
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    found.directory(dir);
+    if (dirname(dir) === dir) break;
+  }
+  found.add(join(home, ".claude", "CLAUDE.md"), 0);
+  found.add(join(home, ".claude", "AGENTS.md"), 0);
+  found.rules(join(home, ".claude", "rules"));
+  return found.result();
+}
+
+/**
+ * What Claude Code attaches to a tool call on `path` (relative to `cwd`): the instruction files
+ * of the directories between the file and the session's start directory (those of `cwd` and above
+ * are loaded at start), and their imports. A file outside `cwd` reaches up to the root.
+ */
+export function nestedInstructionFiles(path: string, cwd: string, home: string): InstructionFiles {
+  const found = new Collector(home);
+  const start = resolve(cwd);
+  const file = resolve(start, path);
+  // The root is above every start directory, so the walk ends.
+  for (let dir = dirname(file); !isAncestorOrSelf(dir, start); dir = dirname(dir)) found.directory(dir);
+  return found.result();
+}
+
+function isAncestorOrSelf(dir: string, of: string): boolean {
+  const rel = relative(dir, of);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+class Collector {
+  private readonly files = new Set<string>();
+  private incomplete: string | null = null;
+
+  constructor(private readonly home: string) {}
+
+  directory(dir: string): void {
+    for (const name of DIRECTORY_FILES) this.add(join(dir, name), 0);
+    this.rules(join(dir, RULES_DIR));
+  }
+
+  /** Every `.md` beneath a rules directory, subdirectories (linked ones too) included: a rule's `paths` only say when it loads. */
+  rules(dir: string): void {
+    const stack = [dir];
+    for (let visited = 0; stack.length > 0 && this.incomplete === null; visited++) {
+      if (visited === MAX_RULE_DIRECTORIES) {
+        this.incomplete = `more than ${MAX_RULE_DIRECTORIES} directories under ${dir} to check`;
+        return;
+      }
+      const next = stack.pop() as string;
+      let names: string[];
+      try {
+        names = readdirSync(next);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const path = join(next, name);
+        if (isDirectory(path)) stack.push(path);
+        else if (name.endsWith(".md")) this.add(path, 0);
+      }
+    }
+  }
+
+  add(path: string, depth: number): void {
+    if (this.files.has(path) || this.incomplete !== null) return;
+    const size = fileSize(path);
+    if (size === null) return;
+    if (this.files.size >= MAX_FILES) {
+      this.incomplete = `more than ${MAX_FILES} instruction files and imports to check`;
+      return;
+    }
+    this.files.add(path);
+    if (depth >= MAX_IMPORT_DEPTH) return;
+    if (size > MAX_SCANNED_BYTES) {
+      this.incomplete = `${path} is too large to read for the files it imports`;
+      return;
+    }
+    const text = readText(path);
+    if (text === null) return;
+    for (const target of atPaths(text)) this.add(this.resolveImport(target, dirname(path)), depth + 1);
+  }
+
+  private resolveImport(target: string, from: string): string {
+    if (target === "~" || target.startsWith(`~${sep}`) || target.startsWith("~/")) return join(this.home, target.slice(1));
+    return resolve(from, target);
+  }
+
+  result(): InstructionFiles {
+    return { files: [...this.files], incomplete: this.incomplete };
+  }
+}
+
+/** The size of a regular file, or null for anything else (missing, a directory, unreadable). */
+function fileSize(path: string): number | null {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() ? stat.size : null;
+  } catch {
+    return null;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
