@@ -140,8 +140,8 @@ export class CallOutputTrust {
 
   /**
    * The trust of everything a recursive read of `rawPath` can print: the path's own level and the
-   * worst file or directory beneath it (by `fileTrust` and labels). A directory below trusted stands
-   * for all it holds and is not entered; `.git` is not entered; past MAX_TREE_ENTRIES
+   * worst file or directory beneath it (by `fileTrust` and labels), linked directories included. A
+   * directory below trusted stands for all it holds and is not entered; `.git` is not entered; past MAX_TREE_ENTRIES
    * entries the rest is not looked at and the read counts as untrusted.
    */
   treeLevel(rawPath: string, base: string = this.options.workspaceDir, skipped: SkippedPath = NOTHING_SKIPPED): ExecTrust | null {
@@ -161,9 +161,10 @@ export class CallOutputTrust {
         // A directory a rule or label makes less than trusted stands for all it holds (a
         // vendored tree is not walked file by file); one a rule trusts (the seed's `**`) is
         // entered, since a file written under taint, or one a rule trusts less, may lie beneath.
-        // A link is judged where it leads by fileLevel itself, and not entered.
+        // A link is judged where it leads by fileLevel itself, and a linked directory is entered
+        // (`grep -R`, `rg -L` and `find -L` follow it; walkEntries enters each place once).
         if (found !== null && found.level !== "trusted") return false;
-        return entry.isDirectory() && entry.name !== ".git";
+        return entry.name !== ".git" && (entry.isDirectory() || (entry.isSymbolicLink() && leadsToDirectory(path)));
       });
       if (!complete) worst = worseOf(worst, { level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries under ${root} to check` });
     }
@@ -237,29 +238,55 @@ function worseOf(worst: ExecTrust | null, found: ExecTrust | null): ExecTrust | 
   return found !== null && (worst === null || lessTrusted(found.level, worst.level)) ? found : worst;
 }
 
+interface WalkedDirectory {
+  readonly dir: string;
+  readonly depth: number;
+  /** Where it is on disk, once listed. */
+  real: string;
+  readonly parent: WalkedDirectory | null;
+}
+
 /**
  * Visits the entries beneath `root` depth first, `depth` 1 for its own, leaving out what `skipped`
  * names; `visit` says whether to enter an entry. False when it stopped at MAX_TREE_ENTRIES entries.
  */
 function walkEntries(root: string, skipped: SkippedPath, visit: (path: string, entry: Dirent, depth: number) => boolean): boolean {
-  const stack = [{ dir: root, depth: 1 }];
+  const stack: WalkedDirectory[] = [{ dir: root, depth: 1, real: "", parent: null }];
   let seen = 0;
   while (stack.length > 0) {
-    const { dir, depth } = stack.pop() as { dir: string; depth: number };
+    const walked = stack.pop() as WalkedDirectory;
+    const { dir, depth } = walked;
     let entries: Dirent[];
     try {
+      walked.real = realpathSync.native(dir);
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       continue;
     }
+    // A link back to a directory the walk is inside (`docs/up -> ..`) is a loop: not entered
+    // again. Two links to one directory are each walked, under their own names.
+    if (isInside(walked)) continue;
     for (const entry of entries) {
       if (++seen > MAX_TREE_ENTRIES) return false;
       const path = join(dir, entry.name);
       if (skipped(path)) continue;
-      if (visit(path, entry, depth)) stack.push({ dir: path, depth: depth + 1 });
+      if (visit(path, entry, depth)) stack.push({ dir: path, depth: depth + 1, real: "", parent: walked });
     }
   }
   return true;
+}
+
+function isInside(walked: WalkedDirectory): boolean {
+  for (let up = walked.parent; up !== null; up = up.parent) if (up.real === walked.real) return true;
+  return false;
+}
+
+function leadsToDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** OpenClaw's `exec` runs in `workdir` when given (empty means the default). */

@@ -111,18 +111,26 @@ describe("recursive reads", () => {
     expect(trust.globLevel("*/*/x")).toEqual({ level: "untrusted", reason: "more than 20000 entries to match */*/x against" });
   });
 
-  it("rule: a recursive read does not walk `.git`, nor a linked directory beneath it; a linked file is judged where it leads", () => {
+  it("rule: a recursive read does not walk `.git`; it walks a linked directory beneath it (`grep -R` follows it), once around a loop; a linked file is judged where it leads", () => {
     const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
     mkdirSync(join(workspaceDir, ".git"));
     writeFileSync(join(workspaceDir, ".git", "FETCH_HEAD"), "x");
     trust.recordWrites("s1", "untrusted", "Write", { file_path: join(workspaceDir, ".git", "FETCH_HEAD"), content: "x" }, AT);
-    const outside = realpathSync(tempWorkspace("provenant-outside-"));
-    writeFileSync(join(outside, "notes.md"), "x");
-    trust.recordWrites("s1", "untrusted", "Write", { file_path: join(outside, "notes.md"), content: "x" }, AT);
-    symlinkSync(outside, join(workspaceDir, "linked-dir"));
+    mkdirSync(join(workspaceDir, "docs"));
+    // A loop of links (`docs/up` is the project) is walked once around.
+    symlinkSync(workspaceDir, join(workspaceDir, "docs", "up"));
     expect(trust.treeLevel(".")).toBeNull();
-    symlinkSync(join(outside, "notes.md"), join(workspaceDir, "linked.md"));
+    const outside = realpathSync(tempWorkspace("provenant-outside-"));
+    mkdirSync(join(outside, "deep"));
+    writeFileSync(join(outside, "deep", "notes.md"), "x");
+    trust.recordWrites("s1", "untrusted", "Write", { file_path: join(outside, "deep", "notes.md"), content: "x" }, AT);
+    symlinkSync(outside, join(workspaceDir, "docs", "linked-dir"));
+    expect(trust.treeLevel("docs")?.reason).toBe(`${join(outside, "deep", "notes.md")} was written by Write at untrusted (${AT.toISOString()})`);
     expect(trust.treeLevel(".")?.level).toBe("untrusted");
+    // Two links to one directory: a glob that reaches through the second is judged there too.
+    symlinkSync(outside, join(workspaceDir, "docs", "zz-again"));
+    expect(trust.globLevel("docs/zz*/deep/notes.md")?.level).toBe("untrusted");
+    expect(trust.globLevel("docs/zz*/deep/other.md")).toBeNull();
   });
 
   it("rule: a directory a rule makes less than trusted stands for all it holds: its level, with no walk beneath it", () => {
