@@ -90,6 +90,12 @@ export const MUTATION_MODULES = {
     mutate: ["src/adapters/openclaw/runtime-context.ts", "src/adapters/openclaw/turn-origin.ts"],
     tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts"],
   },
+  // What a Claude Code session's context holds beyond its tool calls: the hook events onto the
+  // guard, the @-mentions of a prompt and the instruction files Claude Code loads itself.
+  "claude-code-context": {
+    mutate: ["src/adapters/claude-code/claude-code-hooks.ts", "src/adapters/claude-code/instruction-files.ts", "src/adapters/claude-code/at-paths.ts"],
+    tests: ["test/adapters/claude-code/claude-code-hooks.test.ts", "test/adapters/claude-code/instruction-files.test.ts", "test/adapters/claude-code/at-paths.test.ts"],
+  },
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
   // the tool-result MACs, against the unit, known-answer and property tests that exercise them.
   auth: {

@@ -110,7 +110,7 @@ export class ClaudeCodeHooks {
           ran: true,
         });
         // A file's call brings along the instruction files of the directories down to it.
-        const path = ["file_path", "notebook_path", "path"].map((key) => event.tool_input[key]).find((value): value is string => typeof value === "string" && value !== "");
+        const path = ["file_path", "notebook_path", "path"].map((key) => event.tool_input[key]).find((value): value is string => typeof value === "string");
         const taint = path === undefined ? outcome.taint : this.judgeInstructions(session, nestedInstructionFiles(path, event.cwd, this.home));
         if (!lessTrusted(taint, before)) return NO_OPINION;
         return contextAnswer(
@@ -160,8 +160,8 @@ const MAX_MENTIONS = 64;
 export function promptMentions(prompt: string): { readonly text: string; readonly resource: boolean }[] {
   const mentions = atPaths(prompt).map((text) => ({
     text,
-    // `server:uri` (not a path, not `C:` or a URL scheme of a file path) is an MCP resource.
-    resource: /^[A-Za-z0-9_.-]+:[^\s]/.test(text) && !text.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(text),
+    // `server:uri` (not a path, not a Windows drive's `C:\` or `C:/`) is an MCP resource.
+    resource: /^[A-Za-z0-9_.-]+:[^\s]/.test(text) && !/^[A-Za-z]:[\\/]/.test(text),
   }));
   return mentions.length <= MAX_MENTIONS ? mentions : [...mentions.slice(0, MAX_MENTIONS), { text: "(more @-mentions than are checked)", resource: true }];
 }

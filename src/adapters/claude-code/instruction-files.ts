@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { atPaths } from "./at-paths.js";
 
 /**
@@ -60,7 +60,7 @@ export function nestedInstructionFiles(path: string, cwd: string, home: string):
 
 function isAncestorOrSelf(dir: string, of: string): boolean {
   const rel = relative(dir, of);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  return !rel.startsWith("..") && !isAbsolute(rel);
 }
 
 class Collector {
@@ -77,9 +77,9 @@ class Collector {
   /** Every `.md` beneath a rules directory, subdirectories (linked ones too) included: a rule's `paths` only say when it loads. */
   rules(dir: string): void {
     const stack = [dir];
-    for (let visited = 0; stack.length > 0 && this.incomplete === null; visited++) {
+    for (let visited = 0; stack.length > 0; visited++) {
       if (visited === MAX_RULE_DIRECTORIES) {
-        this.incomplete = `more than ${MAX_RULE_DIRECTORIES} directories under ${dir} to check`;
+        this.incomplete ??= `more than ${MAX_RULE_DIRECTORIES} directories under ${dir} to check`;
         return;
       }
       const next = stack.pop() as string;
@@ -117,7 +117,7 @@ class Collector {
   }
 
   private resolveImport(target: string, from: string): string {
-    if (target === "~" || target.startsWith(`~${sep}`) || target.startsWith("~/")) return join(this.home, target.slice(1));
+    if (target.startsWith("~/")) return join(this.home, target.slice(2));
     return resolve(from, target);
   }
 

@@ -8,6 +8,13 @@ describe("atPaths: what an @ may name in text Claude Code expands", () => {
     expect(atPaths('see @"my notes.md", @a\\ b.md and (@c.md#L1-3).').sort()).toEqual(["a b.md", "c.md", "c.md#L1-3", "c.md#L1-3).", "my", "my notes.md"].sort());
     expect(atPaths("@(@secret.md")).toEqual(["(@secret.md", "secret.md"]);
     expect(atPaths("mail me at a@b.md")).toEqual([]);
+    expect(atPaths('@"at the start.md"')).toContain("at the start.md");
+    // Only a leading quote is a quote: one inside is part of the name.
+    expect(atPaths('@a"b.md')).toEqual(['a"b.md']);
+    // A line anchor after punctuation: the name with it and without.
+    expect(atPaths("@a.md).#x").sort()).toEqual(["a.md", "a.md).", "a.md).#x"].sort());
+    // Nothing left after the punctuation is no name.
+    expect(atPaths("@. and @#frag")).toEqual([".", "#frag"]);
   });
 
   it("hostile text: never throws, each spelling is a piece of the text, and an @path after a space is found", () => {

@@ -72,6 +72,8 @@ describe("Claude Code hook events onto the guard", () => {
       ["what does @third_party/lib/README.md say?", "ask"],
       ['compare with @"node_modules/some lib/README.md"', "ask"],
       ["summarise @github:issue://12", "ask"],
+      ["and @c:issue-3", "ask"],
+      ["open @C:/Users/me/app.ts and @src/a:b.ts", null],
       ["mail bob@example.com the summary", null],
     ] as const) {
       const { send } = hooks();
@@ -113,6 +115,24 @@ describe("Claude Code hook events onto the guard", () => {
     const warned = nested.send({ hook_event_name: "PostToolUse", tool_name: "Read", tool_input: { file_path: "pkg/index.ts" }, tool_response: "code" });
     expect(JSON.parse(warned.stdout).hookSpecificOutput.additionalContext).toContain("the Read result is untrusted content");
     expect(decisionOf(nested.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }))).toBe("ask");
+    // A notebook's path and a search's path bring them along too; a path that is not text, nothing.
+    for (const input of [{ notebook_path: "pkg/n.ipynb" }, { path: "pkg/src" }]) {
+      const other = hooks();
+      write(other.dir, "pkg/CLAUDE.md", "see @~/Downloads/tips.md\n");
+      write(other.dir, "Downloads/tips.md", "tips\n");
+      other.send({ hook_event_name: "UserPromptSubmit", prompt: "look" });
+      expect(other.send({ hook_event_name: "PostToolUse", tool_name: "NotebookRead", tool_input: input, tool_response: "x" }).stdout).toContain("untrusted content");
+    }
+    const odd = hooks();
+    odd.send({ hook_event_name: "UserPromptSubmit", prompt: "look" });
+    expect(odd.send({ hook_event_name: "PostToolUse", tool_name: "Read", tool_input: { file_path: 42 }, tool_response: "x" })).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    // An instruction file too large to read for its imports: they may hold anything.
+    const large = hooks();
+    write(large.dir, "CLAUDE.md", `${"x".repeat(1024 * 1024 + 1)}\n`);
+    expect(JSON.parse(large.send({ hook_event_name: "SessionStart", source: "startup" }).stdout).hookSpecificOutput.additionalContext).toContain("hold untrusted content");
+    large.send({ hook_event_name: "UserPromptSubmit", prompt: "touch x" });
+    const asked = large.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } });
+    expect(JSON.parse(asked.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/instructions Claude Code may load were not all checked: .*CLAUDE\.md is too large to read for the files it imports/);
     // Claude Code's own report of a file it loaded is judged the same way.
     const reported = hooks();
     write(reported.dir, "vendor/acme/CLAUDE.md", "x\n");

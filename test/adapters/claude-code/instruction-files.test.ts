@@ -99,6 +99,21 @@ describe("the instruction files Claude Code loads at start", () => {
     expect(inside(fits.root, startInstructionFiles(fits.project, fits.home).files)).toEqual(["home/work/app/CLAUDE.md", "home/work/app/hidden.md"]);
   });
 
+  it("the user's own files count where the project is not beneath the home directory", () => {
+    // A sub-agent's definition is not an instruction file: it is read when that agent runs.
+    const { root, home } = machine({ "home/.claude/CLAUDE.md": "user\n", "home/.claude/AGENTS.md": "user agents\n", "home/.claude/rules/u.md": "rule\n", "home/.claude/agents/helper.md": "agent\n", "srv/app/CLAUDE.md": "app\n" });
+    expect(inside(root, startInstructionFiles(join(root, "srv", "app"), home).files)).toEqual(["home/.claude/AGENTS.md", "home/.claude/CLAUDE.md", "home/.claude/rules/u.md", "srv/app/CLAUDE.md"]);
+  });
+
+  it("256 files are all checked; one more makes the set incomplete", () => {
+    const rules = (n: number) => machine(Object.fromEntries(Array.from({ length: n }, (_, i) => [`home/work/app/.claude/rules/r${i}.md`, "r\n"])));
+    const full = rules(256);
+    expect(startInstructionFiles(full.project, full.home)).toEqual({ files: expect.any(Array), incomplete: null });
+    expect(startInstructionFiles(full.project, full.home).files).toHaveLength(256);
+    const over = rules(257);
+    expect(startInstructionFiles(over.project, over.home).incomplete).toBe("more than 256 instruction files and imports to check");
+  });
+
   it("imports are followed ten deep, past Claude Code's five", () => {
     const chain = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`home/work/app/i${i}.md`, `@i${i + 1}.md\n`]));
     const { root, home, project } = machine({ ...chain, "home/work/app/CLAUDE.md": "@i0.md\n" });
