@@ -56,6 +56,7 @@ export class CallOutputTrust {
               treeLevel: (path) => this.treeLevel(path, base),
               globLevel: (pattern) => this.globLevel(pattern, base),
               patchLevel: (subcommand, args) => this.patchLevel(subcommand, args, base),
+              listedLevel: (path) => this.treeLevel(path, base, gitIgnored(this.absoluteReadings(path, base)[0] ?? base)),
             })
           : { level: "untrusted", reason: "exec with no command string" };
       const inDir = workdir === null ? null : this.fileLevel(workdir);

@@ -41,7 +41,7 @@ export const NETWORK_COMMANDS: readonly string[] = Object.freeze([
 /** Programs whose output is computed from local state only (the files they read aside). */
 export const LOCAL_COMMANDS: readonly string[] = Object.freeze([
   "ls", "pwd", "echo", "printf", "cat", "tac", "head", "tail", "less", "more", "grep", "egrep", "fgrep",
-  "rg", "ag", "find", "fd", "tree", "wc", "sort", "uniq", "cut", "paste", "tr", "column", "nl", "fold",
+  "rg", "ag", "find", "fd", "fdfind", "tree", "wc", "sort", "uniq", "cut", "paste", "tr", "column", "nl", "fold",
   "fmt", "diff", "cmp", "comm", "stat", "file", "du", "df", "date", "cal", "whoami", "id", "groups",
   "uname", "hostname", "which", "type", "true", "false", "test", "[", "[[", "mkdir", "rmdir", "touch",
   "cp", "mv", "rm", "ln", "chmod", "chown", "chgrp", "tee", "sed", "awk", "gawk", "jq", "yq", "xxd",
@@ -95,12 +95,18 @@ export interface ExecTrustOptions {
    * change of. Without it, such a command is judged by its words alone.
    */
   readonly patchLevel?: (subcommand: string, args: readonly string[]) => ExecTrust | null;
+  /**
+   * The trust of everything a listing that leaves out what git ignores (`git ls-files`, `fd`) can
+   * name under a path: the worst file beneath it less what git ignores. Without it, `treeLevel`.
+   */
+  readonly listedLevel?: FileLevel;
 }
 
 /** The trust of a command's output (see the module comment). */
 export function execOutputTrust(command: string, options: ExecTrustOptions): ExecTrust {
   const table = commandTable(options.overrides);
-  return new Classifier(table, options.fileLevel, options.treeLevel ?? options.fileLevel, options.globLevel ?? (() => null), options.patchLevel ?? (() => null)).script(command, 0);
+  const treeLevel = options.treeLevel ?? options.fileLevel;
+  return new Classifier(table, options.fileLevel, treeLevel, options.listedLevel ?? treeLevel, options.globLevel ?? (() => null), options.patchLevel ?? (() => null)).script(command, 0);
 }
 
 function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<string, TrustLevel> {
@@ -118,7 +124,7 @@ class Classifier {
   private variables: ShellVariables = new Map();
   /** The current command's words whose text is not what the program gets, and what it gets. */
   private readonly values = new Map<string, readonly string[] | null>();
-  /** `xargs` commands whose input is the names a recursive listing (`find`, `grep -rl`) printed. */
+  /** `xargs` commands whose input is the names a judged listing (`find`, `grep -rl`, `git ls-files`) printed. */
   private readonly fedByListing = new Set<unknown>();
   /** The program whose arguments are being looked up. */
   private reader = "";
@@ -127,6 +133,7 @@ class Classifier {
     private readonly table: ReadonlyMap<string, TrustLevel>,
     private readonly fileLevel: FileLevel,
     private readonly treeLevel: FileLevel,
+    private readonly listedLevel: FileLevel,
     private readonly globLevel: FileLevel,
     private readonly patchLevel: (subcommand: string, args: readonly string[]) => ExecTrust | null,
   ) {}
@@ -231,6 +238,14 @@ class Classifier {
     }
   }
 
+  /** Everything a listing names beneath its roots, less what git ignores when the listing leaves that out. */
+  private listing(listing: Listing): void {
+    for (const root of listing.roots) {
+      const level = listing.ignores ? this.listedLevel(root) : this.treeLevel(root);
+      if (level !== null) this.note(level.level, level.reason);
+    }
+  }
+
   private tree(word: string): void {
     const values = this.valuesOf(word);
     if (values === null) {
@@ -246,17 +261,27 @@ class Classifier {
 
   /**
    * `find … | xargs cat`: the names xargs reads are those a recursive listing printed, and the
-   * listing was judged by the worst file beneath it. (`git ls-files` and `fd` are not judged
-   * that way, so what they feed xargs is not known here.)
+   * listing was judged by the worst file beneath it. `git ls-files | xargs grep x` and `fd … |
+   * xargs cat`: the names are those of files beneath the listing's roots, judged here as the
+   * listing reaches them (less what git ignores); a root known only at run time leaves xargs's
+   * names unknown.
    */
   private pipeline(commands: unknown): void {
     if (!Array.isArray(commands)) return;
     for (let i = 1; i < commands.length; i++) {
       const [before, after] = [commands[i - 1] as BashCommand, commands[i] as BashCommand];
       if (after?.type !== "Command" || after.name?.text !== "xargs" || before?.type !== "Command" || before.name === undefined) continue;
-      const args = (before.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect").map((w) => w.text);
+      const words = (before.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect");
+      const args = words.map((w) => w.text);
       const program = before.name.text.slice(before.name.text.lastIndexOf("/") + 1);
-      if (recursiveOperands(program, args).length > 0) this.fedByListing.add(after);
+      if (recursiveOperands(program, args).length > 0) {
+        this.fedByListing.add(after);
+        continue;
+      }
+      const listing = listingRoots(program, args);
+      if (listing === null || words.some((w) => (w.expansion ?? []).length > 0)) continue;
+      this.listing(listing);
+      this.fedByListing.add(after);
     }
   }
 
@@ -334,6 +359,15 @@ class Classifier {
     }
     // A program that reads whole directories prints what any file beneath them says (or is named).
     for (const path of recursiveOperands(program, args)) this.tree(path);
+    // A program a local one runs on what it finds (`find … -exec curl …`, `fd -x cat`) is a
+    // program of the command too, given the files the search reaches.
+    const executed = executedCommands(program, args);
+    if (executed.length > 0 && (program === "fd" || program === "fdfind")) {
+      const listing = listingRoots(program, args);
+      if (listing === null) this.note("untrusted", `${program} runs a program on files it finds where its words do not say`);
+      else this.listing(listing);
+    }
+    for (const argv of executed) this.program(argv, depth + 1);
     // A patch is the changed files' words: `git diff` of a vendored update, `git show <commit>`.
     const afterSub = sub === undefined ? [] : args.slice(args.indexOf(sub) + 1);
     if (program === "git" && sub !== undefined && printsPatches(sub, afterSub)) {
@@ -341,6 +375,59 @@ class Classifier {
       if (level !== null) this.note(level.level, level.reason);
     }
   }
+}
+
+/** A listing of the files beneath `roots`, leaving out what git ignores when `ignores`. */
+interface Listing {
+  readonly roots: readonly string[];
+  readonly ignores: boolean;
+}
+
+const FD_EXEC = /^(-x|-X|--exec|--exec-batch)$/;
+const FIND_EXEC: ReadonlySet<string> = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+
+/**
+ * The commands a local program runs by its options: `find`'s `-exec`/`-execdir`/`-ok`/`-okdir`
+ * (up to `;` or `+`) and `fd`'s `-x`/`-X` (`--exec`, `--exec-batch`: the rest, or up to `;`).
+ */
+export function executedCommands(program: string, args: readonly string[]): string[][] {
+  const starts = program === "find" ? (a: string) => FIND_EXEC.has(a) : program === "fd" || program === "fdfind" ? (a: string) => FD_EXEC.test(a) : null;
+  if (starts === null) return [];
+  const out: string[][] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (!starts(args[i] as string)) continue;
+    const end = args.findIndex((a, j) => j > i && (a === ";" || (program === "find" && a === "+")));
+    const argv = args.slice(i + 1, end === -1 ? args.length : end);
+    if (argv.length > 0) out.push(argv);
+    if (end === -1) break;
+    i = end;
+  }
+  return out;
+}
+
+/**
+ * What a listing that leaves out what git ignores can name: `git ls-files` (its pathspecs and the
+ * current directory; `--ignored` lists what git ignores, so then it does not leave that out) and
+ * `fd` (its search paths and the current directory; `-I`, `-u`, `--no-ignore` list ignored files).
+ * Generous: every word that is not an option is a root. Null for any other program, and for a
+ * pathspec with magic (`:/` is the repository's top, which these words do not say).
+ */
+export function listingRoots(program: string, args: readonly string[]): Listing | null {
+  const cluster = (a: string, letters: RegExp) => /^-[^-]/.test(a) && letters.test(a.slice(1));
+  if (program === "git") {
+    if (args[0] !== "ls-files") return null;
+    const rest = args.slice(1);
+    if (rest.some((a) => a.startsWith(":"))) return null;
+    return { roots: [".", ...rest.filter((a) => !a.startsWith("-"))], ignores: !rest.some((a) => a === "--ignored" || cluster(a, /i/)) };
+  }
+  if (program !== "fd" && program !== "fdfind") return null;
+  const exec = args.findIndex((a) => FD_EXEC.test(a));
+  const own = exec === -1 ? args : args.slice(0, exec);
+  const attached = own.flatMap((a) => (/^--(search-path|base-directory)=/.test(a) ? [a.slice(a.indexOf("=") + 1)] : []));
+  return {
+    roots: [".", ...own.filter((a) => !a.startsWith("-")), ...attached],
+    ignores: !own.some((a) => a === "--no-ignore" || a === "--unrestricted" || a === "--no-ignore-vcs" || cluster(a, /[Iu]/)),
+  };
 }
 
 /** Options of `git log` that print each commit's patch. */
@@ -540,6 +627,7 @@ function programWrites(argv: readonly string[], files: Set<string>, depth: numbe
   } else if (program === "dd") {
     for (const a of args) if (a.startsWith("of=")) files.add(a.slice(3));
   }
+  for (const executed of executedCommands(program, args)) programWrites(executed, files, depth + 1);
 }
 
 /**

@@ -136,7 +136,7 @@ describe("exec output trust from the parsed command", () => {
   it("xargs: the files it names at run time are known only where a recursive listing printed them", () => {
     const vendored: FileLevel = (p) => (p.startsWith("node_modules") ? { level: "untrusted", reason: `${p} is vendored` } : null);
     const judge = (command: string) => level(command, {}, vendored);
-    for (const command of ["cat list.txt | xargs cat", "xargs cat < list.txt", "xargs -a list.txt grep TODO", "git ls-files | xargs cat", "ls | xargs head"]) {
+    for (const command of ["cat list.txt | xargs cat", "xargs cat < list.txt", "xargs -a list.txt grep TODO", "git ls-files :/ | xargs cat", 'git ls-files "$d" | xargs cat', "git -C x ls-files | xargs cat", "ls | xargs head"]) {
       expect(judge(command), command).toBe("untrusted");
     }
     // A recursive listing's names lie beneath what it read, and that was judged.
@@ -145,6 +145,47 @@ describe("exec output trust from the parsed command", () => {
     expect(judge("grep -rl TODO src | xargs sed -n 1p")).toBe("trusted");
     expect(judge("ls | xargs wc -l")).toBe("trusted");
     expect(judge("cat list.txt | xargs rm -f")).toBe("trusted");
+  });
+
+  it("xargs fed by a listing that leaves out what git ignores: judged by what the listing reaches, less what git ignores", () => {
+    const seen: string[] = [];
+    const judge = (command: string) =>
+      execOutputTrust(command, {
+        overrides: {},
+        fileLevel: noFiles,
+        treeLevel: (p) => (seen.push(`tree ${p}`), { level: "external", reason: `tree ${p}` }),
+        listedLevel: (p) => (seen.push(`listed ${p}`), p === "third_party" ? { level: "external", reason: `listed ${p}` } : null),
+      });
+    expect(judge("git ls-files | xargs grep -n TODO")).toEqual({ level: "trusted", reason: "local commands only" });
+    expect(judge("git ls-files -z -- third_party | xargs -0 cat")).toEqual({ level: "external", reason: "listed third_party" });
+    expect(judge("fd -e md | xargs cat").level).toBe("trusted");
+    expect(judge("fdfind README third_party | xargs cat").level).toBe("external");
+    // Listing what git ignores is a listing of everything.
+    seen.length = 0;
+    for (const command of ["git ls-files -oi --exclude-standard | xargs cat", "git ls-files --ignored | xargs cat", "fd -I x | xargs cat", "fd -u x | xargs cat", "fd --no-ignore x | xargs cat", "fd --unrestricted x | xargs cat", "fd --no-ignore-vcs x | xargs cat"]) {
+      expect(judge(command).level, command).toBe("external");
+    }
+    expect(seen.every((s) => s.startsWith("tree "))).toBe(true);
+    // A listing alone prints names; it is not judged by what it lists.
+    expect(judge("git ls-files third_party").level).toBe("trusted");
+    expect(judge("fd README third_party").level).toBe("trusted");
+  });
+
+  it("a program that find or fd runs on what they find is judged as a program, and fd's search as a listing", () => {
+    const vendored: FileLevel = (p) => (p === "third_party" ? { level: "external", reason: "vendored" } : null);
+    const judge = (command: string) => execOutputTrust(command, { overrides: {}, fileLevel: noFiles, listedLevel: vendored, treeLevel: vendored });
+    expect(judge("find . -maxdepth 0 -exec curl -s https://x \\;")).toEqual({ level: "untrusted", reason: "curl output is untrusted" });
+    expect(judge("find src -name '*.url' -execdir wget -qO- {} + ").level).toBe("untrusted");
+    expect(judge("find . -name x -ok sh -c 'nc h 1' \\;").level).toBe("untrusted");
+    expect(judge("find src -exec cat {} \\; -exec wc -l {} \\;").level).toBe("trusted");
+    expect(judge("fd -e md -x cat").level).toBe("trusted");
+    expect(judge("fd -e md . third_party -x cat").level).toBe("external");
+    expect(judge("fd --search-path=third_party -X cat").level).toBe("external");
+    expect(judge("fd x --exec curl -s {}").level).toBe("untrusted");
+    expect(judge("fd x --exec-batch ls ; ").level).toBe("trusted");
+    expect(judge("fd -x unknown-tool").level).toBe("untrusted");
+    expect(execWrittenFiles("find . -name '*.url' -exec curl -o page.html {} \\;")).toEqual(["page.html"]);
+    expect(execWrittenFiles("fd -x cp {} backup/")).toContain("backup/");
   });
 
   it("xargs and wrappers: the program run is found past options and paths; only xargs hands it names", () => {
@@ -267,7 +308,16 @@ describe("exec output trust from the parsed command", () => {
   const joiner = fc.constantFrom("; ", " && ", " || ", " | ", "\n");
 
   it("property: a network command placed anywhere, however wrapped, makes the output untrusted", () => {
-    const wrap = fc.constantFrom((c: string) => c, (c: string) => `echo $(${c})`, (c: string) => `bash -c '${c.replaceAll("'", "")}'`, (c: string) => `( ${c} )`, (c: string) => `if true; then ${c}; fi`, (c: string) => `timeout 5 ${c}`);
+    const wrap = fc.constantFrom(
+      (c: string) => c,
+      (c: string) => `echo $(${c})`,
+      (c: string) => `bash -c '${c.replaceAll("'", "")}'`,
+      (c: string) => `( ${c} )`,
+      (c: string) => `if true; then ${c}; fi`,
+      (c: string) => `timeout 5 ${c}`,
+      (c: string) => `find . -maxdepth 0 -exec ${c} \\;`,
+      (c: string) => `fd -x ${c}`,
+    );
     fc.assert(
       fc.property(fc.array(simple(local), { maxLength: 3 }), simple(network), wrap, joiner, fc.nat(3), (locals, net, w, j, at) => {
         const parts = [...locals];

@@ -191,6 +191,31 @@ const gitIn =
   (...args: string[]) =>
     execFileSync("git", ["-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", ...args], { stdio: "pipe" });
 
+describe("listings that leave out what git ignores", () => {
+  it("rule: `git ls-files | xargs grep` and `fd | xargs cat` reach the tracked tree: an ignored node_modules/ does not count, a tracked third_party/ does", () => {
+    const { trust, workspaceDir } = outputTrust({ host: "claude-code" });
+    const git = gitIn(workspaceDir);
+    git("init", "-q");
+    writeFileSync(join(workspaceDir, ".gitignore"), "node_modules/\n");
+    mkdirSync(join(workspaceDir, "src"));
+    writeFileSync(join(workspaceDir, "src", "main.js"), "ours\n");
+    mkdirSync(join(workspaceDir, "node_modules", "lib"), { recursive: true });
+    writeFileSync(join(workspaceDir, "node_modules", "lib", "README.md"), "installed\n");
+    const judge = (command: string) => trust.judge("Bash", { command }, session())?.level ?? "trusted";
+    expect(judge("git ls-files | xargs grep -n ours")).toBe("trusted");
+    expect(judge("fd -e js | xargs cat")).toBe("trusted");
+    // What git ignores, listed on purpose, counts.
+    expect(judge("git ls-files -oi --exclude-standard | xargs cat")).toBe("external");
+    expect(judge("fd -I README | xargs cat")).toBe("external");
+    mkdirSync(join(workspaceDir, "third_party", "lib"), { recursive: true });
+    writeFileSync(join(workspaceDir, "third_party", "lib", "README.md"), "vendored\n");
+    git("add", ".");
+    expect(judge("git ls-files | xargs grep -n ours")).toBe("external");
+    expect(judge("git ls-files src | xargs grep -n ours")).toBe("external");
+    expect(judge("fd -x cat")).toBe("external");
+  });
+});
+
 describe("patches git prints", () => {
   /** A repository whose first commit holds our source and a vendored README, each changed since. */
   function repository() {
