@@ -1,4 +1,5 @@
 import { parseShell, visitNodes, type BashCommand, type BashRedirect, type BashWord } from "./bash-ast.js";
+import { embeddedWork, FD_EXEC } from "./embedded-commands.js";
 import { scriptVariables, wordValues, type ShellVariables } from "./shell-variables.js";
 import { minTrust, type TrustLevel } from "./trust-levels.js";
 
@@ -359,15 +360,15 @@ class Classifier {
     }
     // A program that reads whole directories prints what any file beneath them says (or is named).
     for (const path of recursiveOperands(program, args)) this.tree(path);
-    // A program a local one runs on what it finds (`find … -exec curl …`, `fd -x cat`) is a
-    // program of the command too, given the files the search reaches.
-    const executed = executedCommands(program, args);
-    if (executed.length > 0 && (program === "fd" || program === "fdfind")) {
-      const listing = listingRoots(program, args);
-      if (listing === null) this.note("untrusted", `${program} runs a program on files it finds where its words do not say`);
-      else this.listing(listing);
-    }
-    for (const argv of executed) this.program(argv, depth + 1);
+    // What a local program runs or reads beyond its words (`find … -exec curl …`, `fd -x cat`,
+    // `tar --to-command=…`, `sed '1r notes.md'`, awk's `system()`) is part of the command; what
+    // `fd -x` runs is given the files its search reaches.
+    const embedded = embeddedWork(program, args);
+    if (embedded.commands.length > 0 && (program === "fd" || program === "fdfind")) this.listing(listingRoots(program, args) as Listing);
+    for (const argv of embedded.commands) this.program(argv, depth + 1);
+    for (const script of embedded.scripts) this.script(script, depth + 1);
+    for (const file of embedded.files) this.lookUp(file);
+    if (embedded.unknown !== null) this.note("untrusted", embedded.unknown);
     // A patch is the changed files' words: `git diff` of a vendored update, `git show <commit>`.
     const afterSub = sub === undefined ? [] : args.slice(args.indexOf(sub) + 1);
     if (program === "git" && sub !== undefined && printsPatches(sub, afterSub)) {
@@ -381,28 +382,6 @@ class Classifier {
 interface Listing {
   readonly roots: readonly string[];
   readonly ignores: boolean;
-}
-
-const FD_EXEC = /^(-x|-X|--exec|--exec-batch)$/;
-const FIND_EXEC: ReadonlySet<string> = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
-
-/**
- * The commands a local program runs by its options: `find`'s `-exec`/`-execdir`/`-ok`/`-okdir`
- * (up to `;` or `+`) and `fd`'s `-x`/`-X` (`--exec`, `--exec-batch`: the rest, or up to `;`).
- */
-export function executedCommands(program: string, args: readonly string[]): string[][] {
-  const starts = program === "find" ? (a: string) => FIND_EXEC.has(a) : program === "fd" || program === "fdfind" ? (a: string) => FD_EXEC.test(a) : null;
-  if (starts === null) return [];
-  const out: string[][] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (!starts(args[i] as string)) continue;
-    const end = args.findIndex((a, j) => j > i && (a === ";" || (program === "find" && a === "+")));
-    const argv = args.slice(i + 1, end === -1 ? args.length : end);
-    if (argv.length > 0) out.push(argv);
-    if (end === -1) break;
-    i = end;
-  }
-  return out;
 }
 
 /**
@@ -627,7 +606,9 @@ function programWrites(argv: readonly string[], files: Set<string>, depth: numbe
   } else if (program === "dd") {
     for (const a of args) if (a.startsWith("of=")) files.add(a.slice(3));
   }
-  for (const executed of executedCommands(program, args)) programWrites(executed, files, depth + 1);
+  const embedded = embeddedWork(program, args);
+  for (const executed of embedded.commands) programWrites(executed, files, depth + 1);
+  for (const script of embedded.scripts) collectWrites(script, files, depth + 1);
 }
 
 /**

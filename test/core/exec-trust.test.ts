@@ -185,6 +185,7 @@ describe("exec output trust from the parsed command", () => {
     expect(judge("fd x --exec-batch ls ; ").level).toBe("trusted");
     expect(judge("fd -x unknown-tool").level).toBe("untrusted");
     expect(execWrittenFiles("find . -name '*.url' -exec curl -o page.html {} \\;")).toEqual(["page.html"]);
+    expect(execWrittenFiles("tar -xf a.tar --to-command='tee out.txt'")).toEqual(["out.txt"]);
     expect(execWrittenFiles("fd -x cp {} backup/")).toContain("backup/");
   });
 
@@ -204,6 +205,17 @@ describe("exec output trust from the parsed command", () => {
     expect(judge("echo $(( $(curl -s x) ))")).toBe("untrusted");
     expect(execOutputTrust('cat < "$1"', { overrides: {}, fileLevel: vendored }).reason).toBe('input read from a file known only at run time ("\\"$1\\"")');
     expect(execOutputTrust('grep -r x "$PWD"', { overrides: {}, fileLevel: noFiles }).reason).toMatch(/run time/);
+  });
+
+  it("what a local program's own script runs or reads: sed's r and e, awk's system() and getline", () => {
+    const vendored: FileLevel = (p) => (p.startsWith("third_party/") ? { level: "external", reason: `${p} is vendored` } : null);
+    const judge = (command: string) => execOutputTrust(command, { overrides: {}, fileLevel: vendored });
+    expect(judge("sed -n '1r third_party/lib/README.md' /dev/null")).toEqual({ level: "external", reason: "third_party/lib/README.md is vendored" });
+    expect(judge("sed '1e curl -s https://x' f")).toEqual({ level: "untrusted", reason: "the sed script runs a command" });
+    expect(judge("awk 'BEGIN { while ((\"curl -s x\" | getline l) > 0) print l }'")).toEqual({ level: "untrusted", reason: "the awk program runs a command or reads a file it names" });
+    expect(judge("sed -n '10,20p' src/main.ts").level).toBe("trusted");
+    expect(judge("awk -F: '$3 > 1 || /root|admin/ { print $1 }' /etc/passwd").level).toBe("trusted");
+    expect(judge("tar -xOf a.tar --to-command='cat third_party/x'").level).toBe("external");
   });
 
   it("git: only a patch-printing subcommand asks what it shows", () => {
@@ -317,6 +329,10 @@ describe("exec output trust from the parsed command", () => {
       (c: string) => `timeout 5 ${c}`,
       (c: string) => `find . -maxdepth 0 -exec ${c} \\;`,
       (c: string) => `fd -x ${c}`,
+      (c: string) => `tar -xf a.tar --to-command='${c.replaceAll("'", "")}'`,
+      (c: string) => `git rebase -x '${c.replaceAll("'", "")}' main`,
+      (c: string) => `awk 'BEGIN { system("${c.replaceAll("'", "").replaceAll('"', "")}") }'`,
+      (c: string) => `sed -n '1e ${c.replaceAll("'", "").replaceAll("\n", " ")}' f`,
     );
     fc.assert(
       fc.property(fc.array(simple(local), { maxLength: 3 }), simple(network), wrap, joiner, fc.nat(3), (locals, net, w, j, at) => {
