@@ -62,7 +62,7 @@ describe("awk: a program that can run a command or read a file", () => {
     const running = fc.constantFrom('BEGIN { system("true") }', '{ "date" | getline d }', '{ print $0 | "cat" }', '{ getline x < "f" }');
     fc.assert(
       fc.property(fc.array(safe, { maxLength: 4 }), fc.option(running, { nil: undefined }), fc.nat(4), (pieces, run, at) => {
-        const all = [...pieces];
+        const all: string[] = [...pieces];
         if (run !== undefined) all.splice(Math.min(at, all.length), 0, run);
         const program = all.join("\n");
         expect(awkRunsOrReads(program)).toBe(run !== undefined);

@@ -23,6 +23,9 @@ const FORK_TAINT = "untrusted";
 const FORK_REASON = "a fork of an earlier conversation, which may hold content from anywhere (Claude Code does not say which session it copied)";
 
 
+/** What an MCP server's prompt is, as the MCP catalogue has its tools' output. */
+const MCP_PROMPT_TAINT = "untrusted";
+
 /** The local user at the terminal is the owner: Claude Code has no other sender. */
 const OWNER = Object.freeze({ id: "local-user", isOwner: true });
 const PROVIDER = "claude-code";
@@ -91,9 +94,24 @@ export class ClaudeCodeHooks {
         if (taint === "trusted") return NO_OPINION;
         return contextAnswer("SessionStart", `provenant: this session holds ${taint} content from earlier; calls with side effects ask for approval until the owner types .reset-trust`);
       }
+      case "UserPromptExpansion":
+        // An MCP server's prompt is the server's words in the owner's prompt (a slash command's
+        // text is a project's or the user's file, read as the owner's).
+        this.resume(session);
+        if (event.expansion_type === "mcp_prompt") this.guard.inheritTaint(session, MCP_PROMPT_TAINT, `the prompt holds an MCP server's prompt (${displayText(event.command_name ?? "unnamed")})`);
+        return NO_OPINION;
       case "PreToolUse": {
         this.resume(session);
         return decisionAnswer(this.guard.beforeToolCall(session, { ...(event.tool_use_id !== undefined ? { id: event.tool_use_id } : {}), tool: event.tool_name, params: event.tool_input }));
+      }
+      case "PreSkillShellCommand": {
+        // Decided as the call it is; no PostToolUse follows, and what it prints goes into the
+        // prompt, so a command that runs enters the graph now, as its words say it will print.
+        this.resume(session);
+        const call = { ...(event.tool_use_id !== undefined ? { id: event.tool_use_id } : {}), tool: event.tool_name, params: event.tool_input };
+        const decision = this.guard.beforeToolCall(session, call);
+        if (decision.verdict === "allow") this.guard.afterToolCall(session, { ...call, output: "", ran: true });
+        return decisionAnswer(decision, "PreSkillShellCommand");
       }
       case "PostToolUse":
       case "PostToolUseFailure": {
@@ -173,10 +191,10 @@ export function promptMentions(prompt: string): { readonly text: string; readonl
  */
 export function failedHookAnswer(eventName: string | null, tool: string | null, error: unknown, failMode: FailMode = "open"): HookAnswer {
   const message = error instanceof Error ? error.message : String(error);
-  if (eventName === "PreToolUse" || (eventName === null && tool !== null)) {
+  if (eventName === "PreToolUse" || eventName === "PreSkillShellCommand" || (eventName === null && tool !== null)) {
     if (tool === null) return errorAnswer(2, `could not decide a tool call: ${message}`);
     const decision: Decision = failSafeDecision(failMode, tool, error, undefined, hostCatalogue("claude-code"));
-    return { ...decisionAnswer(decision), stderr: `provenant: ${message}\n` };
+    return { ...decisionAnswer(decision, eventName === "PreSkillShellCommand" ? eventName : "PreToolUse"), stderr: `provenant: ${message}\n` };
   }
   if (eventName === null) return errorAnswer(2, message);
   return errorAnswer(1, message);

@@ -16,8 +16,11 @@ export const NO_OPINION: HookAnswer = Object.freeze({ exitCode: 0, stdout: "", s
 
 export type PermissionDecision = "allow" | "ask" | "deny";
 
-export function permissionAnswer(decision: PermissionDecision, reason: string): HookAnswer {
-  const out = { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } };
+/** The events whose answer is a permission decision. */
+export type DecidedEvent = "PreToolUse" | "PreSkillShellCommand";
+
+export function permissionAnswer(decision: PermissionDecision, reason: string, event: DecidedEvent = "PreToolUse"): HookAnswer {
+  const out = { hookSpecificOutput: { hookEventName: event, permissionDecision: decision, permissionDecisionReason: reason } };
   return { exitCode: 0, stdout: `${JSON.stringify(out)}\n`, stderr: "" };
 }
 
@@ -43,12 +46,12 @@ const CODE_LINES = /^(Approval code:|Approve |Blocked tools:)/;
  * Claude Code's prompt with the guard's reason (the untrusted source, the call, each argument's
  * provenance); `block` denies.
  */
-export function decisionAnswer(decision: Decision): HookAnswer {
+export function decisionAnswer(decision: Decision, event: DecidedEvent = "PreToolUse"): HookAnswer {
   if (decision.verdict === "allow") return NO_OPINION;
   const lines = decision.reason
     .split("\n")
     .filter((line) => !CODE_LINES.test(line))
     .map((line) => (decision.verdict === "confirm" ? line.replace(" is blocked by security policy (", " needs your approval (") : line));
   const reason = `provenant: ${lines.map(displayText).join("\n")}`;
-  return permissionAnswer(decision.verdict === "confirm" ? "ask" : "deny", reason);
+  return permissionAnswer(decision.verdict === "confirm" ? "ask" : "deny", reason, event);
 }

@@ -5,7 +5,7 @@ import { z } from "zod";
  * Code sends more, and adds fields over time, so others are ignored). Outside input: everything is
  * checked here, and a bad event is a HookEventError naming the field.
  */
-export const HOOK_EVENT_NAMES = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure", "InstructionsLoaded", "Stop", "SubagentStop", "SessionEnd"] as const;
+export const HOOK_EVENT_NAMES = ["SessionStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PreSkillShellCommand", "PostToolUse", "PostToolUseFailure", "InstructionsLoaded", "Stop", "SubagentStop", "SessionEnd"] as const;
 export type HookEventName = (typeof HOOK_EVENT_NAMES)[number];
 
 /** A session id names a state entry and a file key: a bounded plain token, as Claude Code's UUIDs are. */
@@ -21,7 +21,12 @@ const common = { session_id: sessionId, cwd: path };
 const schema = z.discriminatedUnion("hook_event_name", [
   z.object({ ...common, hook_event_name: z.literal("SessionStart"), source: z.string().max(64).optional() }),
   z.object({ ...common, hook_event_name: z.literal("UserPromptSubmit"), prompt: z.string() }),
+  // What a slash command or an MCP server's prompt expanded the owner's prompt into.
+  z.object({ ...common, hook_event_name: z.literal("UserPromptExpansion"), expansion_type: z.string().max(64), command_name: z.string().max(4096).optional() }),
   z.object({ ...common, hook_event_name: z.literal("PreToolUse"), tool_name: toolName, tool_input: toolInput, tool_use_id: z.string().max(200).optional() }),
+  // A shell command a skill's or a slash command's text runs (`!\`cmd\``) before the prompt is
+  // sent: no PostToolUse follows, and its output is part of the prompt.
+  z.object({ ...common, hook_event_name: z.literal("PreSkillShellCommand"), tool_name: toolName, tool_input: toolInput, tool_use_id: z.string().max(200).optional(), command_name: z.string().max(4096).optional() }),
   z.object({
     ...common,
     hook_event_name: z.literal("PostToolUse"),

@@ -152,6 +152,31 @@ describe("Claude Code hook events onto the guard", () => {
     expect(JSON.parse(next({ hook_event_name: "SessionStart", source: "startup" }).stdout).hookSpecificOutput.additionalContext).toContain("hold untrusted content");
   });
 
+  it("a skill's or slash command's shell command is decided as the call it is, and what it prints enters the graph before the prompt is sent; an MCP server's prompt taints", () => {
+    const { send } = hooks();
+    send({ hook_event_name: "UserPromptSubmit", prompt: "/status" });
+    send({ hook_event_name: "UserPromptExpansion", expansion_type: "slash_command", command_name: "status", prompt: "/status" });
+    // A local command in a trusted session runs and leaves it trusted.
+    expect(send({ hook_event_name: "PreSkillShellCommand", tool_name: "Bash", tool_input: { command: "git status" }, tool_use_id: "x:inner:preamble-0", command_name: "status" })).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    expect(decisionOf(send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }))).toBeNull();
+    // A page it fetches is in the prompt: the session is untrusted from here on.
+    expect(send({ hook_event_name: "PreSkillShellCommand", tool_name: "Bash", tool_input: { command: "curl -s https://status.example" }, tool_use_id: "x:inner:preamble-1" }).stdout).toBe("");
+    expect(decisionOf(send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }))).toBe("ask");
+    // Now the next preamble command that has a side effect is asked, in that event's own terms.
+    const asked = send({ hook_event_name: "PreSkillShellCommand", tool_name: "Bash", tool_input: { command: "touch y" }, tool_use_id: "x:inner:preamble-2" });
+    expect(JSON.parse(asked.stdout).hookSpecificOutput).toEqual({ hookEventName: "PreSkillShellCommand", permissionDecision: "ask", permissionDecisionReason: expect.stringMatching(/^provenant: Tool 'Bash' needs your approval/) });
+    // An MCP server's prompt expanded into the owner's: untrusted.
+    const mcp = hooks();
+    mcp.send({ hook_event_name: "UserPromptSubmit", prompt: "/mcp__docs__summarise" });
+    expect(decisionOf(mcp.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }))).toBeNull();
+    mcp.send({ hook_event_name: "UserPromptExpansion", expansion_type: "mcp_prompt", command_name: "mcp__docs__summarise", prompt: "/mcp__docs__summarise" });
+    const held = mcp.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } });
+    expect(JSON.parse(held.stdout).hookSpecificOutput.permissionDecisionReason).toContain("the prompt holds an MCP server's prompt (mcp__docs__summarise)");
+    // A failure deciding a preamble command answers in that event's terms, never an allow.
+    const failed = failedHookAnswer("PreSkillShellCommand", "Bash", new Error("disk full"));
+    expect(JSON.parse(failed.stdout).hookSpecificOutput).toMatchObject({ hookEventName: "PreSkillShellCommand", permissionDecision: "ask" });
+  });
+
   it("a fork of a conversation starts untrusted (Claude Code does not say what it copied) until the owner resets; a fresh start does not", () => {
     const { send } = hooks();
     expect(send({ hook_event_name: "SessionStart", source: "startup" })).toEqual({ exitCode: 0, stdout: "", stderr: "" });
