@@ -1,4 +1,4 @@
-import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, realpathSync } from "node:fs";
 import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
@@ -11,6 +11,7 @@ import { writeTargets } from "./core/write-targets.js";
 import { changedFiles } from "./guard-git-changes.js";
 import { gitIgnored, NOTHING_SKIPPED, type SkippedPath } from "./guard-git-ignored.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
+import { isDirectory } from "./state/file-kind.js";
 import type { FileLabelStore } from "./state/file-label-store.js";
 
 /**
@@ -148,14 +149,9 @@ export class CallOutputTrust {
   treeLevel(rawPath: string, base: string = this.options.workspaceDir, skipped: SkippedPath = NOTHING_SKIPPED): ExecTrust | null {
     let worst = this.fileLevel(rawPath, base);
     for (const root of this.absoluteReadings(rawPath, base)) {
-      let isDirectory = false;
-      try {
-        // Followed, as `grep -r` and `find` follow a link named on their command line.
-        isDirectory = statSync(root).isDirectory();
-      } catch {
-        // Nothing there: nothing beneath it either.
-      }
-      if (!isDirectory) continue;
+      // Followed, as `grep -r` and `find` follow a link named on their command line; nothing
+      // there has nothing beneath it either.
+      if (!isDirectory(root)) continue;
       const complete = walkEntries(root, skipped, (path, entry) => {
         const found = this.fileLevel(path);
         worst = worseOf(worst, found);
@@ -165,7 +161,7 @@ export class CallOutputTrust {
         // A link is judged where it leads by fileLevel itself, and a linked directory is entered
         // (`grep -R`, `rg -L` and `find -L` follow it; walkEntries enters each place once).
         if (found !== null && found.level !== "trusted") return false;
-        return entry.name !== ".git" && (entry.isDirectory() || (entry.isSymbolicLink() && leadsToDirectory(path)));
+        return entry.name !== ".git" && (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(path)));
       });
       if (!complete) worst = worseOf(worst, { level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries under ${root} to check` });
     }
@@ -280,14 +276,6 @@ function walkEntries(root: string, skipped: SkippedPath, visit: (path: string, e
 function isInside(walked: WalkedDirectory): boolean {
   for (let up = walked.parent; up !== null; up = up.parent) if (up.real === walked.real) return true;
   return false;
-}
-
-function leadsToDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** OpenClaw's `exec` runs in `workdir` when given (empty means the default). */

@@ -1,4 +1,3 @@
-import { statSync } from "node:fs";
 import type { Socket } from "node:net";
 import { isAbsolute } from "node:path";
 import { checkArgs } from "./arg-rules.js";
@@ -19,6 +18,7 @@ import { type Sender, SenderReader } from "./sender-reader.js";
 import { createToolConfigDir, removeToolConfigDir } from "./tool-config-dir.js";
 import { ToolRun } from "./tool-run.js";
 import { type AdminRequest, PROTOCOL_VERSION, type ProxyRequest, errorPayload, parseClientMessage, parseRequest, rawErrorReply } from "./wire.js";
+import { isDirectory } from "../state/file-kind.js";
 
 /**
  * One client connection, from the request to the last frame. The peer that connected is checked
@@ -428,14 +428,6 @@ export function handleConnection(socket: Socket, ctx: ConnectionContext): void {
   if (reader === undefined && early === undefined) {
     log("warn", "peer_refused", { reason: "cannot read sender credentials" });
     rawReply("failed to verify caller");
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { isDirectory } from "../state/file-kind.js";
 
 /** The directory provenant keeps a workspace's state in. */
 const STATE_DIR_NAME = ".provenance";
@@ -75,10 +76,3 @@ function expandHome(path: string, home: string): string {
   return path === "~" ? home : path.startsWith("~/") ? join(home, path.slice(2)) : path;
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { isDirectory, regularFileSize } from "../../state/file-kind.js";
 import { atPaths } from "./at-paths.js";
 
 /**
@@ -99,7 +100,7 @@ class Collector {
 
   add(path: string, depth: number): void {
     if (this.files.has(path) || this.incomplete !== null) return;
-    const size = fileSize(path);
+    const size = regularFileSize(path);
     if (size === null) return;
     if (this.files.size >= MAX_FILES) {
       this.incomplete = `more than ${MAX_FILES} instruction files and imports to check`;
@@ -123,24 +124,6 @@ class Collector {
 
   result(): InstructionFiles {
     return { files: [...this.files], incomplete: this.incomplete };
-  }
-}
-
-/** The size of a regular file, or null for anything else (missing, a directory, unreadable). */
-function fileSize(path: string): number | null {
-  try {
-    const stat = statSync(path);
-    return stat.isFile() ? stat.size : null;
-  } catch {
-    return null;
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }
 
