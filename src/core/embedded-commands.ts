@@ -22,11 +22,11 @@ const FIND_EXEC: ReadonlySet<string> = new Set(["-exec", "-execdir", "-ok", "-ok
 export const FD_EXEC = /^(-x|-X|--exec|--exec-batch)$/;
 
 /** Options whose value is a command line a shell runs, by program (`--opt=v`, `--opt v`, `-I v`). */
-const COMMAND_OPTIONS: Readonly<Record<string, { readonly long: readonly string[]; readonly short: string }>> = {
+const COMMAND_OPTIONS = {
   tar: { long: ["--to-command", "--use-compress-program", "--info-script", "--new-volume-script"], short: "IF" },
   sort: { long: ["--compress-program"], short: "" },
   rg: { long: ["--pre"], short: "" },
-};
+} as const;
 
 export function embeddedWork(program: string, args: readonly string[]): EmbeddedWork {
   switch (program) {
@@ -36,11 +36,13 @@ export function embeddedWork(program: string, args: readonly string[]): Embedded
     case "fdfind":
       return { ...NOTHING, commands: runsUntil(args, (a) => FD_EXEC.test(a), (a) => a === ";") };
     case "tar":
+      return { ...NOTHING, scripts: [...optionValues(args, COMMAND_OPTIONS.tar), ...checkpointActions(args)] };
     case "sort":
+      return { ...NOTHING, scripts: optionValues(args, COMMAND_OPTIONS.sort) };
     case "rg":
-      return { ...NOTHING, scripts: [...optionValues(args, COMMAND_OPTIONS[program] as { long: readonly string[]; short: string }), ...checkpointActions(program, args)] };
+      return { ...NOTHING, scripts: optionValues(args, COMMAND_OPTIONS.rg) };
     case "git":
-      return args[0] === "rebase" ? { ...NOTHING, scripts: optionValues(args.slice(1), { long: ["--exec"], short: "x" }) } : NOTHING;
+      return args[0] === "rebase" ? { ...NOTHING, scripts: optionValues(args, { long: ["--exec"], short: "x" }) } : NOTHING;
     case "awk":
     case "gawk":
     case "mawk":
@@ -89,8 +91,7 @@ function optionValues(args: readonly string[], options: { readonly long: readonl
 }
 
 /** tar's `--checkpoint-action=exec=CMD`. */
-function checkpointActions(program: string, args: readonly string[]): string[] {
-  if (program !== "tar") return [];
+function checkpointActions(args: readonly string[]): string[] {
   return optionValues(args, { long: ["--checkpoint-action"], short: "" }).flatMap((v) => (v.startsWith("exec=") ? [v.slice(5)] : []));
 }
 
@@ -114,7 +115,7 @@ function awkWork(args: readonly string[]): EmbeddedWork {
       i++;
       break;
     }
-    if (!a.startsWith("-") || a === "-") break;
+    if (!a.startsWith("-")) break;
     const long = a.startsWith("--") ? a.split("=")[0] ?? a : null;
     if (long !== null) {
       const value = a.includes("=") ? a.slice(a.indexOf("=") + 1) : AWK_VALUE_LONG.has(long) ? args[++i] : undefined;
@@ -129,9 +130,10 @@ function awkWork(args: readonly string[]): EmbeddedWork {
     if ("filE".includes(letter)) fromFile = true;
   }
   if (fromFile) return { ...NOTHING, unknown: "awk runs a program from a file" };
-  // Every other word is read as a program: an option this does not know to take a value would
-  // otherwise hide the program behind it (a file's name rarely reads as a pipe or a `getline`).
-  programs.push(...args.slice(i).filter((a) => !a.startsWith("-")));
+  // Every word after the options is read as a program: an option this does not know to take a
+  // value would otherwise hide the program behind it (a file's name rarely reads as a pipe or a
+  // `getline`).
+  programs.push(...args.slice(i));
   for (const text of programs) if (awkRunsOrReads(text)) return { ...NOTHING, unknown: "the awk program runs a command or reads a file it names" };
   return NOTHING;
 }
@@ -152,7 +154,8 @@ export function awkRunsOrReads(text: string): boolean {
       continue;
     }
     // A `/` where an operand is expected opens a regular expression (`$0 ~ /a|b/`, `/x|y/ { … }`).
-    if (c === "/" && (previous === "" || "(,~!{};&|=:?\n".includes(previous))) {
+    // (At the start, `previous` is "", which every string includes.)
+    if (c === "/" && "(,~!{};&|=:?\n".includes(previous)) {
       i = skipRegex(text, i);
       code += "//";
       previous = "/";
@@ -208,7 +211,7 @@ function sedWork(args: readonly string[]): EmbeddedWork {
       operands.push(...args.slice(i + 1));
       break;
     }
-    if (!a.startsWith("-") || a === "-") {
+    if (!a.startsWith("-")) {
       operands.push(a);
       continue;
     }
@@ -277,7 +280,7 @@ export function sedScriptWork(script: string): { readonly reads: readonly string
     const command = script[i];
     if (command === undefined) return null;
     i++;
-    if (command === "{" || command === "}") continue;
+    if (command === "{") continue;
     if (command === "e") return { reads, runs: true };
     if (command === "r" || command === "R") {
       const name = restOfLine().trim();
@@ -313,7 +316,7 @@ export function sedScriptWork(script: string): { readonly reads: readonly string
       const flags = /^[gpiImMe0-9]*/.exec(script.slice(i))?.[0] ?? "";
       i += flags.length;
       if (flags.includes("e")) return { reads, runs: true };
-      if (script[i] === "w") restOfLine();
+      // A `w file` flag is read next as the `w` command is.
       continue;
     }
     if (SED_PLAIN.has(command)) {

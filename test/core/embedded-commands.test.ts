@@ -32,6 +32,8 @@ describe("what a local program runs by its options", () => {
     expect(embeddedWork("git", ["rebase", "-x", "npm test", "main"]).scripts).toEqual(["npm test"]);
     expect(embeddedWork("git", ["rebase", "--exec=make", "main"]).scripts).toEqual(["make"]);
     expect(embeddedWork("git", ["log", "-x"]).scripts).toEqual([]);
+    expect(embeddedWork("git", ["cherry-pick", "-x", "abc123"]).scripts).toEqual([]);
+    expect(embeddedWork("sort", ["--checkpoint-action=exec=id"]).scripts).toEqual([]);
     expect(embeddedWork("ls", ["-la"])).toEqual({ commands: [], scripts: [], files: [], unknown: null });
   });
 });
@@ -55,6 +57,23 @@ describe("awk: a program that can run a command or read a file", () => {
     expect(embeddedWork("gawk", ["--file=prog.awk"]).unknown).toBe("awk runs a program from a file");
     expect(embeddedWork("mawk", ["-W", "interactive", '{ print | "sh" }']).unknown).not.toBeNull();
     expect(embeddedWork("awk", ["--", '{ print | "sh" }']).unknown).not.toBeNull();
+  });
+
+  it("awk's options: values are not programs, a flag is not a value, a library or include is code", () => {
+    expect(embeddedWork("awk", ["--assign", "v=|", "--field-separator", "|", "{ print }"]).unknown).toBeNull();
+    expect(embeddedWork("gawk", ["-b", '{ print | "sh" }']).unknown).not.toBeNull();
+    expect(embeddedWork("nawk", ['BEGIN { system("id") }']).unknown).not.toBeNull();
+    expect(embeddedWork("gawk", ["--include=lib.awk", "{ print }"]).unknown).toBe("awk runs a program from a file");
+    expect(embeddedWork("gawk", ["--load", "filefuncs", "{ print }"]).unknown).toBe("awk runs a program from a file");
+    expect(embeddedWork("gawk", ["-lfilefuncs", "{ print }"]).unknown).toBe("awk runs a program from a file");
+    expect(embeddedWork("gawk", ["-E", "prog.awk"]).unknown).toBe("awk runs a program from a file");
+    // A program that begins with a dash, after `--`.
+    expect(embeddedWork("awk", ["--", '-1 { print | "sh" }']).unknown).not.toBeNull();
+    expect(awkRunsOrReads('{ print $1 / 2 | "sort" }')).toBe(true);
+    expect(awkRunsOrReads("NR == 1\n/a|b/ { print }")).toBe(false);
+    expect(awkRunsOrReads('system ("id")')).toBe(true);
+    expect(awkRunsOrReads("$0 ~ /a\\/b|c/")).toBe(false);
+    expect(awkRunsOrReads('/[a]/ { print | "sh" }')).toBe(true);
   });
 
   it("property: a program built of safe and command-running pieces runs or reads exactly when it holds one of the latter (and the machine's awk accepts it)", () => {
@@ -89,6 +108,58 @@ describe("sed: files a script reads and commands it runs", () => {
     expect(embeddedWork("sed", ["-i", "", "1r x.md", "f"]).files).toEqual(["x.md"]);
     expect(embeddedWork("sed", ["-i.bak", "-n", "-E", "s/(a)/\\1/p", "f"])).toEqual({ commands: [], scripts: [], files: [], unknown: null });
     expect(embeddedWork("sed", ["-n", "q nonsense", "f"]).unknown).toBe("the sed script could not be read for the commands it runs");
+  });
+
+  it("each form of address, command and argument, as GNU sed reads it", () => {
+    const none = { reads: [], runs: false };
+    const cases: [string, ReturnType<typeof sedScriptWork>][] = [
+      // Addresses: numbers, steps, ranges with spaces, +N and ~N, regular expressions with flags and other delimiters.
+      ["1 , 3 r a.md", { reads: ["a.md"], runs: false }],
+      ["2~3r b.md", { reads: ["b.md"], runs: false }],
+      ["5,~4 r c.md", { reads: ["c.md"], runs: false }],
+      ["/x/,+2 e id", { reads: [], runs: true }],
+      ["/a\\/b/I e id", { reads: [], runs: true }],
+      ["\\%a/b%M,$ r d.md", { reads: ["d.md"], runs: false }],
+      ["$ !e id", { reads: [], runs: true }],
+      ["1,p", null],
+      ["/unterminated", null],
+      ["\\", null],
+      // Commands and their arguments.
+      ["w out.txt", none],
+      ["W out.txt\n1e id", { reads: [], runs: true }],
+      ["s/a/b/w out.txt\nr in.md", { reads: ["in.md"], runs: false }],
+      ["s/a/b", null],
+      ["s\na\nb\n", null],
+      ["s\\a\\b\\", null],
+      ["s/a\\/b/c/ge", { reads: [], runs: true }],
+      ["y/a/b/;1e id", { reads: [], runs: true }],
+      ["q5;1e id", { reads: [], runs: true }],
+      ["l 70\nr x.md", { reads: ["x.md"], runs: false }],
+      ["T  x  R y", { reads: ["y"], runs: false }],
+      ["b end ; r z.md", { reads: ["z.md"], runs: false }],
+      [":a;r z.md", { reads: ["z.md"], runs: false }],
+      ["a hello\n1e id", { reads: [], runs: true }],
+      ["a\\\nline one\\\nline two\n1e id", { reads: [], runs: true }],
+      ["i\\\nheader e\nr h.md", { reads: ["h.md"], runs: false }],
+      ["1r a.md ;p", { reads: ["a.md ;p", "a.md"], runs: false }],
+      ["r", null],
+      ["k", null],
+      ["1{p}", none],
+      ["1}", null],
+    ];
+    for (const [script, expected] of cases) expect(sedScriptWork(script), JSON.stringify(script)).toEqual(expected);
+  });
+
+  it("sed's options: the script is each -e and --expression (attached or not), else the first operand; -l and --line-length take a value", () => {
+    expect(embeddedWork("sed", ["-ne", "1e id", "f"]).unknown).toBe("the sed script runs a command");
+    expect(embeddedWork("sed", ["-e1r x.md", "f"]).files).toEqual(["x.md"]);
+    expect(embeddedWork("sed", ["-n", "--", "1e id", "f"]).unknown).toBe("the sed script runs a command");
+    expect(embeddedWork("sed", ["-l", "5", "-n", "p", "f"]).unknown).toBeNull();
+    expect(embeddedWork("sed", ["--line-length=80", "-n", "p", "f"]).unknown).toBeNull();
+    expect(embeddedWork("sed", ["--line-length", "80", "p", "f"]).unknown).toBeNull();
+    expect(embeddedWork("sed", ["-e", "p", "notes.md"]).unknown).toBeNull();
+    expect(embeddedWork("sed", ["--file=x.sed", "f"]).unknown).toBe("sed runs a script from a file");
+    expect(embeddedWork("sed", ["-nf", "x.sed", "f"]).unknown).toBe("sed runs a script from a file");
   });
 
   it("common scripts read as neither", () => {

@@ -166,6 +166,11 @@ describe("exec output trust from the parsed command", () => {
       expect(judge(command).level, command).toBe("external");
     }
     expect(seen.every((s) => s.startsWith("tree "))).toBe(true);
+    // Only ls-files lists; a root whose name holds "-i" is not the ignored flag.
+    expect(judge("git status | xargs cat").level).toBe("untrusted");
+    seen.length = 0;
+    judge("git ls-files src-img | xargs cat");
+    expect(seen).toEqual(["listed .", "listed src-img"]);
     // A listing alone prints names; it is not judged by what it lists.
     expect(judge("git ls-files third_party").level).toBe("trusted");
     expect(judge("fd README third_party").level).toBe("trusted");
@@ -184,6 +189,7 @@ describe("exec output trust from the parsed command", () => {
     expect(judge("fd x --exec curl -s {}").level).toBe("untrusted");
     expect(judge("fd x --exec-batch ls ; ").level).toBe("trusted");
     expect(judge("fd -x unknown-tool").level).toBe("untrusted");
+    expect(judge("fdfind . third_party -x cat").level).toBe("external");
     expect(execWrittenFiles("find . -name '*.url' -exec curl -o page.html {} \\;")).toEqual(["page.html"]);
     expect(execWrittenFiles("tar -xf a.tar --to-command='tee out.txt'")).toEqual(["out.txt"]);
     expect(execWrittenFiles("fd -x cp {} backup/")).toContain("backup/");
