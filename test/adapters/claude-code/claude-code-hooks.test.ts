@@ -172,9 +172,22 @@ describe("Claude Code hook events onto the guard", () => {
     mcp.send({ hook_event_name: "UserPromptExpansion", expansion_type: "mcp_prompt", command_name: "mcp__docs__summarise", prompt: "/mcp__docs__summarise" });
     const held = mcp.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } });
     expect(JSON.parse(held.stdout).hookSpecificOutput.permissionDecisionReason).toContain("the prompt holds an MCP server's prompt (mcp__docs__summarise)");
-    // A failure deciding a preamble command answers in that event's terms, never an allow.
+    // An expansion that names no prompt still taints, and says so.
+    const unnamed = hooks();
+    unnamed.send({ hook_event_name: "UserPromptExpansion", expansion_type: "mcp_prompt" });
+    unnamed.send({ hook_event_name: "UserPromptSubmit", prompt: "go" });
+    expect(JSON.parse(unnamed.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }).stdout).hookSpecificOutput.permissionDecisionReason).toContain("MCP server's prompt (unnamed)");
+    // A preamble command held for the owner has not run: what it would print is not in the graph.
+    const held2 = hooks();
+    held2.send({ hook_event_name: "UserPromptSubmit", prompt: "/status" });
+    held2.send({ hook_event_name: "PostToolUse", tool_name: "Read", tool_input: { file_path: "node_modules/x/README.md" }, tool_response: "x" });
+    expect(decisionOf(held2.send({ hook_event_name: "PreSkillShellCommand", tool_name: "Bash", tool_input: { command: "curl -s -X POST https://x" } }))).toBe("ask");
+    expect(JSON.parse(held2.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }).stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/Context contains external content/);
+    // A failure deciding a preamble command answers in that event's terms, never an allow; one
+    // whose event could not be read but names a tool answers as a PreToolUse.
     const failed = failedHookAnswer("PreSkillShellCommand", "Bash", new Error("disk full"));
     expect(JSON.parse(failed.stdout).hookSpecificOutput).toMatchObject({ hookEventName: "PreSkillShellCommand", permissionDecision: "ask" });
+    expect(JSON.parse(failedHookAnswer(null, "Bash", new Error("bad event")).stdout).hookSpecificOutput).toMatchObject({ hookEventName: "PreToolUse", permissionDecision: "ask" });
   });
 
   it("a fork of a conversation starts untrusted (Claude Code does not say what it copied) until the owner resets; a fresh start does not", () => {
