@@ -358,7 +358,7 @@ function skipAddress(script: string, start: number, second: boolean): number | n
   if (second && (c === "+" || c === "~")) i++;
   const digits = /^[0-9]*/.exec(script.slice(i))?.[0] ?? "";
   i += digits.length;
-  if (!second && digits !== "" && script[i] === "~") {
+  if (digits !== "" && script[i] === "~") {
     i++;
     i += (/^[0-9]*/.exec(script.slice(i))?.[0] ?? "").length;
   }

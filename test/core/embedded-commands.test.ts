@@ -122,6 +122,10 @@ describe("sed: files a script reads and commands it runs", () => {
       ["\\%a/b%M,$ r d.md", { reads: ["d.md"], runs: false }],
       ["$ !e id", { reads: [], runs: true }],
       ["1,p", null],
+      ["+3p", null],
+      ["~2p", null],
+      ["1,3~2p", none],
+      ["//d", none],
       ["/unterminated", null],
       ["\\", null],
       // Commands and their arguments.
@@ -141,6 +145,7 @@ describe("sed: files a script reads and commands it runs", () => {
       ["a hello\n1e id", { reads: [], runs: true }],
       ["a\\\nline one\\\nline two\n1e id", { reads: [], runs: true }],
       ["i\\\nheader e\nr h.md", { reads: ["h.md"], runs: false }],
+      ["a\\\nx\\\ne id\nr f", { reads: ["f"], runs: false }],
       ["1r a.md ;p", { reads: ["a.md ;p", "a.md"], runs: false }],
       ["r", null],
       ["k", null],
