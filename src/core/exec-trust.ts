@@ -364,7 +364,8 @@ class Classifier {
     // `tar --to-command=…`, `sed '1r notes.md'`, awk's `system()`) is part of the command; what
     // `fd -x` runs is given the files its search reaches.
     const embedded = embeddedWork(program, args);
-    if (embedded.commands.length > 0 && (program === "fd" || program === "fdfind")) this.listing(listingRoots(program, args) as Listing);
+    const searched = embedded.commands.length > 0 ? listingRoots(program, args) : null;
+    if (searched !== null) this.listing(searched);
     for (const argv of embedded.commands) this.program(argv, depth + 1);
     for (const script of embedded.scripts) this.script(script, depth + 1);
     for (const file of embedded.files) this.lookUp(file);

@@ -48,7 +48,8 @@ export function startInstructionFiles(cwd: string, home: string): InstructionFil
 /**
  * What Claude Code attaches to a tool call on `path` (relative to `cwd`): the instruction files
  * of the directories between the file and the session's start directory (those of `cwd` and above
- * are loaded at start), and their imports. A file outside `cwd` reaches up to the root.
+ * are loaded at start), and their imports. For a file outside `cwd`, those up to the nearest
+ * directory that holds `cwd` too.
  */
 export function nestedInstructionFiles(path: string, cwd: string, home: string): InstructionFiles {
   const found = new Collector(home);
