@@ -83,7 +83,7 @@ export const MUTATION_MODULES = {
   // variables hold, what a local program runs or reads by its options and script, and which files
   // a patch-printing git command shows.
   "output-trust": {
-    mutate: ["src/core/exec-trust.ts", "src/core/shell-variables.ts", "src/core/embedded-commands.ts", "src/guard-git-changes.ts"],
+    mutate: ["src/core/exec-trust.ts", "src/core/shell-variables.ts", "src/core/embedded-commands.ts", "src/core/option-values.ts", "src/guard-git-changes.ts"],
     tests: ["test/core/exec-trust.test.ts", "test/core/embedded-commands.test.ts", "test/guard/call-output-rules.test.ts"],
   },
   // Whose words an OpenClaw turn carries: the turn's origin and the host's runtime context.

@@ -4,6 +4,7 @@
  * commands its own script names (`sed 'r file'`, `sed 'e cmd'`, awk's `system()` and `getline`).
  * Pure: a program's name and its words in, what they make it do out.
  */
+import { optionValues } from "./option-values.js";
 
 export interface EmbeddedWork {
   /** Programs it runs, each with its words (`find … -exec cat {} ;` runs `cat {}`). */
@@ -21,13 +22,6 @@ const NOTHING: EmbeddedWork = Object.freeze({ commands: [], scripts: [], files: 
 const FIND_EXEC: ReadonlySet<string> = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 export const FD_EXEC = /^(-x|-X|--exec|--exec-batch)$/;
 
-/** Options whose value is a command line a shell runs, by program (`--opt=v`, `--opt v`, `-I v`). */
-const COMMAND_OPTIONS = {
-  tar: { long: ["--to-command", "--use-compress-program", "--info-script", "--new-volume-script"], short: "IF" },
-  sort: { long: ["--compress-program"], short: "" },
-  rg: { long: ["--pre"], short: "" },
-} as const;
-
 export function embeddedWork(program: string, args: readonly string[]): EmbeddedWork {
   switch (program) {
     case "find":
@@ -35,14 +29,15 @@ export function embeddedWork(program: string, args: readonly string[]): Embedded
     case "fd":
     case "fdfind":
       return { ...NOTHING, commands: runsUntil(args, (a) => FD_EXEC.test(a), (a) => a === ";") };
+    // Options whose value is a command line a shell runs.
     case "tar":
-      return { ...NOTHING, scripts: [...optionValues(args, COMMAND_OPTIONS.tar), ...checkpointActions(args)] };
+      return { ...NOTHING, scripts: [...optionValues(args, "IF", ["--to-command", "--use-compress-program", "--info-script", "--new-volume-script"]), ...checkpointActions(args)] };
     case "sort":
-      return { ...NOTHING, scripts: optionValues(args, COMMAND_OPTIONS.sort) };
+      return { ...NOTHING, scripts: optionValues(args, "", ["--compress-program"]) };
     case "rg":
-      return { ...NOTHING, scripts: optionValues(args, COMMAND_OPTIONS.rg) };
+      return { ...NOTHING, scripts: optionValues(args, "", ["--pre"]) };
     case "git":
-      return args[0] === "rebase" ? { ...NOTHING, scripts: optionValues(args, { long: ["--exec"], short: "x" }) } : NOTHING;
+      return args[0] === "rebase" ? { ...NOTHING, scripts: optionValues(args, "x", ["--exec"]) } : NOTHING;
     case "awk":
     case "gawk":
     case "mawk":
@@ -68,31 +63,9 @@ function runsUntil(args: readonly string[], starts: (a: string) => boolean, ends
   return out;
 }
 
-/** The values of the named options: `--long=v`, `--long v`, `-Xv`, `-X v` (a short letter anywhere in a cluster). */
-function optionValues(args: readonly string[], options: { readonly long: readonly string[]; readonly short: string }): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as string;
-    const next = args[i + 1];
-    for (const name of options.long) {
-      if (a === name && next !== undefined) out.push(next);
-      else if (a.startsWith(`${name}=`)) out.push(a.slice(name.length + 1));
-    }
-    if (!/^-[^-]/.test(a)) continue;
-    for (let j = 1; j < a.length; j++) {
-      if (!options.short.includes(a[j] as string)) continue;
-      const rest = a.slice(j + 1);
-      if (rest !== "") out.push(rest);
-      else if (next !== undefined) out.push(next);
-      break;
-    }
-  }
-  return out;
-}
-
 /** tar's `--checkpoint-action=exec=CMD`. */
 function checkpointActions(args: readonly string[]): string[] {
-  return optionValues(args, { long: ["--checkpoint-action"], short: "" }).flatMap((v) => (v.startsWith("exec=") ? [v.slice(5)] : []));
+  return optionValues(args, "", ["--checkpoint-action"]).flatMap((v) => (v.startsWith("exec=") ? [v.slice(5)] : []));
 }
 
 /** awk's options that take the next word (or the rest of the word) as their value. */

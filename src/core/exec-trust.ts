@@ -1,5 +1,6 @@
 import { parseShell, visitNodes, type BashCommand, type BashRedirect, type BashWord } from "./bash-ast.js";
 import { embeddedWork, FD_EXEC } from "./embedded-commands.js";
+import { optionValues } from "./option-values.js";
 import { scriptVariables, wordValues, type ShellVariables } from "./shell-variables.js";
 import { minTrust, type TrustLevel } from "./trust-levels.js";
 
@@ -612,30 +613,9 @@ function programWrites(argv: readonly string[], files: Set<string>, depth: numbe
   for (const script of embedded.scripts) collectWrites(script, files, depth + 1);
 }
 
-/**
- * An option's values: `--long=v` and `--long v`, and a short option anywhere in a cluster, with
- * its value the rest of the cluster or the next word (`-o v`, `-ov`, `-so v`, `-sov`). Generous on
- * purpose: a word misread as a file written costs a label on a path, a file missed is a bypass.
- */
-function optionValues(args: readonly string[], short: string | null, long: readonly string[]): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] ?? "";
-    const next = args[i + 1];
-    for (const name of long) {
-      if (a === name && next !== undefined) values.push(next);
-      else if (a.startsWith(`${name}=`)) values.push(a.slice(name.length + 1));
-    }
-    if (short !== null && /^-[^-]/.test(a)) {
-      const at = a.indexOf(short, 1);
-      if (at !== -1) {
-        const rest = a.slice(at + 1);
-        if (rest !== "") values.push(rest);
-        else if (next !== undefined) values.push(next);
-      }
-    }
-  }
-  return values.filter((v) => v !== "" && v !== "-");
+/** The files an option names (`-o out.md`): its values, less "-" (standard output) and an empty word. */
+function optionFiles(args: readonly string[], short: string, long: readonly string[]): string[] {
+  return optionValues(args, short, long).filter((v) => v !== "" && v !== "-");
 }
 
 function hasFlag(args: readonly string[], short: string, long: string): boolean {
@@ -653,9 +633,9 @@ function urlFileName(url: string): string {
 }
 
 function curlWrites(args: readonly string[], files: Set<string>): void {
-  for (const v of optionValues(args, "o", ["--output"])) files.add(v);
+  for (const v of optionFiles(args, "o", ["--output"])) files.add(v);
   if (hasFlag(args, "O", "--remote-name") || args.includes("--remote-name-all")) {
-    const dir = optionValues(args, null, ["--output-dir"])[0];
+    const dir = optionFiles(args, "", ["--output-dir"])[0];
     for (const url of urls(args)) {
       const name = urlFileName(url);
       if (name !== "") files.add(dir === undefined ? name : `${dir}/${name}`);
@@ -664,10 +644,10 @@ function curlWrites(args: readonly string[], files: Set<string>): void {
 }
 
 function wgetWrites(args: readonly string[], files: Set<string>): void {
-  for (const v of optionValues(args, "O", ["--output-document"])) files.add(v);
+  for (const v of optionFiles(args, "O", ["--output-document"])) files.add(v);
   // With -O (to a file, or `-` for its standard output) wget names no file by the URL.
   if (args.some((a) => a.startsWith("--output-document") || (/^-[^-]/.test(a) && a.includes("O", 1)))) return;
-  const dir = optionValues(args, "P", ["--directory-prefix"])[0];
+  const dir = optionFiles(args, "P", ["--directory-prefix"])[0];
   for (const url of urls(args)) {
     const name = urlFileName(url) || "index.html";
     files.add(dir === undefined ? name : `${dir}/${name}`);
@@ -675,7 +655,7 @@ function wgetWrites(args: readonly string[], files: Set<string>): void {
 }
 
 function copyWrites(args: readonly string[], files: Set<string>): void {
-  const target = optionValues(args, "t", ["--target-directory"])[0];
+  const target = optionFiles(args, "t", ["--target-directory"])[0];
   const operands = args.filter((a, i) => !a.startsWith("-") && !(i > 0 && /^(-t|--target-directory)$/.test(args[i - 1] ?? "")));
   const dest = target ?? (operands.length >= 2 ? operands[operands.length - 1] : undefined);
   if (dest === undefined) return;
