@@ -50,7 +50,8 @@ function dropReferencePrefix(path: string): string {
   return referenced.startsWith("@") ? `./${referenced}` : referenced;
 }
 
-function expandHome(path: string, home: string): string {
+/** `~` and `~/…` in the user's home directory; any other path as it is. */
+export function expandHome(path: string, home: string): string {
   if (path === "~") return home;
   if (path.startsWith("~/")) return `${home}${path.slice(1)}`;
   return path;

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { expandHome } from "../../core/host-paths.js";
 import { isDirectory, regularFileSize } from "../../state/file-kind.js";
 import { atPaths } from "./at-paths.js";
 
@@ -115,12 +116,8 @@ class Collector {
     }
     const text = readText(path);
     if (text === null) return;
-    for (const target of atPaths(text)) this.add(this.resolveImport(target, dirname(path)), depth + 1);
-  }
-
-  private resolveImport(target: string, from: string): string {
-    if (target.startsWith("~/")) return join(this.home, target.slice(2));
-    return resolve(from, target);
+    // An import is relative to the file that makes it, or in the home directory (`@~/notes.md`).
+    for (const target of atPaths(text)) this.add(resolve(dirname(path), expandHome(target, this.home)), depth + 1);
   }
 
   result(): InstructionFiles {
