@@ -3,6 +3,7 @@ import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
 import { execOutputTrust, execWrittenFiles, type ExecTrust } from "./core/exec-trust.js";
+import { filePathParam } from "./core/file-path-param.js";
 import { FileTrustRules } from "./core/file-trust.js";
 import type { HostCatalogue } from "./core/host-catalogue.js";
 import { hostPathReadings } from "./core/host-paths.js";
@@ -82,7 +83,7 @@ export class CallOutputTrust {
       return this.treeLevel(root, root, skipped);
     }
     if (fileReadTools.has(tool)) {
-      const path = ["path", "file_path", "notebook_path"].map((key) => params[key]).find((value): value is string => typeof value === "string");
+      const path = filePathParam(params);
       return path === undefined ? null : this.fileLevel(path);
     }
     return null;

@@ -1,3 +1,4 @@
+import { FILE_PATH_PARAMS } from "./file-path-param.js";
 import { hostPathReadings, hostPatchHeaderPaths } from "./host-paths.js";
 
 /**
@@ -19,7 +20,7 @@ export function writeTargets(
       for (const reading of hostPathReadings(path, "patch", home)) targets.add(reading);
     }
   } else {
-    for (const key of ["path", "file_path", "notebook_path"]) {
+    for (const key of FILE_PATH_PARAMS) {
       const value = params[key];
       if (typeof value === "string" && value !== "") for (const reading of hostPathReadings(value, "tool", home)) targets.add(reading);
     }

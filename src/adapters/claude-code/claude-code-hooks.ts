@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import type { Decision } from "../../core/decision.js";
+import { filePathParam } from "../../core/file-path-param.js";
 import { hostCatalogue } from "../../core/host-catalogue.js";
 import { lessTrusted, type TrustLevel } from "../../core/trust-levels.js";
 import { displayText } from "../../core/safe-display.js";
@@ -128,7 +129,7 @@ export class ClaudeCodeHooks {
           ran: true,
         });
         // A file's call brings along the instruction files of the directories down to it.
-        const path = ["file_path", "notebook_path", "path"].map((key) => event.tool_input[key]).find((value): value is string => typeof value === "string");
+        const path = filePathParam(event.tool_input);
         const taint = path === undefined ? outcome.taint : this.judgeInstructions(session, nestedInstructionFiles(path, event.cwd, this.home));
         if (!lessTrusted(taint, before)) return NO_OPINION;
         return contextAnswer(
