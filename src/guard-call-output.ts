@@ -58,7 +58,7 @@ export class CallOutputTrust {
               treeLevel: (path) => this.treeLevel(path, base),
               globLevel: (pattern) => this.globLevel(pattern, base),
               patchLevel: (subcommand, args) => this.patchLevel(subcommand, args, base),
-              listedLevel: (path) => this.treeLevel(path, base, gitIgnored(this.absoluteReadings(path, base)[0] ?? base)),
+              listedLevel: (path) => this.unignoredTreeLevel(this.absoluteReadings(path, base)[0] ?? base),
             })
           : { level: "untrusted", reason: "exec with no command string" };
       const inDir = workdir === null ? null : this.fileLevel(workdir);
@@ -77,10 +77,9 @@ export class CallOutputTrust {
       // No path (or a blank one) resolves to the workspace itself.
       const given = typeof params["path"] === "string" ? params["path"].trim() : "";
       const root = this.absoluteReadings(given, this.options.workspaceDir)[0] ?? this.options.workspaceDir;
-      const skipped = gitIgnored(root);
       const pattern = params["pattern"];
-      if (search === "glob" && typeof pattern === "string") return this.globLevel(pattern, root, skipped) ?? this.fileLevel(pattern, root);
-      return this.treeLevel(root, root, skipped);
+      if (search === "glob" && typeof pattern === "string") return this.globLevel(pattern, root, gitIgnored(root)) ?? this.fileLevel(pattern, root);
+      return this.unignoredTreeLevel(root);
     }
     if (fileReadTools.has(tool)) {
       const path = filePathParam(params);
@@ -160,13 +159,18 @@ export class CallOutputTrust {
         // vendored tree is not walked file by file); one a rule trusts (the seed's `**`) is
         // entered, since a file written under taint, or one a rule trusts less, may lie beneath.
         // A link is judged where it leads by fileLevel itself, and a linked directory is entered
-        // (`grep -R`, `rg -L` and `find -L` follow it; walkEntries enters each place once).
+        // (`grep -R`, `rg -L` and `find -L` follow it; walkEntries does not go round a loop).
         if (found !== null && found.level !== "trusted") return false;
         return entry.name !== ".git" && (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(path)));
       });
       if (!complete) worst = worseOf(worst, { level: "untrusted", reason: `more than ${MAX_TREE_ENTRIES} entries under ${root} to check` });
     }
     return worst;
+  }
+
+  /** A recursive read of `root` (absolute) that leaves out what git ignores there, as ripgrep, `git ls-files` and `fd` do. */
+  private unignoredTreeLevel(root: string): ExecTrust | null {
+    return this.treeLevel(root, root, gitIgnored(root));
   }
 
   /**
@@ -257,13 +261,13 @@ function walkEntries(root: string, skipped: SkippedPath, visit: (path: string, e
     let entries: Dirent[];
     try {
       walked.real = realpathSync.native(dir);
+      // A link back to a directory the walk is inside (`docs/up -> ..`) is a loop: not listed
+      // again. Two links to one directory are each walked, under their own names.
+      if (isInside(walked)) continue;
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       continue;
     }
-    // A link back to a directory the walk is inside (`docs/up -> ..`) is a loop: not entered
-    // again. Two links to one directory are each walked, under their own names.
-    if (isInside(walked)) continue;
     for (const entry of entries) {
       if (++seen > MAX_TREE_ENTRIES) return false;
       const path = join(dir, entry.name);
