@@ -117,8 +117,12 @@ describe("recursive reads", () => {
     writeFileSync(join(workspaceDir, ".git", "FETCH_HEAD"), "x");
     trust.recordWrites("s1", "untrusted", "Write", { file_path: join(workspaceDir, ".git", "FETCH_HEAD"), content: "x" }, AT);
     mkdirSync(join(workspaceDir, "docs"));
-    // A loop of links (`docs/up` is the project) is walked once around.
+    // A loop of links (`docs/up` is the project) is walked once around: followed round, 600 files
+    // would be listed again at every lap until the kernel refuses the path (40 links), far past
+    // the 20,000 entries a walk looks at.
     symlinkSync(workspaceDir, join(workspaceDir, "docs", "up"));
+    mkdirSync(join(workspaceDir, "src"));
+    for (let i = 0; i < 600; i++) writeFileSync(join(workspaceDir, "src", `f${i}.ts`), "");
     expect(trust.treeLevel(".")).toBeNull();
     const outside = realpathSync(tempWorkspace("provenant-outside-"));
     mkdirSync(join(outside, "deep"));
