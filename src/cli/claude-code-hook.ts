@@ -24,14 +24,11 @@ export async function runClaudeCodeHook(argv: readonly string[]): Promise<void> 
   const input = await readStdin();
   const budget = timeoutMs === null ? 0 : Math.floor(started + timeoutMs - ANSWER_RESERVE_MS - Date.now());
   const deadline = timeoutMs === null ? Number.POSITIVE_INFINITY : started + timeoutMs - TIMEOUT_MARGIN_MS;
-  let answer: HookAnswer | null = await askService(
-    { input, configPath, projectDir: process.env["CLAUDE_PROJECT_DIR"] ?? null, ...(budget > 0 ? { waitBudgetMs: budget } : {}) },
-    process.env,
-    deadline,
-  );
+  const request = { input, configPath, projectDir: process.env["CLAUDE_PROJECT_DIR"] ?? null, ...(budget > 0 ? { waitBudgetMs: budget } : {}) };
+  let answer: HookAnswer | null = await askService(request, process.env, deadline);
   if (answer === null) {
     const { decideInProcess } = await import("../adapters/claude-code/in-process-hook.js");
-    answer = decideInProcess(input, { configPath, env: process.env });
+    answer = await decideInProcess(input, { configPath, env: process.env }, () => askService(request, process.env, deadline, { start: false }));
   }
   process.stdout.write(answer.stdout);
   process.stderr.write(answer.stderr);

@@ -3,8 +3,15 @@ import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
 import { parseHookEvent, toolNameOf, type HookEvent } from "../adapters/claude-code/hook-event.js";
 import { hookConfig, projectDirOf } from "../adapters/claude-code/hook-setup.js";
 import { Guard } from "../guard.js";
+import { LedgerLockedError } from "../ledger/writer-lock.js";
 import { PendingApprovalStore } from "../state/pending-approval-store.js";
 import type { ServiceRequest } from "./service-protocol.js";
+
+/**
+ * A hook that could not reach the service decides in its own process and holds the project's
+ * ledger meanwhile (for milliseconds, longer on a loaded machine): wait this long for it.
+ */
+const LEDGER_WAIT_MS = 10_000;
 
 interface Held {
   readonly configKey: string;
@@ -35,7 +42,7 @@ export class GuardService {
       event = parseHookEvent(request.input);
       const projectDir = projectDirOf(event, { CLAUDE_PROJECT_DIR: request.projectDir ?? undefined });
       const { config } = hookConfig(request.configPath);
-      const held = this.held(projectDir, config);
+      const held = await this.held(projectDir, config);
       const budgetMs = request.waitBudgetMs ?? 0;
       if (connection === null || budgetMs <= 0) return held.hooks.handle(event);
       const wait = { store: held.approvals, origin: projectDir, budgetMs, signal: connection.signal, onWaiting: connection.onWaiting, log: this.log };
@@ -45,11 +52,25 @@ export class GuardService {
     }
   }
 
-  private held(projectDir: string, config: Record<string, unknown>): Held {
+  /** The project's guard, opened once its ledger is free; other requests go on being answered meanwhile. */
+  private async held(projectDir: string, config: Record<string, unknown>): Promise<Held> {
     const configKey = JSON.stringify(config);
-    const existing = this.guards.get(projectDir);
-    if (existing !== undefined && existing.configKey === configKey) return existing;
-    existing?.guard.close();
+    const deadline = Date.now() + LEDGER_WAIT_MS;
+    for (;;) {
+      // Another request for the project may have opened it while this one waited.
+      const existing = this.guards.get(projectDir);
+      if (existing !== undefined && existing.configKey === configKey) return existing;
+      try {
+        return this.open(projectDir, config, configKey);
+      } catch (error) {
+        if (!(error instanceof LedgerLockedError) || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+  }
+
+  private open(projectDir: string, config: Record<string, unknown>, configKey: string): Held {
+    this.guards.get(projectDir)?.guard.close();
     this.guards.delete(projectDir);
     const guard = Guard.open({ config, workspaceDir: projectDir });
     const approvals = new PendingApprovalStore(projectDir, (file, detail) => this.log(`approval store: ignoring ${file}: ${detail}`));

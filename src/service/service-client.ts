@@ -19,6 +19,8 @@ export async function askService(
   env: Readonly<Record<string, string | undefined>> = process.env,
   /** No answer after this instant (epoch ms) is waited for, whatever the service says it waits for. */
   deadline: number = Number.POSITIVE_INFINITY,
+  /** `start: false`: only a service already listening is asked. */
+  { start = true }: { readonly start?: boolean } = {},
 ): Promise<HookAnswer | null> {
   const dir = serviceDir(env);
   const socket = join(dir, SOCKET_NAME);
@@ -33,7 +35,7 @@ export async function askService(
   }
   const first = await exchange(socket, request, deadline);
   if (first.kind === "answer") return first.answer;
-  if (first.kind === "failed") return null;
+  if (first.kind === "failed" || !start) return null;
   await startService(env);
   const startBy = Date.now() + START_WAIT_MS;
   while (Date.now() < startBy) {

@@ -3,8 +3,9 @@ import { connect, createServer, type Socket } from "node:net";
 import { unlinkSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import { peerCredentials } from "../broker/peer-credentials.js";
+import { acquireWriterLock, LedgerLockedError } from "../ledger/writer-lock.js";
 import { GuardService } from "./guard-service.js";
-import { ensureServiceDir, serviceDir, SOCKET_NAME, uid } from "./service-paths.js";
+import { ensureServiceDir, LOCK_NAME, serviceDir, SOCKET_NAME, uid } from "./service-paths.js";
 import { MAX_REQUEST_BYTES, parseServiceRequest, waitingLine } from "./service-protocol.js";
 
 /**
@@ -18,7 +19,21 @@ const idleMs = Number.parseInt(process.env["PROVENANT_SERVICE_IDLE_MS"] ?? "", 1
 const service = new GuardService();
 
 ensureServiceDir(dir);
-if (await listening(socketPath)) process.exit(0);
+// One service per directory. Hooks that find no socket each start one; without the lock a second
+// could remove the first's new socket and listen in its place, leaving the first alive, unreachable,
+// and holding the ledgers of the projects it had opened: every call there would fail safe until it
+// went idle.
+let releaseLock: () => void;
+try {
+  releaseLock = acquireWriterLock(join(dir, LOCK_NAME));
+} catch (error) {
+  process.exit(error instanceof LedgerLockedError ? 0 : 1);
+}
+// A service of an older version (no lock) may still be listening.
+if (await listening(socketPath)) {
+  releaseLock();
+  process.exit(0);
+}
 try {
   unlinkSync(socketPath);
 } catch {
@@ -36,6 +51,7 @@ const stop = (): void => {
     // Already gone.
   }
   service.close();
+  releaseLock();
   process.exit(0);
 };
 /** Requests being answered: a hook waiting for the owner is not idleness. */
@@ -45,7 +61,8 @@ const touch = (): void => {
   idle = setTimeout(() => (active > 0 ? touch() : stop()), idleMs);
 };
 server.on("error", (error: NodeJS.ErrnoException) => {
-  // Another service won the race for the socket: it serves this user.
+  releaseLock();
+  // A service of an older version won the race for the socket: it serves this user.
   process.exit(error.code === "EADDRINUSE" ? 0 : 1);
 });
 server.listen(socketPath, () => {

@@ -18,6 +18,8 @@ export function serviceDir(env: Readonly<Record<string, string | undefined>> = p
 }
 
 export const SOCKET_NAME = "guard.sock";
+/** Held (pid inside) by the one service that listens on the directory's socket. */
+export const LOCK_NAME = "service.lock";
 
 export function uid(): number {
   return typeof process.getuid === "function" ? process.getuid() : -1;

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -84,6 +84,62 @@ describe("the guard service", () => {
     const raw = spawnSync(process.execPath, ["-e", `const s=require("node:net").connect(process.argv[1]);let o="";s.on("data",d=>o+=d);s.on("close",()=>{process.stdout.write(o)});s.end("{\\"input\\":7}\\n")`, join(root, "service", "guard.sock")], { encoding: "utf8", timeout: 10_000 });
     expect(raw.stdout).toBe("");
   });
+
+  it("waits for a project's ledger that a hook deciding in its own process holds, rather than failing the call", async () => {
+    const { root, project, hook } = machine();
+    // The service is up (for another project) when this project's ledger is taken.
+    const other = join(root, "other");
+    mkdirSync(other);
+    expect(hook({ hook_event_name: "UserPromptSubmit", prompt: "x", cwd: other }, { CLAUDE_PROJECT_DIR: other }).code).toBe(0);
+    expect(existsSync(join(root, "service", "guard.sock"))).toBe(true);
+    const holder = spawn("sleep", ["60"], { stdio: "ignore" });
+    try {
+      mkdirSync(join(project, ".provenance"));
+      const lock = join(project, ".provenance", "ledger.jsonl.lock");
+      writeFileSync(lock, `${holder.pid}\n`);
+      const child = spawn(process.execPath, [HOOK, "claude-code"], { env: { PATH: process.env.PATH ?? "", HOME: root, PROVENANT_SERVICE_DIR: join(root, "service"), PROVENANT_SERVICE_IDLE_MS: "1500", CLAUDE_PROJECT_DIR: project }, stdio: ["pipe", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.stdin.end(JSON.stringify({ session_id: "s1", cwd: project, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }));
+      const code = await new Promise<number | null>((resolve) => {
+        child.on("close", resolve);
+        setTimeout(() => rmSync(lock), 1000);
+      });
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      expect(decision(stdout)).toBeNull();
+    } finally {
+      holder.kill();
+    }
+  });
+
+  it("runs once per directory however many hooks start it at the same moment: the others exit, none is left listening on a socket nobody can reach", async () => {
+    const SERVICE = join(REPO, "dist/service/service-main.js");
+    // Without the service's lock a second service could remove the first's fresh socket and listen in
+    // its place; the first lived on, unreachable, holding the ledgers of the projects it had opened.
+    for (let round = 0; round < 12; round++) {
+      const root = mkdtempSync(join(tmpdir(), "provenant-svc-race-"));
+      const env = { PATH: process.env.PATH ?? "", HOME: root, PROVENANT_SERVICE_DIR: join(root, "service"), PROVENANT_SERVICE_IDLE_MS: "30000" };
+      const children = Array.from({ length: 4 }, () => spawn(process.execPath, [SERVICE], { env, stdio: "ignore" }));
+      const exited = children.map((child) => new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code))));
+      const codes: (number | null)[] = [];
+      for (const e of exited) void e.then((code) => codes.push(code));
+      try {
+        await vi.waitFor(() => expect(codes).toEqual([0, 0, 0]), { timeout: 10_000, interval: 20 });
+        await vi.waitFor(() => expect(existsSync(join(root, "service", "guard.sock"))).toBe(true), { timeout: 10_000, interval: 20 });
+        // The one left is the one that answers.
+        const answer = spawnSync(process.execPath, [HOOK, "claude-code"], { input: JSON.stringify({ session_id: "s1", cwd: root, hook_event_name: "Stop" }), env: { ...env, CLAUDE_PROJECT_DIR: root }, encoding: "utf8", timeout: 30_000 });
+        expect(answer.status).toBe(0);
+        expect(codes).toHaveLength(3);
+      } finally {
+        for (const child of children) child.kill("SIGTERM");
+        await Promise.all(exited);
+        rmSync(root, { recursive: true, force: true });
+      }
+    }
+  }, 120_000);
 
   it("closes a connection from another user without an answer (peer uid)", () => {
     if (process.getuid?.() !== 0) return;

@@ -11,40 +11,44 @@ export interface HookOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-/** Another hook of the same project may hold the ledger for a few milliseconds; wait this long at most. */
-const LEDGER_WAIT_MS = 5_000;
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/**
+ * The project's ledger is held by another hook deciding in its own process (milliseconds), or by
+ * the guard service, which came up after this hook gave up on it and holds it while it runs:
+ * for this long the hook asks the service again between tries.
+ */
+const LEDGER_WAIT_MS = 10_000;
 
 /**
  * One hook event decided in this process, from the project's persisted state: the guard is
  * opened, told the event, and closed (its watermarks and ledger flushed) before the answer goes
- * out. The path a hook takes when the guard service cannot be reached.
+ * out. The path a hook takes when the guard service cannot be reached; `askService` is tried again
+ * while the ledger is held (null: still not reached).
  */
-export function decideInProcess(input: string, options: HookOptions): HookAnswer {
+export async function decideInProcess(input: string, options: HookOptions, askService: () => Promise<HookAnswer | null>): Promise<HookAnswer> {
   let event: HookEvent | undefined;
   try {
     event = parseHookEvent(input);
     const projectDir = projectDirOf(event, options.env);
     const { config } = hookConfig(options.configPath);
-    const guard = openWaiting(() => Guard.open({ config, workspaceDir: projectDir }));
-    try {
-      return new ClaudeCodeHooks(guard).handle(event);
-    } finally {
-      guard.close();
+    const deadline = Date.now() + LEDGER_WAIT_MS;
+    for (;;) {
+      let guard: Guard;
+      try {
+        guard = Guard.open({ config, workspaceDir: projectDir });
+      } catch (error) {
+        if (!(error instanceof LedgerLockedError) || Date.now() > deadline) throw error;
+        const answer = await askService();
+        if (answer !== null) return answer;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        continue;
+      }
+      try {
+        return new ClaudeCodeHooks(guard).handle(event);
+      } finally {
+        guard.close();
+      }
     }
   } catch (error) {
     return failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(input), error);
-  }
-}
-
-function openWaiting(open: () => Guard): Guard {
-  const deadline = Date.now() + LEDGER_WAIT_MS;
-  for (;;) {
-    try {
-      return open();
-    } catch (error) {
-      if (!(error instanceof LedgerLockedError) || Date.now() > deadline) throw error;
-      Atomics.wait(sleeper, 0, 0, 10);
-    }
   }
 }

@@ -1,8 +1,9 @@
 import fc from "fast-check";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { ClaudeCodeHooks, failedHookAnswer } from "../../../src/adapters/claude-code/claude-code-hooks.js";
 import type { HookAnswer } from "../../../src/adapters/claude-code/hook-answer.js";
 import { parseHookEvent } from "../../../src/adapters/claude-code/hook-event.js";
@@ -227,6 +228,47 @@ describe("a background agent's result, submitted by Claude Code as a prompt", ()
   });
 });
 
+const noService = (): Promise<HookAnswer | null> => Promise.resolve(null);
+
+describe("a hook deciding in its own process while the project's ledger is held", () => {
+  /** The ledger's lock file naming a live process, as a hook deciding in its own process or the guard service leaves it. */
+  function heldBy(dir: string) {
+    const holder = spawn("sleep", ["60"], { stdio: "ignore" });
+    mkdirSync(join(dir, ".provenance"), { recursive: true });
+    const lock = join(dir, ".provenance", "ledger.jsonl.lock");
+    writeFileSync(lock, `${holder.pid}\n`);
+    holders.push(holder);
+    return { release: () => rmSync(lock) };
+  }
+  const holders: ChildProcess[] = [];
+  afterEach(() => {
+    for (const holder of holders.splice(0)) holder.kill();
+  });
+  const ls = (dir: string) => ev(dir, { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } });
+
+  it("asks the guard service again between tries: the service, come up after the hook gave up on it, holds the ledger and answers", async () => {
+    const dir = project();
+    heldBy(dir);
+    const served: HookAnswer = { exitCode: 0, stdout: "", stderr: "from the service" };
+    let asked = 0;
+    const a = await decideInProcess(ls(dir), { configPath: null, env: {} }, () => Promise.resolve(++asked < 3 ? null : served));
+    expect(a).toBe(served);
+    expect(asked).toBe(3);
+  });
+
+  it("decides itself once another hook lets the ledger go", async () => {
+    const dir = project();
+    const holder = heldBy(dir);
+    let asked = 0;
+    const a = await decideInProcess(ls(dir), { configPath: null, env: {} }, () => {
+      if (++asked === 5) holder.release();
+      return Promise.resolve(null);
+    });
+    expect(a).toEqual({ exitCode: 0, stdout: "", stderr: "" });
+    expect(asked).toBe(5);
+  });
+});
+
 describe("the hook fails safe", () => {
   it("an error on a side-effecting call asks (or denies with failMode closed); a read goes on; unreadable input blocks", () => {
     expect(decisionOf(failedHookAnswer("PreToolUse", "Bash", new Error("boom")))).toBe("ask");
@@ -237,23 +279,23 @@ describe("the hook fails safe", () => {
     expect(failedHookAnswer("PostToolUse", "Bash", new Error("disk full")).exitCode).toBe(1);
   });
 
-  it("a bad configuration file is a precise error and an ask, never an allow", () => {
+  it("a bad configuration file is a precise error and an ask, never an allow", async () => {
     const dir = project();
-    const a = decideInProcess(ev(dir, { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }), { configPath: join(dir, "missing.json"), env: {} });
+    const a = await decideInProcess(ev(dir, { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }), { configPath: join(dir, "missing.json"), env: {} }, noService);
     expect(decisionOf(a)).toBe("ask");
     expect(a.stderr).toMatch(/missing\.json: cannot be read \(ENOENT\)/);
   });
 
-  it("hostile input never yields an allow, and a side-effecting PreToolUse is never left undecided without a turn (fuzz)", () => {
+  it("hostile input never yields an allow, and a side-effecting PreToolUse is never left undecided without a turn (fuzz)", async () => {
     const dir = project();
     const tool = fc.constantFrom("Bash", "Write", "Edit", "mcp__s__t", "Read", "toString", "__proto__");
     const input = fc.oneof(
       fc.string(),
       fc.record({ hook_event_name: fc.constantFrom("PreToolUse", "PostToolUse", "Stop", "X"), tool_name: tool, tool_input: fc.oneof(fc.object(), fc.anything()), tool_response: fc.anything(), session_id: fc.oneof(fc.constant("s1"), fc.string()), cwd: fc.oneof(fc.constant(dir), fc.string().filter((s) => !s.startsWith("/"))) }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
     );
-    fc.assert(
-      fc.property(input, (text) => {
-        const a = decideInProcess(text, { configPath: null, env: {} });
+    await fc.assert(
+      fc.asyncProperty(input, async (text) => {
+        const a = await decideInProcess(text, { configPath: null, env: {} }, noService);
         expect([0, 1, 2]).toContain(a.exitCode);
         expect(a.stdout).not.toMatch(/"permissionDecision":"allow"/);
       }),
