@@ -1,7 +1,8 @@
 /**
  * What a local program runs or reads beyond the files its words name: the commands it is told to
  * run (`find -exec`, `fd -x`, `tar --to-command`, `rg --pre`, `git rebase --exec`), the files and
- * commands its own script names (`sed 'r file'`, `sed 'e cmd'`, awk's `system()` and `getline`).
+ * commands its own script names (`sed 'r file'`, `sed 'e cmd'`, awk's `system()` and `getline`, jq's
+ * `import`, yq's `load()`).
  * Pure: a program's name and its words in, what they make it do out.
  */
 import { optionValues } from "./option-values.js";
@@ -45,6 +46,9 @@ export function embeddedWork(program: string, args: readonly string[]): Embedded
       return awkWork(args);
     case "sed":
       return sedWork(args);
+    case "jq":
+    case "yq":
+      return jqWork(args);
     default:
       return NOTHING;
   }
@@ -161,6 +165,24 @@ function skipRegex(text: string, open: number): number {
     else if (c === "\n") return i;
   }
   return text.length;
+}
+
+/**
+ * jq, and yq (one yq takes jq's programs, the other has its own language): a program from a file
+ * (`-f`, `--from-file`), one that imports a module or a data file (`import "vendor/data" as $d;`,
+ * `include "m";`: jq finds them relative to the directory it runs in), or one that loads a file
+ * (yq's `load("f")`, `load_str(.path)`, and `eval(…)`, which can build such a call) reads what its
+ * words do not say. Every word is looked at, as for awk: a module path is a string literal, so a
+ * word that imports holds a `"`, and a call a `(`; a file's name holds neither.
+ */
+function jqWork(args: readonly string[]): EmbeddedWork {
+  if (args.some((a) => a === "--from-file" || /^-[A-Za-z]*f[A-Za-z]*$/.test(a))) return { ...NOTHING, unknown: "jq runs a program from a file" };
+  if (args.some(jqProgramReads)) return { ...NOTHING, unknown: "the jq program reads a file it names" };
+  return NOTHING;
+}
+
+export function jqProgramReads(text: string): boolean {
+  return (/\b(?:import|include)\b/.test(text) && text.includes('"')) || (/\b(?:load\w*|eval)\b/.test(text) && text.includes("("));
 }
 
 /** sed's options that take the next word (or the rest of the word) as their value. */

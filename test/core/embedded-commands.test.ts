@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { awkRunsOrReads, embeddedWork, sedScriptWork } from "../../src/core/embedded-commands.js";
+import { awkRunsOrReads, embeddedWork, jqProgramReads, sedScriptWork } from "../../src/core/embedded-commands.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "provenant-embedded-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -89,6 +89,45 @@ describe("awk: a program that can run a command or read a file", () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("jq and yq: a program that reads a file it names", () => {
+  it("import and include (any spacing, a comment or a format between), a program from a file, yq's load and eval read; field names, file names and plain programs do not", () => {
+    for (const program of ['import "vendor/data" as $d; $d', 'include "m"; f', 'include"m";f', 'import @text "m" as $d; $d', 'import # why\n"m" as $d; $d', '.a = load("x.yaml")', '.a = load_str(.path)', 'eval("lo" + "ad(\\"x\\")")']) {
+      expect(jqProgramReads(program), program).toBe(true);
+      expect(embeddedWork("jq", ["-n", program]).unknown).toBe("the jq program reads a file it names");
+    }
+    for (const program of [".items[] | .name", ".import == true", "select(.include)", "map(.a) | add", '.[] | "\\(.name): \\(.value)"', "reduce .[] as $x (0; . + $x)"]) expect(jqProgramReads(program), program).toBe(false);
+    for (const args of [["-f", "prog.jq", "in.json"], ["-nrf", "prog.jq"], ["--from-file", "prog.jq"]]) expect(embeddedWork("jq", args).unknown).toBe("jq runs a program from a file");
+    expect(embeddedWork("yq", ["-y", '.a = load("x.yaml")', "a.yaml"]).unknown).not.toBeNull();
+    expect(embeddedWork("jq", [".", "import.json", "include.json", "loader.json"]).unknown).toBeNull();
+    expect(embeddedWork("jq", ["-r", "--arg", "x", "1", "--indent", "2", ".a", "in.json"]).unknown).toBeNull();
+  });
+
+  it("fuzz: whenever the machine's jq looks for a module or a program file, the program is found to read one", () => {
+    // A directive jq accepts, then as often one character of it dropped (a near miss), before a plain program.
+    const space = fc.constantFrom("", " ", "  ", "#c\n", "\n");
+    const directive = fc
+      .tuple(fc.constantFrom("import", "include"), space, fc.constantFrom("", "@text ", "@json"), fc.constantFrom('"m"', '"a/m"'), fc.constantFrom(" as $d", " as d", ""), fc.constantFrom(";", ""))
+      .map((parts) => parts.join(""));
+    const program = fc.tuple(directive, fc.constantFrom(" .", " 1", " $d", " d::f", ""), fc.option(fc.nat(40), { nil: undefined })).map(([d, rest, drop]) => {
+      const text = d + rest;
+      return drop === undefined ? text : text.slice(0, drop % text.length) + text.slice((drop % text.length) + 1);
+    });
+    let found = 0;
+    fc.assert(
+      fc.property(program, fc.boolean(), (program, fromFile) => {
+        const args = fromFile ? ["-n", "-f", program] : ["-n", program];
+        const run = spawnSync("jq", args, { cwd: scratch, encoding: "utf8", timeout: 5_000 });
+        if (!/module not found|Could not open/.test(run.stderr)) return;
+        if (!fromFile) found++;
+        expect(embeddedWork("jq", args).unknown, program).not.toBeNull();
+      }),
+      { numRuns: 300 },
+    );
+    // The oracle spoke: jq looked for a module in some of the programs (about one in seven).
+    expect(found).toBeGreaterThan(10);
   });
 });
 
