@@ -102,6 +102,9 @@ describe("jq and yq: a program that reads a file it names", () => {
     for (const args of [["-f", "prog.jq", "in.json"], ["-nrf", "prog.jq"], ["--from-file", "prog.jq"]]) expect(embeddedWork("jq", args).unknown).toBe("jq runs a program from a file");
     expect(embeddedWork("yq", ["-y", '.a = load("x.yaml")', "a.yaml"]).unknown).not.toBeNull();
     expect(embeddedWork("jq", [".", "import.json", "include.json", "loader.json"]).unknown).toBeNull();
+    // A word with an f is not -f: a library path given to -L, a name with a dash in it.
+    expect(embeddedWork("jq", ["-Lfixtures/jq", "-n", "1"]).unknown).toBeNull();
+    expect(embeddedWork("jq", [".", "out-of"]).unknown).toBeNull();
     expect(embeddedWork("jq", ["-r", "--arg", "x", "1", "--indent", "2", ".a", "in.json"]).unknown).toBeNull();
   });
 
