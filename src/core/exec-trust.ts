@@ -483,7 +483,10 @@ function searchPaths(family: string, args: readonly string[]): string[] {
 
 /**
  * The directories a local program reads recursively (its output can be any file beneath them, or
- * their names): `grep -r`/`-R`, `rg`, `ag`, `git grep`, `find`, `tree`, `ls -R`, `diff -r`.
+ * their names): `grep -r`/`-R`, `rg`, `ag`, `git grep`, `find`, `tree`, `ls -R`, `diff -r`; and
+ * those it walks printing every name beneath them: `du` (not `-s`), `cp`/`rm`/`chmod`/`chown`/
+ * `chgrp` recursive and verbose, `zip -r` (not `-q`), `tar` creating verbosely. A file's name is
+ * text its author chose.
  * Generous: a word that is an option's value or a pattern names nothing on disk, which costs a
  * look; a directory missed is content read unjudged.
  */
@@ -513,9 +516,50 @@ export function recursiveOperands(program: string, args: readonly string[]): str
     case "diff":
       if (!(short(program === "ls" ? /R/ : /[rR]/) || args.includes("--recursive"))) return [];
       return args.filter((a) => !a.startsWith("-")).concat(program === "ls" && !args.some((a) => !a.startsWith("-")) ? ["."] : []);
+    case "du": {
+      if (short(/s/) || args.includes("--summarize")) return [];
+      const paths = operandsPast(args, "dBtX", DU_VALUE_OPTIONS);
+      return paths.length === 0 ? ["."] : paths;
+    }
+    case "cp":
+    case "rm":
+    case "chmod":
+    case "chown":
+    case "chgrp": {
+      const recursive = short(/[rR]/) || args.includes("--recursive");
+      const verbose = short(program.startsWith("ch") ? /[vc]/ : /v/) || args.includes("--verbose") || args.includes("--changes");
+      return recursive && verbose ? args.filter((a) => !a.startsWith("-")) : [];
+    }
+    case "zip":
+      return short(/r/) && !short(/q/) && !args.includes("--quiet") ? args.filter((a) => !a.startsWith("-")) : [];
+    case "tar": {
+      // The first word may be a cluster without its dash (`tar cvf out.tar dir`).
+      const first = /^[A-Za-z]+$/.test(args[0] ?? "") ? (args[0] as string) : "";
+      const creating = short(/c/) || first.includes("c") || args.includes("--create");
+      const verbose = short(/v/) || first.includes("v") || args.includes("--verbose");
+      return creating && verbose ? args.filter((a) => !a.startsWith("-")) : [];
+    }
     default:
       return [];
   }
+}
+
+const DU_VALUE_OPTIONS: ReadonlySet<string> = new Set(["--max-depth", "--block-size", "--threshold", "--exclude", "--exclude-from", "--time-style", "--files0-from"]);
+
+/** The words that are not options nor their values (`shortValues`: the letters that take one, attached or the next word). */
+function operandsPast(args: readonly string[], shortValues: string, longValues: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "--") return [...out, ...args.slice(i + 1)];
+    if (a.startsWith("--")) {
+      if (!a.includes("=") && longValues.has(a)) i++;
+    } else if (a.startsWith("-") && a.length > 1) {
+      const at = [...a.slice(1)].findIndex((l) => shortValues.includes(l));
+      if (at === a.length - 2) i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 const OUTPUT_REDIRECTS: ReadonlySet<string> = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);

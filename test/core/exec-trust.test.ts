@@ -96,6 +96,25 @@ describe("exec output trust from the parsed command", () => {
     expect(execOutputTrust("grep -rn foo .", { overrides: {}, fileLevel: noFiles, treeLevel: vendored }).level).toBe("external");
   });
 
+  it("a program that walks a tree printing every name beneath it (du, verbose recursive cp/rm/chmod, zip -r, tar cv) is judged by the tree: a name is text its author chose", () => {
+    const trees: string[] = [];
+    const judge = (command: string) => execOutputTrust(command, { overrides: {}, fileLevel: noFiles, treeLevel: (p) => (trees.push(p), p === "vendor" || p === "." ? { level: "untrusted", reason: `names beneath ${p}` } : null) });
+    for (const command of ["du -a", "du -h vendor", "du -ah --max-depth=2 .", "cp -rv vendor /tmp/x", "rm -Rv vendor", "chmod -Rc 644 vendor", "chown -R --verbose me vendor", "zip -r out.zip vendor", "tar -czvf out.tgz vendor", "tar cvf out.tar vendor", "tar --create --verbose -f out.tar vendor"]) {
+      expect([command, judge(command).level]).toEqual([command, "untrusted"]);
+    }
+    trees.length = 0;
+    for (const command of ["du -sh vendor/..", "du --summarize -h", "cp -r src dst", "rm -rf build", "chmod -v 644 a.txt", "zip -rq out.zip src", "zip out.zip a.txt", "tar -czf out.tgz src", "tar -xvf in.tar"]) {
+      expect([command, judge(command).level]).toEqual([command, "trusted"]);
+    }
+    expect(trees).toEqual([]);
+    // An option's value is not a directory (`-d 1` still walks `.`).
+    expect(recursiveOperands("du", ["-d", "1"])).toEqual(["."]);
+    expect(recursiveOperands("du", ["-ahd1", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("du", ["-hd", "2", "--exclude", "*.o", "-B", "1K", "src", "--", "-odd"])).toEqual(["src", "-odd"]);
+    expect(recursiveOperands("du", ["--max-depth=1", "--time-style", "iso"])).toEqual(["."]);
+    expect(recursiveOperands("du", [])).toEqual(["."]);
+  });
+
   it("files a local program reads carry their own trust, by argument, option value or input redirection", () => {
     const inbox: FileLevel = (p) => (p.includes("inbox") ? { level: "untrusted", reason: `${p} is mail` } : null);
     expect(level("cat inbox/mail.txt", {}, inbox)).toBe("untrusted");
