@@ -76,5 +76,5 @@ export const CLAUDE_CODE_TOOLS: Readonly<Record<string, CatalogueEntry>> = {
  * (memory files, settings with their hooks and permissions, agents, commands, skills, MCP
  * servers): workspace-relative patterns, and patterns relative to the user's home.
  */
-export const CLAUDE_CODE_PROTECTED_PATTERNS: readonly string[] = Object.freeze(["**/CLAUDE.md", "**/CLAUDE.local.md", "**/AGENTS.md", ".claude/**", ".mcp.json"]);
+export const CLAUDE_CODE_PROTECTED_PATTERNS: readonly string[] = Object.freeze(["**/CLAUDE.md", "**/CLAUDE.local.md", "**/AGENTS.md", ".claude/**", "**/.claude/skills/**", ".mcp.json"]);
 export const CLAUDE_CODE_HOME_PROTECTED_PATTERNS: readonly string[] = Object.freeze([".claude/**", ".claude.json"]);

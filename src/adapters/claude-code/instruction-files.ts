@@ -6,20 +6,24 @@ import { atPaths } from "./at-paths.js";
 
 /**
  * The files Claude Code puts before the model as instructions with no tool call (its memory:
- * `CLAUDE.md` and its relatives, rule files, and every file they `@import`), found on disk the way
- * Claude Code 2.1.332 looks for them, generously: a file it might load and this finds costs a
- * judgement of a project file; one it loads and this misses is content in the context unjudged.
+ * `CLAUDE.md` and its relatives, rule files, and every file they `@import`; the skills and commands
+ * whose descriptions it lists, and whose text a `Skill` call brings), found on disk the way Claude
+ * Code 2.1.332 looks for them, generously: a file it might load and this finds costs a judgement of
+ * a project file; one it loads and this misses is content in the context unjudged.
  */
 
 /** What a directory may hold that Claude Code reads as instructions (AGENTS.md where there is no CLAUDE.md, and beside it by a setting). */
 const DIRECTORY_FILES = ["CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", join(".claude", "CLAUDE.md"), join(".claude", "AGENTS.md")] as const;
 const RULES_DIR = join(".claude", "rules");
+/** Each skill is a directory holding a `SKILL.md`; Claude Code finds them in the directories a call's file lies in, too. */
+const SKILLS_DIR = join(".claude", "skills");
+const COMMANDS_DIR = join(".claude", "commands");
 /** Claude Code follows imports five deep; this follows further, in case a version goes deeper. */
 const MAX_IMPORT_DEPTH = 10;
 /** Past this many files (or a file too large to scan for imports) the set is not complete. */
 const MAX_FILES = 256;
 const MAX_SCANNED_BYTES = 1024 * 1024;
-/** A rules tree (a linked loop included) is walked this far at most. */
+/** A rules or commands tree (a linked loop included) is walked this far at most. */
 const MAX_RULE_DIRECTORIES = 256;
 
 export interface InstructionFiles {
@@ -32,7 +36,7 @@ export interface InstructionFiles {
 /**
  * What a session loads when it starts (and again after `/clear` or a compaction): the instruction
  * files of `cwd` and of every directory above it, the user's own (`~/.claude/`), each directory's
- * rule files, and their imports.
+ * rule files, skills and commands, and their imports.
  */
 export function startInstructionFiles(cwd: string, home: string): InstructionFiles {
   const found = new Collector(home);
@@ -40,9 +44,7 @@ export function startInstructionFiles(cwd: string, home: string): InstructionFil
     found.directory(dir);
     if (dirname(dir) === dir) break;
   }
-  found.add(join(home, ".claude", "CLAUDE.md"), 0);
-  found.add(join(home, ".claude", "AGENTS.md"), 0);
-  found.rules(join(home, ".claude", "rules"));
+  found.directory(home);
   return found.result();
 }
 
@@ -74,11 +76,26 @@ class Collector {
 
   directory(dir: string): void {
     for (const name of DIRECTORY_FILES) this.add(join(dir, name), 0);
-    this.rules(join(dir, RULES_DIR));
+    this.markdownTree(join(dir, RULES_DIR));
+    this.markdownTree(join(dir, COMMANDS_DIR));
+    this.skills(join(dir, SKILLS_DIR));
   }
 
-  /** Every `.md` beneath a rules directory, subdirectories (linked ones too) included: a rule's `paths` only say when it loads. */
-  rules(dir: string): void {
+  private skills(dir: string): void {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) this.add(join(dir, name, "SKILL.md"), 0);
+  }
+
+  /**
+   * Every `.md` beneath a directory, subdirectories (linked ones too) included: a rule's `paths` only
+   * say when it loads, and a command in a subdirectory is namespaced by it.
+   */
+  private markdownTree(dir: string): void {
     const stack = [dir];
     for (let visited = 0; stack.length > 0; visited++) {
       if (visited === MAX_RULE_DIRECTORIES) {

@@ -43,6 +43,13 @@ describe("the instruction files Claude Code loads at start", () => {
       "home/.claude/CLAUDE.md": "user\n",
       "home/.claude/rules/u.md": "user rule\n",
       "home/work/app/src/CLAUDE.md": "nested: loaded with a file beneath, not at start\n",
+      "home/work/app/.claude/skills/release/SKILL.md": "---\ndescription: cut a release\n---\n",
+      "home/work/app/.claude/skills/release/notes.md": "read only when the skill asks for it\n",
+      "home/work/app/.claude/skills/README.md": "not a skill\n",
+      "home/work/app/.claude/commands/deploy.md": "deploy\n",
+      "home/work/app/.claude/commands/db/migrate.md": "namespaced\n",
+      "home/.claude/skills/mine/SKILL.md": "user skill\n",
+      "home/.claude/commands/c.md": "user command\n",
     });
     const loaded = startInstructionFiles(project, home);
     expect(loaded.incomplete).toBeNull();
@@ -61,6 +68,11 @@ describe("the instruction files Claude Code loads at start", () => {
         "home/notes/me.md",
         "home/.claude/CLAUDE.md",
         "home/.claude/rules/u.md",
+        "home/work/app/.claude/skills/release/SKILL.md",
+        "home/work/app/.claude/commands/deploy.md",
+        "home/work/app/.claude/commands/db/migrate.md",
+        "home/.claude/skills/mine/SKILL.md",
+        "home/.claude/commands/c.md",
       ].sort(),
     );
     expect(new Set(loaded.files).size).toBe(loaded.files.length);
@@ -130,12 +142,15 @@ describe("the instruction files a file's call brings along", () => {
       "home/work/app/pkg/sub/AGENTS.md": "sub\n",
       "home/work/app/pkg/sub/.claude/rules/r.md": "rule\n",
       "home/work/app/pkg/sub/leaf/x.ts": "code\n",
+      "home/work/app/pkg/sub/.claude/skills/style/SKILL.md": "---\ndescription: found as the agent works in pkg/sub\n---\n",
       "home/work/app/other/CLAUDE.md": "not on the way\n",
+      "home/work/app/other/.claude/skills/x/SKILL.md": "not on the way\n",
     });
     expect(inside(root, nestedInstructionFiles("pkg/sub/leaf/x.ts", project, home).files)).toEqual([
       "home/work/app/pkg/CLAUDE.md",
       "home/work/app/pkg/guide.md",
       "home/work/app/pkg/sub/.claude/rules/r.md",
+      "home/work/app/pkg/sub/.claude/skills/style/SKILL.md",
       "home/work/app/pkg/sub/AGENTS.md",
     ]);
     expect(nestedInstructionFiles(join(project, "README.md"), project, home).files).toEqual([]);
