@@ -533,8 +533,8 @@ export function recursiveOperands(program: string, args: readonly string[]): str
     case "zip":
       return short(/r/) && !short(/q/) && !args.includes("--quiet") ? args.filter((a) => !a.startsWith("-")) : [];
     case "tar": {
-      // The first word may be a cluster without its dash (`tar cvf out.tar dir`).
-      const first = /^[A-Za-z]+$/.test(args[0] ?? "") ? (args[0] as string) : "";
+      // A first word without a dash is a cluster of letters (`tar cvf out.tar dir`).
+      const first = args[0]?.startsWith("-") === false ? args[0] : "";
       const creating = short(/c/) || first.includes("c") || args.includes("--create");
       const verbose = short(/v/) || first.includes("v") || args.includes("--verbose");
       return creating && verbose ? args.filter((a) => !a.startsWith("-")) : [];

@@ -107,7 +107,18 @@ describe("exec output trust from the parsed command", () => {
       expect([command, judge(command).level]).toEqual([command, "trusted"]);
     }
     expect(trees).toEqual([]);
-    // An option's value is not a directory (`-d 1` still walks `.`).
+    // Exactly the operands, options left out; only a verbose walk prints names (chmod's -c is verbose, BSD cp's -c clones).
+    expect(recursiveOperands("cp", ["-rv", "vendor", "dst"])).toEqual(["vendor", "dst"]);
+    expect(recursiveOperands("cp", ["-rc", "vendor", "dst"])).toEqual([]);
+    expect(recursiveOperands("chmod", ["-R", "644", "vendor"])).toEqual([]);
+    expect(recursiveOperands("chmod", ["-R", "--changes", "644", "vendor"])).toEqual(["644", "vendor"]);
+    expect(recursiveOperands("zip", ["-r", "out.zip", "vendor"])).toEqual(["out.zip", "vendor"]);
+    expect(recursiveOperands("zip", ["-r", "--quiet", "out.zip", "vendor"])).toEqual([]);
+    expect(recursiveOperands("tar", ["-cv", "-f", "out.tar", "vendor"])).toEqual(["out.tar", "vendor"]);
+    expect(recursiveOperands("tar", ["cvf", "out.tar", "vendor"])).toEqual(["cvf", "out.tar", "vendor"]);
+    // An option's value is not a directory (`-d 1` still walks `.`); a flag takes none; a lone `-` is an operand.
+    expect(recursiveOperands("du", ["--apparent-size", "-h", "src"])).toEqual(["src"]);
+    expect(recursiveOperands("du", ["-"])).toEqual(["-"]);
     expect(recursiveOperands("du", ["-d", "1"])).toEqual(["."]);
     expect(recursiveOperands("du", ["-ahd1", "src"])).toEqual(["src"]);
     expect(recursiveOperands("du", ["-hd", "2", "--exclude", "*.o", "-B", "1K", "src", "--", "-odd"])).toEqual(["src", "-odd"]);
