@@ -218,14 +218,30 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
    * The guard honours failMode itself; this covers the adapter's own mapping around it (and a
    * guard that could not even open): never a side effect unasked, as in the guard.
    */
+  /**
+   * Whether OpenClaw's own prompt can ask the owner about a held call: the turn came through a chat
+   * channel that has not cancelled a prompt for want of a place to show it, and not from a group
+   * (OpenClaw 2026.9.6 rejects a plugin's approval request there, "signed plugin approval owner is
+   * unavailable", and the owner would see that error instead of a code). Otherwise the held call
+   * names its approval code.
+   */
+  const hostCanAsk = (channel: string | undefined, turn: TurnState | undefined): boolean =>
+    channel !== undefined && !surfacesWithoutApprovals.has(channel) && (turn?.origin.group ?? null) === null;
+
   const decide = (event: BeforeToolCallEvent, ctx: ToolContext): BeforeToolCallResult | undefined | Promise<BeforeToolCallResult | undefined> => {
     try {
       return decideUnguarded(event, ctx);
     } catch (error) {
       logger.error(`before_tool_call mapping failed for ${event.toolName}; failing ${config.failMode}`, error);
       const channel = ctx.requester?.channel;
+      let turn: TurnState | undefined;
+      try {
+        turn = currentTurn(ctx);
+      } catch {
+        // The failure may be the session directory's own: the turn is not known.
+      }
       return toolCallResult(failSafeDecision(config.failMode, event.toolName, error), {
-        approvalSurface: channel !== undefined && !surfacesWithoutApprovals.has(channel),
+        approvalSurface: hostCanAsk(channel, turn),
         slashCommands: channel !== undefined,
         approvalWaitMs: config.approvalTtlSeconds * 1000,
         onResolution: (resolution) => logger.info(`owner approval for ${event.toolName} after a failure: ${resolution}`),
@@ -255,7 +271,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       if (settled.verdict === "allow") calls.noteAllowed(sessionId, ctx.toolCallId);
       if (settled !== decision) logger.info(`session ${sessionId}: ${settled.verdict} ${settled.tool} after the owner's answer in the console (${settled.rule})`);
       return toolCallResult(settled, {
-        approvalSurface: channel !== undefined && !surfacesWithoutApprovals.has(channel),
+        approvalSurface: hostCanAsk(channel, turn),
         slashCommands: channel !== undefined,
         approvalWaitMs: guard.config.approvalTtlSeconds * 1000,
         onResolution: (resolution) => {

@@ -80,6 +80,23 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(again?.block).toBe(true);
   });
 
+  it("in a group a held call names its approval code at once (OpenClaw refuses a plugin's prompt there); the owner's direct chat on the channel keeps the prompt", () => {
+    const o = openclaw();
+    // A channel no other test has seen cancel a prompt (that is remembered per process).
+    const requester = { channel: "discord", senderId: "42", senderIsOwner: true };
+    const group = fresh("group-held");
+    o.startTurn(group, "@bot any news?", { senderIsOwner: true, ctx: { messageProvider: "discord", senderId: "42", chatId: "discord:g-7" } });
+    o.toolResult(group, "web_fetch", "page");
+    const held = o.callTool(group, "exec", { command: "x" }, requester);
+    expect(held?.requireApproval).toBeUndefined();
+    expect(held?.block).toBe(true);
+    expect(held?.blockReason).toMatch(/\/approve_tool exec [0-9a-f]{8}/);
+    const direct = fresh("direct-held");
+    o.startTurn(direct, "hi", { senderIsOwner: true, ctx: { messageProvider: "discord", senderId: "42", chatId: "42" } });
+    o.toolResult(direct, "web_fetch", "page");
+    expect(o.callTool(direct, "exec", { command: "x" }, requester)?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
+  });
+
   it("OpenClaw's prompt shows the exact call; a call too long to show there whole is asked with the code form", () => {
     // OpenClaw's prompt shows only a title and a description (no arguments): an owner expecting
     // their own exec must see which command they allow.
