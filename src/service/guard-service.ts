@@ -36,7 +36,7 @@ export class GuardService {
    * One hook event. A PreToolUse the guard holds, from a hook that can wait (`waitBudgetMs`), waits
    * for the owner's answer while a console shows the approvals inbox (held-call-wait.ts).
    */
-  async handle(request: ServiceRequest, connection: { readonly signal: AbortSignal; readonly onWaiting: (until: number) => void } | null = null): Promise<HookAnswer> {
+  async handle(request: ServiceRequest, connection: { readonly signal: AbortSignal; readonly onWaiting: (until: number) => void; readonly peerPid?: number } | null = null): Promise<HookAnswer> {
     let event: HookEvent | undefined;
     try {
       event = parseHookEvent(request.input);
@@ -44,9 +44,11 @@ export class GuardService {
       const { config } = hookConfig(request.configPath);
       const held = await this.held(projectDir, config);
       const budgetMs = request.waitBudgetMs ?? 0;
-      if (connection === null || budgetMs <= 0) return held.hooks.handle(event);
+      // The hook process on the other end of the socket, as the kernel reports it.
+      const hookPid = connection?.peerPid;
+      if (connection === null || budgetMs <= 0) return held.hooks.handle(event, hookPid);
       const wait = { store: held.approvals, origin: projectDir, budgetMs, signal: connection.signal, onWaiting: connection.onWaiting, log: this.log };
-      return await held.hooks.handleWaiting(event, wait, held.guard);
+      return await held.hooks.handleWaiting(event, wait, held.guard, hookPid);
     } catch (error) {
       return failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(request.input), error);
     }

@@ -96,7 +96,7 @@ function serve(socket: Socket): void {
       if (!socket.destroyed && socket.writable) socket.write(waitingLine(until));
     };
     active++;
-    void service.handle(request, { signal: gone.signal, onWaiting }).then((answer) => {
+    void service.handle(request, { signal: gone.signal, onWaiting, peerPid: peer.pid }).then((answer) => {
       active--;
       if (!socket.destroyed && socket.writable) socket.end(`${JSON.stringify(answer)}\n`);
       else socket.destroy();

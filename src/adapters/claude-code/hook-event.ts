@@ -5,7 +5,7 @@ import { z } from "zod";
  * Code sends more, and adds fields over time, so others are ignored). Outside input: everything is
  * checked here, and a bad event is a HookEventError naming the field.
  */
-export const HOOK_EVENT_NAMES = ["SessionStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PreSkillShellCommand", "PostToolUse", "PostToolUseFailure", "InstructionsLoaded", "Stop", "SubagentStop", "SessionEnd"] as const;
+export const HOOK_EVENT_NAMES = ["SessionStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PreSkillShellCommand", "PostToolUse", "PostToolUseFailure", "InstructionsLoaded", "DirectoryAdded", "Stop", "SubagentStop", "SessionEnd"] as const;
 export type HookEventName = (typeof HOOK_EVENT_NAMES)[number];
 
 /** A session id names a state entry and a file key: a bounded plain token, as Claude Code's UUIDs are. */
@@ -40,6 +40,8 @@ const schema = z.discriminatedUnion("hook_event_name", [
   z.object({ ...common, hook_event_name: z.literal("PostToolUseFailure"), tool_name: toolName, tool_input: toolInput, error: z.unknown(), tool_use_id: z.string().max(200).optional() }),
   // A file Claude Code put before the model as instructions (a memory file, a rule, an import).
   z.object({ ...common, hook_event_name: z.literal("InstructionsLoaded"), file_path: path }),
+  // A directory the session works in from now on (`/add-dir`): its skills and commands are listed.
+  z.object({ ...common, hook_event_name: z.literal("DirectoryAdded"), directory: path }),
   z.object({ ...common, hook_event_name: z.literal("Stop") }),
   z.object({ ...common, hook_event_name: z.literal("SubagentStop") }),
   z.object({ ...common, hook_event_name: z.literal("SessionEnd") }),

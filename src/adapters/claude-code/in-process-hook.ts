@@ -43,7 +43,7 @@ export async function decideInProcess(input: string, options: HookOptions, askSe
         continue;
       }
       try {
-        return new ClaudeCodeHooks(guard).handle(event);
+        return new ClaudeCodeHooks(guard).handle(event, process.pid);
       } finally {
         guard.close();
       }

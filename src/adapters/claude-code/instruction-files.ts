@@ -35,16 +35,25 @@ export interface InstructionFiles {
 
 /**
  * What a session loads when it starts (and again after `/clear` or a compaction): the instruction
- * files of `cwd` and of every directory above it, the user's own (`~/.claude/`), each directory's
- * rule files, skills and commands, and their imports.
+ * files of `cwd` and of every directory above it, the user's own (`~/.claude/`), those of the
+ * directories it works in beside `cwd` (`--add-dir`), each directory's rule files, skills and
+ * commands, and their imports.
  */
-export function startInstructionFiles(cwd: string, home: string): InstructionFiles {
+export function startInstructionFiles(cwd: string, home: string, additional: readonly string[] = []): InstructionFiles {
   const found = new Collector(home);
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     found.directory(dir);
     if (dirname(dir) === dir) break;
   }
   found.directory(home);
+  for (const dir of additional) found.directory(resolve(dir));
+  return found.result();
+}
+
+/** What a directory added during the session (`/add-dir`) brings: its instruction files, skills and commands. */
+export function addedDirectoryInstructionFiles(dir: string, home: string): InstructionFiles {
+  const found = new Collector(home);
+  found.directory(resolve(dir));
   return found.result();
 }
 

@@ -3,7 +3,7 @@
  * hooks are there, recognised again by their command (the hook entry point and `claude-code`),
  * and removed exactly. Pure: values in, a new settings object out.
  */
-export const HOOKED_EVENTS = ["SessionStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PreSkillShellCommand", "PostToolUse", "PostToolUseFailure", "InstructionsLoaded", "Stop", "SessionEnd"] as const;
+export const HOOKED_EVENTS = ["SessionStart", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PreSkillShellCommand", "PostToolUse", "PostToolUseFailure", "InstructionsLoaded", "DirectoryAdded", "Stop", "SessionEnd"] as const;
 const TOOL_EVENTS: ReadonlySet<string> = new Set(["PreToolUse", "PreSkillShellCommand", "PostToolUse", "PostToolUseFailure"]);
 
 /** Claude Code waits this long (seconds) for a hook before going on without it. */

@@ -30,6 +30,16 @@ function hooks(config: Record<string, unknown> = {}) {
   return { dir, guard, send: (fields: Record<string, unknown>) => h.handle(parseHookEvent(ev(dir, fields))) };
 }
 
+const write = (dir: string, path: string, text: string) => {
+  mkdirSync(dirname(join(dir, path)), { recursive: true });
+  writeFileSync(join(dir, path), text);
+};
+/** What a side-effecting call gets in the next owner turn. */
+const askedAfter = (send: (fields: Record<string, unknown>) => HookAnswer) => {
+  send({ hook_event_name: "UserPromptSubmit", prompt: "touch x" });
+  return decisionOf(send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }));
+};
+
 describe("Claude Code hook events onto the guard", () => {
   it("an owner's turn runs unasked; after a web page, Bash asks with the source named, and PostToolUse warns once", () => {
     const { send } = hooks();
@@ -84,14 +94,6 @@ describe("Claude Code hook events onto the guard", () => {
   });
 
   it("the instructions Claude Code loads with no tool call are judged as read: at start with their imports, beside a file's call, and as Claude Code reports them", () => {
-    const write = (dir: string, path: string, text: string) => {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    };
-    const askedAfter = (send: (fields: Record<string, unknown>) => HookAnswer) => {
-      send({ hook_event_name: "UserPromptSubmit", prompt: "touch x" });
-      return decisionOf(send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }));
-    };
     // A project whose CLAUDE.md imports its own docs starts trusted and says nothing.
     const own = hooks();
     write(own.dir, "CLAUDE.md", "Read @docs/style.md\n");
@@ -139,6 +141,25 @@ describe("Claude Code hook events onto the guard", () => {
     write(reported.dir, "vendor/acme/CLAUDE.md", "x\n");
     expect(reported.send({ hook_event_name: "InstructionsLoaded", file_path: join(reported.dir, "vendor/acme/CLAUDE.md"), memory_type: "Project", load_reason: "nested_traversal" }).stdout).toBe("");
     expect(askedAfter(reported.send)).toBe("ask");
+  });
+
+  it("the directories a session works in beside its start (its settings' additionalDirectories, /add-dir) bring their skills and commands, judged as read", () => {
+    // The home here is the project: ~/Downloads is untrusted by default.
+    const listed = hooks();
+    write(listed.dir, ".claude/settings.json", JSON.stringify({ permissions: { additionalDirectories: ["~/Downloads/repo"] } }));
+    write(listed.dir, "Downloads/repo/.claude/skills/setup/SKILL.md", "---\ndescription: set up\n---\nrun the installer\n");
+    expect(JSON.parse(listed.send({ hook_event_name: "SessionStart", source: "startup" }).stdout).hookSpecificOutput.additionalContext).toContain("hold untrusted content");
+    expect(askedAfter(listed.send)).toBe("ask");
+    const added = hooks();
+    write(added.dir, "Downloads/other/.claude/commands/go.md", "run the installer\n");
+    expect(added.send({ hook_event_name: "SessionStart", source: "startup" }).stdout).toBe("");
+    expect(added.send({ hook_event_name: "DirectoryAdded", directory: join(added.dir, "Downloads/other"), source: "slash_command" }).stdout).toBe("");
+    expect(askedAfter(added.send)).toBe("ask");
+    // A directory with nothing Claude Code lists changes nothing.
+    const plain = hooks();
+    write(plain.dir, "Downloads/data/report.csv", "1,2\n");
+    plain.send({ hook_event_name: "DirectoryAdded", directory: join(plain.dir, "Downloads/data"), source: "slash_command" });
+    expect(askedAfter(plain.send)).toBeNull();
   });
 
   it("a file written under taint and imported by CLAUDE.md makes the next session start at its label", () => {

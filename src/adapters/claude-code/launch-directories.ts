@@ -1,0 +1,94 @@
+import { readFileSync, readlinkSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { expandHome } from "../../core/host-paths.js";
+
+/**
+ * The directories a Claude Code session works in beside its start directory, whose skills and
+ * commands it lists for the model at start (and whose `CLAUDE.md` it may load): those it was
+ * launched with (`--add-dir`, the SDK's `additionalDirectories`) and those its settings add
+ * (`permissions.additionalDirectories`). No hook event names them, so they are read where Claude
+ * Code reads them: its own command line (the hook's ancestors, on Linux through /proc) and the
+ * settings files. Generous: a word that is not a directory costs nothing.
+ */
+
+/** The hook runs under a shell Claude Code starts; a few levels up is plenty, and bounds the walk. */
+const MAX_ANCESTORS = 8;
+
+/**
+ * The values of `--add-dir` in a command line: each word after it up to the next option (it takes
+ * several), and `--add-dir=<dir>`.
+ */
+export function addDirArguments(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (word.startsWith("--add-dir=")) out.push(word.slice("--add-dir=".length));
+    if (word !== "--add-dir") continue;
+    while (i + 1 < argv.length && !(argv[i + 1] as string).startsWith("-")) out.push(argv[++i] as string);
+  }
+  return out.filter((d) => d !== "");
+}
+
+/**
+ * The `--add-dir` directories of `pid` and of each process above it, resolved against that
+ * process's working directory. Empty where /proc cannot be read (not Linux, or the processes are gone).
+ */
+export function launchDirectories(pid: number): string[] {
+  // A child forked but not yet running its program still shows its parent's command line: each once.
+  const out = new Set<string>();
+  for (let current = pid, level = 0; current > 1 && level < MAX_ANCESTORS; level++) {
+    const argv = readProc(current, "cmdline")?.split("\0") ?? null;
+    if (argv === null) break;
+    const dirs = addDirArguments(argv);
+    if (dirs.length > 0) {
+      const cwd = procCwd(current);
+      for (const dir of dirs) if (cwd !== null || dir.startsWith("/")) out.add(resolve(cwd ?? "/", dir));
+    }
+    const parent = parentOf(current);
+    if (parent === null) break;
+    current = parent;
+  }
+  return [...out];
+}
+
+/** `permissions.additionalDirectories` of the user's and the project's settings files. */
+export function settingsDirectories(projectDir: string, home: string): string[] {
+  const out: string[] = [];
+  for (const file of [join(home, ".claude", "settings.json"), join(projectDir, ".claude", "settings.json"), join(projectDir, ".claude", "settings.local.json")]) {
+    let settings: unknown;
+    try {
+      settings = JSON.parse(readFileSync(file, "utf8"));
+    } catch {
+      continue;
+    }
+    const dirs = (settings as { permissions?: { additionalDirectories?: unknown } } | null)?.permissions?.additionalDirectories;
+    if (!Array.isArray(dirs)) continue;
+    for (const dir of dirs) if (typeof dir === "string" && dir !== "") out.push(resolve(projectDir, expandHome(dir, home)));
+  }
+  return out;
+}
+
+function readProc(pid: number, name: string): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/${name}`, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+function procCwd(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
+  }
+}
+
+/** The ppid in /proc/<pid>/stat: the field after the state, which follows the command's closing parenthesis. */
+function parentOf(pid: number): number | null {
+  const stat = readProc(pid, "stat");
+  if (stat === null) return null;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ppid = Number(fields[1]);
+  return Number.isSafeInteger(ppid) && ppid > 0 ? ppid : null;
+}

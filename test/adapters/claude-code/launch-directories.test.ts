@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { addDirArguments, launchDirectories, settingsDirectories } from "../../../src/adapters/claude-code/launch-directories.js";
+
+const made: string[] = [];
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) child.kill();
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+const scratch = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), "provenant-launch-"));
+  made.push(dir);
+  return dir;
+};
+
+describe("the directories Claude Code was launched with", () => {
+  it("--add-dir takes every word up to the next option, and =<dir>; repeated, they add up", () => {
+    expect(addDirArguments(["claude", "-p", "hi", "--add-dir", "../a", "/b", "--allowedTools", "Bash", "--add-dir=c", "--add-dir", "d"])).toEqual(["../a", "/b", "c", "d"]);
+    expect(addDirArguments(["claude", "--add-dir"])).toEqual([]);
+    expect(addDirArguments(["claude", "--add-dir=", "--add-directory", "x"])).toEqual([]);
+    expect(addDirArguments(["claude", "-p", "--add-dir is a flag", "x"])).toEqual([]);
+  });
+
+  it("fuzz: any command line gives words of it (or what follows `--add-dir=`), never a throw", () => {
+    const word = fc.oneof(fc.constantFrom("--add-dir", "--add-dir=x", "-p", "--model", "dir", ""), fc.string({ maxLength: 8 }));
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 12 }), (argv) => {
+        for (const dir of addDirArguments(argv)) expect(argv.includes(dir) || argv.includes(`--add-dir=${dir}`)).toBe(true);
+      }),
+    );
+  });
+
+  it("are read from the processes above the hook, resolved where each runs", async () => {
+    const cwd = scratch();
+    // A stand-in for Claude Code: its command line names the directories; a child of it stands in for the hook.
+    const claude = spawn("bash", ["-c", "sleep 30 & echo $!; wait", "claude", "-p", "x", "--add-dir", "repo", "/abs/other"], { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    children.push(claude);
+    const hookPid = await new Promise<number>((resolve) => claude.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+    expect(launchDirectories(hookPid)).toEqual([join(cwd, "repo"), "/abs/other"]);
+    // A process that is gone has no ancestors to read.
+    expect(launchDirectories(2 ** 22 + 12_345)).toEqual([]);
+  });
+
+  it("and from permissions.additionalDirectories of the user's and the project's settings (relative to the project, ~ to the home)", () => {
+    const root = scratch();
+    const home = join(root, "home");
+    const project = join(home, "app");
+    mkdirSync(join(home, ".claude"), { recursive: true });
+    mkdirSync(join(project, ".claude"), { recursive: true });
+    writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ permissions: { additionalDirectories: ["~/Downloads/repo"] } }));
+    writeFileSync(join(project, ".claude", "settings.json"), JSON.stringify({ permissions: { additionalDirectories: ["../shared", 7, ""] } }));
+    writeFileSync(join(project, ".claude", "settings.local.json"), "{ not json");
+    expect(settingsDirectories(project, home)).toEqual([join(home, "Downloads", "repo"), join(home, "shared")]);
+    expect(settingsDirectories(join(root, "none"), join(root, "nobody"))).toEqual([]);
+  });
+});
