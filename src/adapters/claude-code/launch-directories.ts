@@ -36,17 +36,12 @@ export function addDirArguments(argv: readonly string[]): string[] {
 export function launchDirectories(pid: number): string[] {
   // A child forked but not yet running its program still shows its parent's command line: each once.
   const out = new Set<string>();
-  for (let current = pid, level = 0; current > 1 && level < MAX_ANCESTORS; level++) {
+  // pid 1 (and 0, where a chain ends) is the system's, never Claude Code.
+  for (let current = pid, level = 0; current > 1 && level < MAX_ANCESTORS; current = parentOf(current), level++) {
     const argv = readProc(current, "cmdline")?.split("\0") ?? null;
     if (argv === null) break;
-    const dirs = addDirArguments(argv);
-    if (dirs.length > 0) {
-      const cwd = procCwd(current);
-      for (const dir of dirs) if (cwd !== null || dir.startsWith("/")) out.add(resolve(cwd ?? "/", dir));
-    }
-    const parent = parentOf(current);
-    if (parent === null) break;
-    current = parent;
+    const cwd = procCwd(current);
+    for (const dir of addDirArguments(argv)) out.add(resolve(cwd ?? "/", dir));
   }
   return [...out];
 }
@@ -84,11 +79,11 @@ function procCwd(pid: number): string | null {
   }
 }
 
-/** The ppid in /proc/<pid>/stat: the field after the state, which follows the command's closing parenthesis. */
-function parentOf(pid: number): number | null {
-  const stat = readProc(pid, "stat");
-  if (stat === null) return null;
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ppid = Number(fields[1]);
-  return Number.isSafeInteger(ppid) && ppid > 0 ? ppid : null;
+/**
+ * The ppid in /proc/<pid>/stat: the field after the state, which follows the command's closing
+ * parenthesis (a command's name may hold spaces and parentheses). 0 when it cannot be read.
+ */
+function parentOf(pid: number): number {
+  const stat = readProc(pid, "stat") ?? "";
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) || 0;
 }

@@ -46,6 +46,23 @@ describe("the directories Claude Code was launched with", () => {
     expect(launchDirectories(2 ** 22 + 12_345)).toEqual([]);
   });
 
+  it("a command line more than eight processes up is not Claude Code's hook's: the walk stops there", async () => {
+    const cwd = scratch();
+    // A shell that runs itself `depth` times over and prints the pid of the innermost one's child.
+    writeFileSync(join(cwd, "chain.sh"), 'if [ "$1" -gt 0 ]; then bash ./chain.sh $(($1 - 1)); else sleep 30 & echo $!; wait; fi; :\n');
+    const leafBelow = async (depth: number, dir: string) => {
+      const top = spawn("bash", ["-c", `bash ./chain.sh ${depth}; :`, "claude", "--add-dir", dir], { cwd, stdio: ["ignore", "pipe", "ignore"] });
+      children.push(top);
+      const pid = await new Promise<number>((resolve) => top.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+      expect(pid).toBeGreaterThan(1);
+      return pid;
+    };
+    // sleep, then 11 chain shells, then the one with --add-dir: past the walk's eight.
+    expect(launchDirectories(await leafBelow(10, "/far/away"))).toEqual([]);
+    // sleep, one chain shell, then it: found.
+    expect(launchDirectories(await leafBelow(0, "/near"))).toEqual(["/near"]);
+  });
+
   it("and from permissions.additionalDirectories of the user's and the project's settings (relative to the project, ~ to the home)", () => {
     const root = scratch();
     const home = join(root, "home");
@@ -54,6 +71,8 @@ describe("the directories Claude Code was launched with", () => {
     mkdirSync(join(project, ".claude"), { recursive: true });
     writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ permissions: { additionalDirectories: ["~/Downloads/repo"] } }));
     writeFileSync(join(project, ".claude", "settings.json"), JSON.stringify({ permissions: { additionalDirectories: ["../shared", 7, ""] } }));
+    writeFileSync(join(project, ".claude", "settings.local.json"), JSON.stringify({ permissions: { additionalDirectories: ["/srv/mine"] } }));
+    expect(settingsDirectories(project, home)).toEqual([join(home, "Downloads", "repo"), join(home, "shared"), "/srv/mine"]);
     writeFileSync(join(project, ".claude", "settings.local.json"), "{ not json");
     expect(settingsDirectories(project, home)).toEqual([join(home, "Downloads", "repo"), join(home, "shared")]);
     expect(settingsDirectories(join(root, "none"), join(root, "nobody"))).toEqual([]);
