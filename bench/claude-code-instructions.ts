@@ -3,7 +3,9 @@
  * PostToolUse of Read through the hook handler (the call judged, then the instruction files of the
  * directories down to the file looked for) against the guard's judgement of the same Read alone, in
  * a project four directories deep with a CLAUDE.md in one of them; and SessionStart (every
- * directory up to the root, the user's own, the rules, the imports). Medians in µs.
+ * directory up to the root, the user's own, the rules, the skills and commands, the imports),
+ * alone and with the directories the session was launched with looked up (the settings, and the
+ * command lines of the processes above this one). Medians in µs.
  * Run: node --import tsx bench/claude-code-instructions.ts
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -41,7 +43,8 @@ let base = Number.NaN;
 for (const [name, fn] of [
   ["guard.afterToolCall Read (baseline: the file alone)", () => guard.afterToolCall("b", { tool: "Read", params: read.tool_input, output: read.tool_response, ran: true })],
   ["PostToolUse Read, with the directories' instructions", () => hooks.handle(postRead)],
-  ["SessionStart (memory, rules and imports)", () => hooks.handle(start)],
+  ["SessionStart (memory, rules, skills, commands, imports)", () => hooks.handle(start)],
+  ["SessionStart, with the launch directories looked up", () => hooks.handle(start, process.pid)],
 ] as const) {
   const s = sampleMicros(fn, SAMPLES, 200);
   const m = median(s);

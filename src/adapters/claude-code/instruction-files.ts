@@ -6,8 +6,9 @@ import { atPaths } from "./at-paths.js";
 
 /**
  * The files Claude Code puts before the model as instructions with no tool call (its memory:
- * `CLAUDE.md` and its relatives, rule files, and every file they `@import`; the skills and commands
- * whose descriptions it lists, and whose text a `Skill` call brings), found on disk the way Claude
+ * `CLAUDE.md` and its relatives, rule files, and every file they `@import`; the skills, commands
+ * and sub-agents whose descriptions it lists, whose text a `Skill` or `Agent` call brings, and
+ * output styles), found on disk the way Claude
  * Code 2.1.332 looks for them, generously: a file it might load and this finds costs a judgement of
  * a project file; one it loads and this misses is content in the context unjudged.
  */
@@ -17,7 +18,8 @@ const DIRECTORY_FILES = ["CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", join(".cla
 const RULES_DIR = join(".claude", "rules");
 /** Each skill is a directory holding a `SKILL.md`; Claude Code finds them in the directories a call's file lies in, too. */
 const SKILLS_DIR = join(".claude", "skills");
-const COMMANDS_DIR = join(".claude", "commands");
+/** Markdown trees whose files Claude Code lists or puts in the prompt: commands, sub-agent definitions, output styles. */
+const LISTED_DIRS = [join(".claude", "commands"), join(".claude", "agents"), join(".claude", "output-styles")] as const;
 /** Claude Code follows imports five deep; this follows further, in case a version goes deeper. */
 const MAX_IMPORT_DEPTH = 10;
 /** Past this many files (or a file too large to scan for imports) the set is not complete. */
@@ -86,7 +88,7 @@ class Collector {
   directory(dir: string): void {
     for (const name of DIRECTORY_FILES) this.add(join(dir, name), 0);
     this.markdownTree(join(dir, RULES_DIR));
-    this.markdownTree(join(dir, COMMANDS_DIR));
+    for (const listed of LISTED_DIRS) this.markdownTree(join(dir, listed));
     this.skills(join(dir, SKILLS_DIR));
   }
 
@@ -102,7 +104,7 @@ class Collector {
 
   /**
    * Every `.md` beneath a directory, subdirectories (linked ones too) included: a rule's `paths` only
-   * say when it loads, and a command in a subdirectory is namespaced by it.
+   * say when it loads, and a command or an agent in a subdirectory is namespaced by it.
    */
   private markdownTree(dir: string): void {
     const stack = [dir];

@@ -50,6 +50,9 @@ describe("the instruction files Claude Code loads at start", () => {
       "home/work/app/.claude/commands/db/migrate.md": "namespaced\n",
       "home/.claude/skills/mine/SKILL.md": "user skill\n",
       "home/.claude/commands/c.md": "user command\n",
+      "home/work/app/.claude/agents/reviewer.md": "---\ndescription: reviews\n---\n",
+      "home/work/app/.claude/output-styles/terse.md": "terse\n",
+      "home/.claude/agents/mine.md": "user agent\n",
     });
     const loaded = startInstructionFiles(project, home);
     expect(loaded.incomplete).toBeNull();
@@ -73,6 +76,9 @@ describe("the instruction files Claude Code loads at start", () => {
         "home/work/app/.claude/commands/db/migrate.md",
         "home/.claude/skills/mine/SKILL.md",
         "home/.claude/commands/c.md",
+        "home/work/app/.claude/agents/reviewer.md",
+        "home/work/app/.claude/output-styles/terse.md",
+        "home/.claude/agents/mine.md",
       ].sort(),
     );
     expect(new Set(loaded.files).size).toBe(loaded.files.length);
@@ -112,9 +118,9 @@ describe("the instruction files Claude Code loads at start", () => {
   });
 
   it("the user's own files count where the project is not beneath the home directory", () => {
-    // A sub-agent's definition is not an instruction file: it is read when that agent runs.
+    // A sub-agent's definition counts too: Claude Code lists its description for the model (the Agent tool's).
     const { root, home } = machine({ "home/.claude/CLAUDE.md": "user\n", "home/.claude/AGENTS.md": "user agents\n", "home/.claude/rules/u.md": "rule\n", "home/.claude/agents/helper.md": "agent\n", "srv/app/CLAUDE.md": "app\n" });
-    expect(inside(root, startInstructionFiles(join(root, "srv", "app"), home).files)).toEqual(["home/.claude/AGENTS.md", "home/.claude/CLAUDE.md", "home/.claude/rules/u.md", "srv/app/CLAUDE.md"]);
+    expect(inside(root, startInstructionFiles(join(root, "srv", "app"), home).files)).toEqual(["home/.claude/AGENTS.md", "home/.claude/CLAUDE.md", "home/.claude/agents/helper.md", "home/.claude/rules/u.md", "srv/app/CLAUDE.md"]);
   });
 
   it("256 files are all checked; one more makes the set incomplete", () => {
