@@ -46,7 +46,7 @@ describe("the directories Claude Code was launched with", () => {
     expect(launchDirectories(2 ** 22 + 12_345)).toEqual([]);
   });
 
-  it("a command line more than eight processes up is not Claude Code's hook's: the walk stops there", async () => {
+  it("a command line eight processes above the hook or further is not read: the walk stops there", async () => {
     const cwd = scratch();
     // A shell that runs itself `depth` times over and prints the pid of the innermost one's child.
     writeFileSync(join(cwd, "chain.sh"), 'if [ "$1" -gt 0 ]; then bash ./chain.sh $(($1 - 1)); else sleep 30 & echo $!; wait; fi; :\n');
@@ -57,10 +57,10 @@ describe("the directories Claude Code was launched with", () => {
       expect(pid).toBeGreaterThan(1);
       return pid;
     };
-    // sleep, then 11 chain shells, then the one with --add-dir: past the walk's eight.
-    expect(launchDirectories(await leafBelow(10, "/far/away"))).toEqual([]);
-    // sleep, one chain shell, then it: found.
-    expect(launchDirectories(await leafBelow(0, "/near"))).toEqual(["/near"]);
+    // sleep (the hook's place), 7 chain shells, then the one with --add-dir, eighth above: not read.
+    expect(launchDirectories(await leafBelow(6, "/far/away"))).toEqual([]);
+    // One level nearer, the seventh above: read.
+    expect(launchDirectories(await leafBelow(5, "/near"))).toEqual(["/near"]);
   });
 
   it("and from permissions.additionalDirectories of the user's and the project's settings (relative to the project, ~ to the home)", () => {
