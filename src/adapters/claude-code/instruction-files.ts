@@ -87,6 +87,8 @@ class Collector {
 
   directory(dir: string): void {
     for (const name of DIRECTORY_FILES) this.add(join(dir, name), 0);
+    // Most directories have no .claude/: one look instead of five.
+    if (!isDirectory(join(dir, ".claude"))) return;
     this.markdownTree(join(dir, RULES_DIR));
     for (const listed of LISTED_DIRS) this.markdownTree(join(dir, listed));
     this.skills(join(dir, SKILLS_DIR));

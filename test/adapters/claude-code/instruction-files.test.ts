@@ -104,6 +104,10 @@ describe("the instruction files Claude Code loads at start", () => {
     symlinkSync(join(project, ".claude", "rules"), join(home, "shared-rules", "loop"));
     const loaded = startInstructionFiles(project, home);
     expect(inside(root, loaded.files)).toContain("home/work/app/.claude/rules/shared/r.md");
+    // A .claude/ that is itself a link (a dotfiles checkout) is entered.
+    const linked = machine({ "home/dotfiles/claude/skills/s/SKILL.md": "skill\n" });
+    symlinkSync(join(linked.home, "dotfiles", "claude"), join(linked.project, ".claude"));
+    expect(inside(linked.root, startInstructionFiles(linked.project, linked.home).files)).toEqual(["home/work/app/.claude/skills/s/SKILL.md"]);
 
     const wide = machine(Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`home/work/app/.claude/rules/d${i}/README`, "not a rule\n"])));
     expect(startInstructionFiles(wide.project, wide.home).incomplete).toMatch(/^more than 256 directories under .*\/rules to check$/);
