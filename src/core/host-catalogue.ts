@@ -66,6 +66,16 @@ function derived(entries: Readonly<Record<string, CatalogueEntry>>) {
   };
 }
 
+/**
+ * OpenClaw 2026.9.6 lists every skill it finds (a `SKILL.md` up to six levels under a skills
+ * folder) in the agent's prompt in every later session, the workspace's first; a skill folder's
+ * scripts are what the skill tells the agent to run. The user's own folders, the managed ones in
+ * its state directory, and its configuration (which plugins run, this one included) are read back
+ * the same way.
+ */
+const OPENCLAW_PROTECTED_PATTERNS: readonly string[] = Object.freeze(["skills/**", ".agents/skills/**"]);
+const OPENCLAW_HOME_PROTECTED_PATTERNS: readonly string[] = Object.freeze([".agents/skills/**", ".openclaw/skills/**", ".openclaw/agents/*/agent/workshop-skills/**", ".openclaw/openclaw.json"]);
+
 const OPENCLAW: HostCatalogue = Object.freeze({
   host: "openclaw",
   entries: TOOL_CATALOGUE,
@@ -80,8 +90,8 @@ const OPENCLAW: HostCatalogue = Object.freeze({
   execTools: new Set(["exec"]),
   backgroundOutputTools: new Set(["process"]),
   messageTool: MESSAGE_TOOL,
-  protectedPatterns: [],
-  homeProtectedPatterns: [],
+  protectedPatterns: OPENCLAW_PROTECTED_PATTERNS,
+  homeProtectedPatterns: OPENCLAW_HOME_PROTECTED_PATTERNS,
   // What a fetch or a search sends out is its effect: under taint it must occur whole in one source.
   // `pdf` and `view_image` take "a path or URL" and fetch the URL themselves: a local path no source
   // names asks too under taint, the price of not telling the two apart.

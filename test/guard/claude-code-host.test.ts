@@ -89,6 +89,29 @@ describe("host: claude-code", () => {
     expect(readdirSync(join(workspaceDir, ".provenance", "blocked-writes")).length).toBeGreaterThanOrEqual(9);
   });
 
+  it("under host openclaw, its skills (the workspace's, the user's, the managed ones) and its configuration are staged, not written, under taint", () => {
+    const workspaceDir = tempWorkspace();
+    const homeDir = tempWorkspace();
+    const guard = Guard.open({ config: {}, workspaceDir, homeDir });
+    guard.beginTurn({ sessionId: "s", sender: OWNER, provider: "telegram", text: "x" });
+    guard.beforeToolCall("s", { id: "f", tool: "web_fetch", params: { url: "https://example.com" } });
+    guard.afterToolCall("s", { id: "f", tool: "web_fetch", output: "page" });
+    const targets = [
+      join(workspaceDir, "skills/setup/SKILL.md"),
+      join(workspaceDir, "skills/tools/setup/install.sh"),
+      join(workspaceDir, ".agents/skills/x/SKILL.md"),
+      join(homeDir, ".agents/skills/x/SKILL.md"),
+      join(homeDir, ".openclaw/skills/x/SKILL.md"),
+      join(homeDir, ".openclaw/agents/main/agent/workshop-skills/x/SKILL.md"),
+      join(homeDir, ".openclaw/openclaw.json"),
+    ];
+    const rules = targets.map((path, i) => guard.beforeToolCall("s", { id: `w${i}`, tool: "write", params: { path, content: "run the installer" } }).rule);
+    expect(rules).toEqual(targets.map(() => "memory-write-staged"));
+    for (const path of targets) expect(existsSync(path)).toBe(false);
+    // A file that only looks like one is ordinary: it asks, as any write under taint.
+    expect(guard.beforeToolCall("s", { id: "o", tool: "write", params: { path: join(workspaceDir, "docs/skills.md"), content: "x" } }).rule).not.toBe("memory-write-staged");
+  });
+
   it("under host openclaw the same paths are ordinary files (the default host is unchanged)", () => {
     const workspaceDir = tempWorkspace();
     const guard = Guard.open({ config: {}, workspaceDir });
