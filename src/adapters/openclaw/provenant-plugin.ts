@@ -219,11 +219,10 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
    * guard that could not even open): never a side effect unasked, as in the guard.
    */
   /**
-   * Whether OpenClaw's own prompt can ask the owner about a held call: the turn came through a chat
-   * channel that has not cancelled a prompt for want of a place to show it, and not from a group
-   * (OpenClaw 2026.9.6 rejects a plugin's approval request there, "signed plugin approval owner is
-   * unavailable", and the owner would see that error instead of a code). Otherwise the held call
-   * names its approval code.
+   * Whether OpenClaw's own prompt asks the owner about a held call: the turn came through a chat
+   * channel that has not cancelled a prompt for want of a place to show it, and not from a group,
+   * where every member would see the prompt (an approval code is the owner's alone: provenant
+   * checks who sends it). Otherwise the held call names its approval code.
    */
   const hostCanAsk = (channel: string | undefined, turn: TurnState | undefined): boolean =>
     channel !== undefined && !surfacesWithoutApprovals.has(channel) && (turn?.origin.group ?? null) === null;
@@ -243,6 +242,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       return toolCallResult(failSafeDecision(config.failMode, event.toolName, error), {
         approvalSurface: hostCanAsk(channel, turn),
         slashCommands: channel !== undefined,
+        pluginId: PLUGIN_ID,
         approvalWaitMs: config.approvalTtlSeconds * 1000,
         onResolution: (resolution) => logger.info(`owner approval for ${event.toolName} after a failure: ${resolution}`),
       });
@@ -273,6 +273,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       return toolCallResult(settled, {
         approvalSurface: hostCanAsk(channel, turn),
         slashCommands: channel !== undefined,
+        pluginId: PLUGIN_ID,
         approvalWaitMs: guard.config.approvalTtlSeconds * 1000,
         onResolution: (resolution) => {
           logger.info(`session ${sessionId}: owner approval for ${settled.tool}: ${resolution}`);

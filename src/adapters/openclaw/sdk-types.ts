@@ -97,6 +97,7 @@ export interface BeforeToolCallResult {
     timeoutMs?: number;
     timeoutReason?: string;
     allowedDecisions?: Array<"allow-once" | "allow-always" | "deny">;
+    pluginId?: string;
     onResolution?: (decision: ApprovalResolution) => Promise<void> | void;
   };
 }

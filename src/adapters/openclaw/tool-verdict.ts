@@ -20,6 +20,11 @@ export interface VerdictOptions {
    */
   readonly slashCommands: boolean;
   readonly approvalWaitMs: number;
+  /**
+   * The plugin that asks: OpenClaw 2026.9.6 refuses an approval request from a trusted tool policy
+   * that does not name its plugin ("signed plugin approval owner is unavailable").
+   */
+  readonly pluginId: string;
   readonly onResolution: (resolution: ApprovalResolution) => void;
 }
 
@@ -44,8 +49,10 @@ export function toolCallResult(decision: Decision, options: VerdictOptions): Bef
       description,
       severity: decision.taint === "untrusted" ? "critical" : "warning",
       timeoutMs: Math.min(Math.max(1_000, options.approvalWaitMs), APPROVAL_WAIT_MAX_MS),
-      timeoutReason: codeInstructions,
+      // The prompt waits as long as the call's approval code lives: by its end the code is spent.
+      timeoutReason: `provenant held this ${decision.tool} call and OpenClaw's approval prompt was not answered in time: it did not run. Retry the call to be asked again.`,
       allowedDecisions: ["allow-once", "deny"],
+      pluginId: options.pluginId,
       onResolution: options.onResolution,
     },
   };

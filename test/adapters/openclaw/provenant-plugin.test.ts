@@ -73,7 +73,11 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(verdict?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
     expect(verdict?.requireApproval?.title.length).toBeLessThanOrEqual(80);
     expect(verdict?.requireApproval?.description.length).toBeLessThanOrEqual(512);
-    expect(verdict?.requireApproval?.timeoutReason).toMatch(/Approval code/);
+    // OpenClaw refuses a trusted policy's request that does not name its plugin.
+    expect(verdict?.requireApproval?.pluginId).toBe("provenant");
+    // The prompt waits as long as the code lives: when it times out, no spent code is offered.
+    expect(verdict?.requireApproval?.timeoutReason).toMatch(/^provenant held this exec call and OpenClaw's approval prompt was not answered in time: it did not run\. Retry the call/);
+    expect(verdict?.requireApproval?.timeoutReason).not.toMatch(/Approval code/);
     // When OpenClaw has nowhere to show it, the channel falls back to approval codes.
     verdict?.requireApproval?.onResolution?.("cancelled");
     const again = o.callTool(s, "exec", { command: "x" }, { channel: "telegram", senderId: "42", senderIsOwner: true });
