@@ -15,6 +15,8 @@ export interface ModelRequest {
   readonly tools: readonly string[];
   readonly lastRole: string;
   readonly lastText: string;
+  /** The system prompt the host sent (its system messages' text). */
+  readonly system: string;
 }
 
 export interface ModelServer {
@@ -258,7 +260,8 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelR
   const lastRole = typeof latest[0]?.role === "string" ? latest[0].role : "";
   const lastText = latest.map((m) => textOf(m.content)).join("\n");
   const offered = toolNames(body);
-  log.push({ at: performance.now(), tools: offered, lastRole, lastText });
+  const system = messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => textOf(m.content)).join("\n");
+  log.push({ at: performance.now(), tools: offered, lastRole, lastText, system });
   const directive = withPlaceholders(nextDirective(messages), messages);
   const id = `chatcmpl-${++counter.n}`;
   const model = typeof body.model === "string" ? body.model : "victim";
