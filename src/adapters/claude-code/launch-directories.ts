@@ -3,8 +3,8 @@ import { join, resolve } from "node:path";
 import { expandHome } from "../../core/host-paths.js";
 
 /**
- * The directories a Claude Code session works in beside its start directory, whose skills and
- * commands it lists for the model at start (and whose `CLAUDE.md` it may load): those it was
+ * The directories a Claude Code session works in beside its start directory, whose skills,
+ * commands and sub-agents it lists for the model at start (and whose `CLAUDE.md` it may load): those it was
  * launched with (`--add-dir`, the SDK's `additionalDirectories`) and those its settings add
  * (`permissions.additionalDirectories`). No hook event names them, so they are read where Claude
  * Code reads them: its own command line (the hook's ancestors, on Linux through /proc) and the
