@@ -65,7 +65,9 @@ const FIRST = 10_000;
  */
 export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consoleService?: ConsoleServiceFactory): void {
   const logger = pluginLogger(api.logger);
-  for (const gap of findRuntimeGaps(api.config, api.id || PLUGIN_ID)) {
+  // The id OpenClaw knows this plugin by: its configuration entry, and the owner it checks an approval request against.
+  const pluginId = api.id || PLUGIN_ID;
+  for (const gap of findRuntimeGaps(api.config, pluginId)) {
     logger.error(`UNPROTECTED: ${gap.key} ${gap.message}`);
   }
 
@@ -215,10 +217,6 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   });
 
   /**
-   * The guard honours failMode itself; this covers the adapter's own mapping around it (and a
-   * guard that could not even open): never a side effect unasked, as in the guard.
-   */
-  /**
    * Whether OpenClaw's own prompt asks the owner about a held call: the turn came through a chat
    * channel that has not cancelled a prompt for want of a place to show it, and not from a group,
    * where every member would see the prompt (an approval code is the owner's alone: provenant
@@ -227,6 +225,10 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   const hostCanAsk = (channel: string | undefined, turn: TurnState | undefined): boolean =>
     channel !== undefined && !surfacesWithoutApprovals.has(channel) && (turn?.origin.group ?? null) === null;
 
+  /**
+   * The guard honours failMode itself; this covers the adapter's own mapping around it (and a
+   * guard that could not even open): never a side effect unasked, as in the guard.
+   */
   const decide = (event: BeforeToolCallEvent, ctx: ToolContext): BeforeToolCallResult | undefined | Promise<BeforeToolCallResult | undefined> => {
     try {
       return decideUnguarded(event, ctx);
@@ -242,7 +244,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       return toolCallResult(failSafeDecision(config.failMode, event.toolName, error), {
         approvalSurface: hostCanAsk(channel, turn),
         slashCommands: channel !== undefined,
-        pluginId: PLUGIN_ID,
+        pluginId,
         approvalWaitMs: config.approvalTtlSeconds * 1000,
         onResolution: (resolution) => logger.info(`owner approval for ${event.toolName} after a failure: ${resolution}`),
       });
@@ -273,7 +275,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       return toolCallResult(settled, {
         approvalSurface: hostCanAsk(channel, turn),
         slashCommands: channel !== undefined,
-        pluginId: PLUGIN_ID,
+        pluginId,
         approvalWaitMs: guard.config.approvalTtlSeconds * 1000,
         onResolution: (resolution) => {
           logger.info(`session ${sessionId}: owner approval for ${settled.tool}: ${resolution}`);
