@@ -8,9 +8,9 @@ import { atPaths } from "./at-paths.js";
  * The files Claude Code puts before the model as instructions with no tool call (its memory:
  * `CLAUDE.md` and its relatives, rule files, and every file they `@import`; the skills, commands
  * and sub-agents whose descriptions it lists, whose text a `Skill` or `Agent` call brings, and
- * output styles), found on disk the way Claude
- * Code 2.1.332 looks for them, generously: a file it might load and this finds costs a judgement of
- * a project file; one it loads and this misses is content in the context unjudged.
+ * output styles), found on disk the way Claude Code 2.1.332 looks for them, generously: a file it
+ * might load and this finds costs a judgement of a project file; one it loads and this misses is
+ * content in the context unjudged.
  */
 
 /** What a directory may hold that Claude Code reads as instructions (AGENTS.md where there is no CLAUDE.md, and beside it by a setting). */
@@ -25,8 +25,8 @@ const MAX_IMPORT_DEPTH = 10;
 /** Past this many files (or a file too large to scan for imports) the set is not complete. */
 const MAX_FILES = 256;
 const MAX_SCANNED_BYTES = 1024 * 1024;
-/** A rules or commands tree (a linked loop included) is walked this far at most. */
-const MAX_RULE_DIRECTORIES = 256;
+/** A rules, commands, agents or output-styles tree (a linked loop included) is walked this far at most. */
+const MAX_TREE_DIRECTORIES = 256;
 
 export interface InstructionFiles {
   /** Absolute paths of existing files, each once. */
@@ -47,7 +47,7 @@ export function startInstructionFiles(cwd: string, home: string, additional: rea
     found.directory(dir);
     if (dirname(dir) === dir) break;
   }
-  found.directory(home);
+  found.directory(resolve(home));
   for (const dir of additional) found.directory(resolve(dir));
   return found.result();
 }
@@ -81,11 +81,15 @@ function isAncestorOrSelf(dir: string, of: string): boolean {
 
 class Collector {
   private readonly files = new Set<string>();
+  private readonly directories = new Set<string>();
   private incomplete: string | null = null;
 
   constructor(private readonly home: string) {}
 
   directory(dir: string): void {
+    // The home directory is often one of the start directory's ancestors, and an added directory may be too.
+    if (this.directories.has(dir)) return;
+    this.directories.add(dir);
     for (const name of DIRECTORY_FILES) this.add(join(dir, name), 0);
     // Most directories have no .claude/: one look instead of five.
     if (!isDirectory(join(dir, ".claude"))) return;
@@ -111,8 +115,8 @@ class Collector {
   private markdownTree(dir: string): void {
     const stack = [dir];
     for (let visited = 0; stack.length > 0; visited++) {
-      if (visited === MAX_RULE_DIRECTORIES) {
-        this.incomplete ??= `more than ${MAX_RULE_DIRECTORIES} directories under ${dir} to check`;
+      if (visited === MAX_TREE_DIRECTORIES) {
+        this.incomplete ??= `more than ${MAX_TREE_DIRECTORIES} directories under ${dir} to check`;
         return;
       }
       const next = stack.pop() as string;
