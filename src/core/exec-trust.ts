@@ -492,6 +492,8 @@ function searchPaths(family: string, args: readonly string[]): string[] {
  */
 export function recursiveOperands(program: string, args: readonly string[]): string[] {
   const short = (letters: RegExp) => args.some((a) => /^-[^-]/.test(a) && letters.test(a.slice(1)));
+  // The words that are not options (option values among them: generous, as above).
+  const words = args.filter((a) => !a.startsWith("-"));
   switch (program) {
     case "grep":
     case "egrep":
@@ -511,11 +513,11 @@ export function recursiveOperands(program: string, args: readonly string[]): str
       return starts.length === 0 ? ["."] : [...starts];
     }
     case "tree":
-      return args.filter((a) => !a.startsWith("-")).concat(args.some((a) => !a.startsWith("-")) ? [] : ["."]);
+      return words.length === 0 ? ["."] : words;
     case "ls":
     case "diff":
       if (!(short(program === "ls" ? /R/ : /[rR]/) || args.includes("--recursive"))) return [];
-      return args.filter((a) => !a.startsWith("-")).concat(program === "ls" && !args.some((a) => !a.startsWith("-")) ? ["."] : []);
+      return program === "ls" && words.length === 0 ? ["."] : words;
     case "du": {
       if (short(/s/) || args.includes("--summarize")) return [];
       const paths = operandsPast(args, "dBtX", DU_VALUE_OPTIONS);
@@ -528,16 +530,16 @@ export function recursiveOperands(program: string, args: readonly string[]): str
     case "chgrp": {
       const recursive = short(/[rR]/) || args.includes("--recursive");
       const verbose = short(program.startsWith("ch") ? /[vc]/ : /v/) || args.includes("--verbose") || args.includes("--changes");
-      return recursive && verbose ? args.filter((a) => !a.startsWith("-")) : [];
+      return recursive && verbose ? words : [];
     }
     case "zip":
-      return short(/r/) && !short(/q/) && !args.includes("--quiet") ? args.filter((a) => !a.startsWith("-")) : [];
+      return short(/r/) && !short(/q/) && !args.includes("--quiet") ? words : [];
     case "tar": {
       // A first word without a dash is a cluster of letters (`tar cvf out.tar dir`).
       const first = args[0]?.startsWith("-") === false ? args[0] : "";
       const creating = short(/c/) || first.includes("c") || args.includes("--create");
       const verbose = short(/v/) || first.includes("v") || args.includes("--verbose");
-      return creating && verbose ? args.filter((a) => !a.startsWith("-")) : [];
+      return creating && verbose ? words : [];
     }
     default:
       return [];
