@@ -44,6 +44,31 @@ function link(path: string, staged: string): () => void {
   throw new LedgerLockedError(`could not take the ledger lock ${path}: another process raced for it`);
 }
 
+/**
+ * How long a second opener of a project's ledger waits for the first to let go: a hook deciding in
+ * its own process holds it for milliseconds (longer on a loaded machine), the guard service for as
+ * long as it runs.
+ */
+export const LEDGER_WAIT_MS = 10_000;
+
+/**
+ * `attempt()` again every 10 ms while it fails with LedgerLockedError, for at most `waitMs`, then
+ * that error; `meanwhile` runs between tries and ends the wait with its own result when it has one.
+ */
+export async function retryWhileLocked<T>(attempt: () => T, waitMs: number = LEDGER_WAIT_MS, meanwhile: () => Promise<T | null> = () => Promise.resolve(null)): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!(error instanceof LedgerLockedError) || Date.now() > deadline) throw error;
+    }
+    const instead = await meanwhile();
+    if (instead !== null) return instead;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 function lockOwner(path: string): number | undefined {
   try {
     const pid = Number.parseInt(readFileSync(path, "utf8").trim(), 10);

@@ -3,15 +3,9 @@ import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
 import { parseHookEvent, toolNameOf, type HookEvent } from "../adapters/claude-code/hook-event.js";
 import { hookConfig, projectDirOf } from "../adapters/claude-code/hook-setup.js";
 import { Guard } from "../guard.js";
-import { LedgerLockedError } from "../ledger/writer-lock.js";
+import { retryWhileLocked } from "../ledger/writer-lock.js";
 import { PendingApprovalStore } from "../state/pending-approval-store.js";
 import type { ServiceRequest } from "./service-protocol.js";
-
-/**
- * A hook that could not reach the service decides in its own process and holds the project's
- * ledger meanwhile (for milliseconds, longer on a loaded machine): wait this long for it.
- */
-const LEDGER_WAIT_MS = 10_000;
 
 interface Held {
   readonly configKey: string;
@@ -55,20 +49,14 @@ export class GuardService {
   }
 
   /** The project's guard, opened once its ledger is free; other requests go on being answered meanwhile. */
-  private async held(projectDir: string, config: Record<string, unknown>): Promise<Held> {
+  private held(projectDir: string, config: Record<string, unknown>): Promise<Held> {
     const configKey = JSON.stringify(config);
-    const deadline = Date.now() + LEDGER_WAIT_MS;
-    for (;;) {
-      // Another request for the project may have opened it while this one waited.
+    // A hook deciding in its own process may hold the ledger; another request for the project may
+    // have opened the guard while this one waited.
+    return retryWhileLocked(() => {
       const existing = this.guards.get(projectDir);
-      if (existing !== undefined && existing.configKey === configKey) return existing;
-      try {
-        return this.open(projectDir, config, configKey);
-      } catch (error) {
-        if (!(error instanceof LedgerLockedError) || Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    }
+      return existing !== undefined && existing.configKey === configKey ? existing : this.open(projectDir, config, configKey);
+    });
   }
 
   private open(projectDir: string, config: Record<string, unknown>, configKey: string): Held {

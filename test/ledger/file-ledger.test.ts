@@ -11,7 +11,7 @@ import { scanLog } from "../../src/ledger/ledger-log.js";
 import { archiveDir, archiveFile, defaultLedgerPath, lockFile } from "../../src/ledger/ledger-paths.js";
 import { checkpointViolation, consistencyProofDocument, currentCheckpoint } from "../../src/ledger/log-proofs.js";
 import { checkProofDocument } from "../../src/ledger/proof-document.js";
-import { LedgerLockedError } from "../../src/ledger/writer-lock.js";
+import { LedgerLockedError, retryWhileLocked } from "../../src/ledger/writer-lock.js";
 
 let dir: string;
 let path: string;
@@ -96,6 +96,26 @@ describe("file ledger basics", () => {
     expect(existsSync(lockFile(path))).toBe(false);
     writeFileSync(lockFile(path), "999999999\n");
     expect(open().head().entry.seq).toBe(0);
+  });
+
+  it("a second opener waits for the first to let go (and takes what it is offered meanwhile); past the wait, and for any other error, it fails", async () => {
+    const first = open();
+    setTimeout(() => first.close(), 50);
+    const second = await retryWhileLocked(() => open(), 5_000);
+    expect(second.head().entry.seq).toBe(0);
+    // Something offered between tries ends the wait with it.
+    let tries = 0;
+    expect(await retryWhileLocked<Ledger | string>(() => open(), 5_000, () => Promise.resolve(++tries === 2 ? "answered elsewhere" : null))).toBe("answered elsewhere");
+    expect(tries).toBe(2);
+    await expect(retryWhileLocked(() => open(), 30)).rejects.toThrow(LedgerLockedError);
+    let calls = 0;
+    await expect(
+      retryWhileLocked(() => {
+        calls++;
+        throw new Error("disk full");
+      }, 5_000),
+    ).rejects.toThrow("disk full");
+    expect(calls).toBe(1);
   });
 
   it("refuses options that cannot work, naming them", () => {

@@ -1,4 +1,4 @@
-import { LedgerLockedError } from "../../ledger/writer-lock.js";
+import { LEDGER_WAIT_MS, retryWhileLocked } from "../../ledger/writer-lock.js";
 import { Guard } from "../../guard.js";
 import { ClaudeCodeHooks, failedHookAnswer } from "./claude-code-hooks.js";
 import type { HookAnswer } from "./hook-answer.js";
@@ -12,13 +12,6 @@ export interface HookOptions {
 }
 
 /**
- * The project's ledger is held by another hook deciding in its own process (milliseconds), or by
- * the guard service, which came up after this hook gave up on it and holds it while it runs:
- * for this long the hook asks the service again between tries.
- */
-const LEDGER_WAIT_MS = 10_000;
-
-/**
  * One hook event decided in this process, from the project's persisted state: the guard is
  * opened, told the event, and closed (its watermarks and ledger flushed) before the answer goes
  * out. The path a hook takes when the guard service cannot be reached; `askService` is tried again
@@ -30,23 +23,14 @@ export async function decideInProcess(input: string, options: HookOptions, askSe
     event = parseHookEvent(input);
     const projectDir = projectDirOf(event, options.env);
     const { config } = hookConfig(options.configPath);
-    const deadline = Date.now() + LEDGER_WAIT_MS;
-    for (;;) {
-      let guard: Guard;
-      try {
-        guard = Guard.open({ config, workspaceDir: projectDir });
-      } catch (error) {
-        if (!(error instanceof LedgerLockedError) || Date.now() > deadline) throw error;
-        const answer = await askService();
-        if (answer !== null) return answer;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        continue;
-      }
-      try {
-        return new ClaudeCodeHooks(guard).handle(event, process.pid);
-      } finally {
-        guard.close();
-      }
+    // The ledger may be held by another hook deciding in its own process, or by the guard service,
+    // which came up after this hook gave up on it: between tries, the service is asked again.
+    const opened = await retryWhileLocked<Guard | HookAnswer>(() => Guard.open({ config, workspaceDir: projectDir }), LEDGER_WAIT_MS, askService);
+    if (!(opened instanceof Guard)) return opened;
+    try {
+      return new ClaudeCodeHooks(opened).handle(event, process.pid);
+    } finally {
+      opened.close();
     }
   } catch (error) {
     return failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(input), error);
