@@ -32,9 +32,11 @@ export class CallOutputTrust {
       readonly home: string;
       readonly fileLabels: FileLabelStore;
       readonly catalogue: HostCatalogue;
+      /** Directories the host runs from (its bundled skills and docs): see FileTrustRules. */
+      readonly hostInstallations?: readonly string[];
     },
   ) {
-    this.fileTrust = new FileTrustRules(options.config.fileTrust);
+    this.fileTrust = new FileTrustRules(options.config.fileTrust, options.hostInstallations);
   }
 
   /**

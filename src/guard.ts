@@ -163,6 +163,8 @@ export interface GuardDependencies {
   readonly fileLabels?: FileLabelStore;
   /** The home directory a `~` in a tool's path names (the host's: `os.homedir()` by default). */
   readonly homeDir?: string;
+  /** Directories the host runs from, whose files (its bundled skills, its docs) are trusted reads: see FileTrustRules. */
+  readonly hostInstallations?: readonly string[];
   /** Runs once when the guard closes, after the watermarks are flushed (closes the ledger it opened). */
   readonly onClose?: () => void;
   /**
@@ -228,6 +230,7 @@ export class Guard {
       home: this.home,
       fileLabels: deps.fileLabels ?? new MemoryFileLabelStore(),
       catalogue: this.catalogue,
+      ...(deps.hostInstallations !== undefined ? { hostInstallations: deps.hostInstallations } : {}),
     });
     this.config = deps.config;
     this.audit = deps.audit ?? NO_AUDIT;
@@ -264,6 +267,8 @@ export class Guard {
     readonly homeDir?: string;
     /** Append each sealed turn's graph to the workspace's `turn-graphs.jsonl` (default true). */
     readonly turnGraphs?: boolean;
+    /** Directories the host runs from, whose files are trusted reads (see FileTrustRules). */
+    readonly hostInstallations?: readonly string[];
   }): Guard {
     const logger = options.logger ?? SILENT_LOGGER;
     const config = Guard.resolve(options.config, logger);
@@ -294,6 +299,7 @@ export class Guard {
       watermarks,
       memoryFiles: new HostProtectedFiles(options.workspaceDir, hostCatalogue(config.host), options.homeDir ?? homedir(), config.memoryFiles),
       ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
+      ...(options.hostInstallations !== undefined ? { hostInstallations: options.hostInstallations } : {}),
       ...(options.turnGraphs !== false ? { onTurnSealed: (sessionId: string, graph: ProvenanceGraph, endedAt: Date) => appendTurnGraph(options.workspaceDir, sessionId, graph, endedAt) } : {}),
       workspaceDir: options.workspaceDir,
       fileLabels: new WorkspaceFileLabelStore(options.workspaceDir),

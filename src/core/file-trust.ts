@@ -36,17 +36,27 @@ export interface FileTrustMatch {
 
 /**
  * `fileTrust` globs to trust levels. The owner's entries are tried first, in the order written,
- * then the defaults; the first glob that matches decides (so `{"**": "trusted"}` turns the
- * defaults off, and `{"Downloads/mine/**": "trusted"}` carves out one folder). A glob is matched
- * against the workspace-relative path of a file inside the workspace and against its absolute path.
+ * then the host's own installation, then the defaults; the first rule that matches decides (so
+ * `{"**": "trusted"}` turns the defaults off, and `{"Downloads/mine/**": "trusted"}` carves out
+ * one folder). A glob is matched against the workspace-relative path of a file inside the
+ * workspace and against its absolute path.
+ *
+ * The host's installation (`hostInstallations`: absolute directories, such as the OpenClaw
+ * package the gateway runs from) is `trusted`, less its own `node_modules/`: its bundled skills
+ * and docs are the program the owner installed, which its system prompt tells the model to read,
+ * not a third party's text, though the default `**\/node_modules/**` would match them.
  */
 export class FileTrustRules {
-  private readonly rules: readonly { glob: string; level: TrustLevel; test: (path: string) => boolean; origin: string }[];
+  private readonly rules: readonly { level: TrustLevel; test: (path: string) => boolean; origin: string }[];
 
-  constructor(owner: Readonly<Record<string, TrustLevel>>) {
-    const compile = (glob: string, level: TrustLevel, origin: string) => ({ glob, level, origin, test: picomatch(glob, { dot: true, nocase: true }) });
+  constructor(owner: Readonly<Record<string, TrustLevel>>, hostInstallations: readonly string[] = []) {
+    const compile = (glob: string, level: TrustLevel, origin: string) => {
+      const test = picomatch(glob, { dot: true, nocase: true });
+      return { level, test, origin: `${origin} ${JSON.stringify(glob)}` };
+    };
     this.rules = [
       ...Object.entries(owner).map(([glob, level]) => compile(glob, level, "fileTrust")),
+      ...hostInstallations.flatMap((root) => installationRules(root)),
       ...Object.entries(DEFAULT_FILE_TRUST).map(([glob, level]) => compile(glob, level, "default fileTrust")),
     ];
   }
@@ -56,10 +66,24 @@ export class FileTrustRules {
     const candidates = [absolutePath, absolutePath.replace(/^\/+/, "")];
     if (relativePath !== null) candidates.unshift(relativePath);
     for (const rule of this.rules) {
-      if (candidates.some((c) => rule.test(c))) return { level: rule.level, reason: `${rule.origin} ${JSON.stringify(rule.glob)} matches ${relativePath ?? absolutePath}` };
+      if (candidates.some((c) => rule.test(c))) return { level: rule.level, reason: `${rule.origin} matches ${relativePath ?? absolutePath}` };
     }
     return null;
   }
+}
+
+/**
+ * An installation directory's rules, by path prefix (its name may hold glob characters): its own
+ * dependencies stay `external`, the rest is `trusted`. Only absolute paths match.
+ */
+function installationRules(root: string): { level: TrustLevel; test: (path: string) => boolean; origin: string }[] {
+  const base = root.replace(/\/+$/, "");
+  if (!base.startsWith("/")) return [];
+  const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`);
+  return [
+    { level: "external", test: under(`${base}/node_modules`), origin: `the host's installation's dependencies (${base}/node_modules/)` },
+    { level: "trusted", test: under(base), origin: `the host's installation (${base}/)` },
+  ];
 }
 
 /** Validates owner globs (a ConfigError names the key); picomatch accepts almost anything. */

@@ -32,6 +32,26 @@ describe("fileTrust rules", () => {
     expect(new FileTrustRules({ "vendor/**": "trusted" }).levelFor("vendor/mine.go", "/ws/vendor/mine.go")?.level).toBe("trusted");
   });
 
+  it("the host's own installation is trusted (its bundled skills and docs), less its own dependencies; the owner's globs still come first", () => {
+    const root = "/usr/lib/node_modules/openclaw";
+    const rules = new FileTrustRules({}, [root]);
+    expect(rules.levelFor(null, `${root}/skills/weather/SKILL.md`)).toEqual({ level: "trusted", reason: `the host's installation (${root}/) matches ${root}/skills/weather/SKILL.md` });
+    expect(rules.levelFor(null, `${root}/docs/gateway/configuration.md`)?.level).toBe("trusted");
+    expect(rules.levelFor(null, `${root}/node_modules/left-pad/README.md`)?.level).toBe("external");
+    // A sibling package, and a directory whose name only starts like the root, are not the host's.
+    expect(rules.levelFor(null, "/usr/lib/node_modules/openclaw-evil/SKILL.md")?.level).toBe("external");
+    expect(rules.levelFor(null, "/usr/lib/node_modules/other/README.md")?.level).toBe("external");
+    // Only an absolute path matches: a workspace's relative path that spells the root does not.
+    expect(new FileTrustRules({}, ["/ws"]).levelFor("Downloads/x", "/elsewhere/Downloads/x")?.level).toBe("untrusted");
+    expect(new FileTrustRules({}, ["relative/openclaw"]).levelFor(null, "relative/openclaw/skills/x")).toBeNull();
+    // Glob characters in the root's name are its name, not a pattern.
+    const odd = "/opt/open[claw]*";
+    expect(new FileTrustRules({}, [odd]).levelFor(null, `${odd}/node_modules/x/SKILL.md`)?.level).toBe("external");
+    expect(new FileTrustRules({}, [odd]).levelFor(null, "/opt/openc/skills/x/SKILL.md")).toBeNull();
+    expect(new FileTrustRules({}, [`${odd}/`]).levelFor(null, `${odd}/skills/a/SKILL.md`)?.level).toBe("trusted");
+    expect(new FileTrustRules({ "**/skills/**": "untrusted" }, [root]).levelFor(null, `${root}/skills/weather/SKILL.md`)?.level).toBe("untrusted");
+  });
+
   it("the owner's globs come first, in order; the first match decides", () => {
     const rules = new FileTrustRules({ "Downloads/mine/**": "trusted", "vendor/**": "external" });
     expect(rules.levelFor("Downloads/mine/a", "/ws/Downloads/mine/a")?.level).toBe("trusted");

@@ -2,6 +2,7 @@ import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 import { Guard } from "../../guard.js";
 import { gatewayConsoleService } from "../../service/console/gateway-console.js";
 import { pluginConfigSchema } from "./config-schema.js";
+import { openclawInstallations } from "./host-installation.js";
 import { splitPluginConfig } from "./plugin-config.js";
 import { PLUGIN_ID, registerProvenant } from "./provenant-plugin.js";
 
@@ -18,9 +19,14 @@ export default definePluginEntry({
   description: "Provenance taint tracking and tool-call policy: stops tool calls that untrusted content in the context asks for.",
   configSchema: pluginConfigSchema,
   register(api) {
+    // OpenClaw's bundled skills and docs are read as the owner's install, not as a dependency.
+    const hostInstallations = openclawInstallations();
+    if (hostInstallations.length === 0) {
+      api.logger.warn(`provenant: OpenClaw's installation was not found above ${process.argv[1] ?? "(no program)"}; its bundled skills and docs are read as external content`);
+    }
     registerProvenant(
       api,
-      (workspaceDir, logger) => Guard.open({ config: splitPluginConfig(api.pluginConfig ?? {}).guard, workspaceDir, logger }),
+      (workspaceDir, logger) => Guard.open({ config: splitPluginConfig(api.pluginConfig ?? {}).guard, workspaceDir, logger, hostInstallations }),
       (workspace, port, logger) => gatewayConsoleService({ workspace, port, log: (m) => logger.info(m) }),
     );
   },

@@ -1,0 +1,57 @@
+import { readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+
+/** How many directories above the program are looked at (OpenClaw's own search goes as far). */
+const MAX_DEPTH = 12;
+
+/**
+ * Where the running OpenClaw is installed: the nearest directory above the program the process was
+ * started with (`process.argv[1]`) whose package.json is named `openclaw`, found as OpenClaw finds
+ * its own root (its bundled skills and docs, which its system prompt tells the model to read, are
+ * there). The directory as reached and the one it leads to through links are both returned (a
+ * pnpm link, a global bin link), so a path read either way matches. Empty when none is found.
+ */
+export function openclawInstallations(program: string | undefined = process.argv[1]): string[] {
+  if (program === undefined || program === "") return [];
+  const found = new Set<string>();
+  for (const start of [resolve(program), realOrNull(program)]) {
+    if (start === null) continue;
+    const root = packageRoot(dirname(start));
+    if (root === null) continue;
+    found.add(root);
+    const real = realOrNull(root);
+    if (real !== null) found.add(real);
+  }
+  return [...found];
+}
+
+function packageRoot(from: string): string | null {
+  let dir = from;
+  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+    if (packageName(dir) === "openclaw") return dir;
+    // A package never sits above the node_modules that holds it.
+    if (basename(dir) === "node_modules") return null;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+  return null;
+}
+
+function packageName(dir: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    const name = typeof parsed === "object" && parsed !== null ? (parsed as { name?: unknown }).name : undefined;
+    return typeof name === "string" ? name : null;
+  } catch {
+    return null;
+  }
+}
+
+function realOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
