@@ -39,6 +39,11 @@ export class CallOutputTrust {
     this.fileTrust = new FileTrustRules(options.config.fileTrust, options.hostInstallations);
   }
 
+  /** Labels another process changed since (another front end's write, the owner's `provenant labels clear`). */
+  refreshLabels(): void {
+    this.options.fileLabels.refresh();
+  }
+
   /**
    * The trust of this call's output, or null when what it did says nothing beyond the catalogue.
    * `session.execLevel` keeps the worst `exec` of the session, for `process`.

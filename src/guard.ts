@@ -624,11 +624,12 @@ export class Guard {
   }
 
   /**
-   * Picks up watermark changes made by other processes sharing the workspace (another front end's
-   * escalation, the owner's reset from the CLI) before the next turn reads them.
+   * Picks up watermark and file-label changes made by other processes sharing the workspace
+   * (another front end's escalation, the owner's reset from the CLI) before the next turn reads them.
    */
   refreshSharedState(): void {
     this.deps.watermarks.refresh?.();
+    this.outputTrust.refreshLabels();
   }
 
   /** The current turn's provenance graph (read-only use: tests, inspection, the ledger). */
@@ -667,6 +668,7 @@ export class Guard {
   }
 
   private startTurn(turn: TurnInput): TurnStart {
+    this.outputTrust.refreshLabels();
     let s = this.sessions.get(turn.sessionId);
     if (s === undefined) {
       s = this.newSession(turn.sessionId);

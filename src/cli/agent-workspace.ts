@@ -39,6 +39,13 @@ export function findWorkspace(explicit: string | undefined, lookup: WorkspaceLoo
   return { dir: resolve(lookup.cwd), how: "the current directory" };
 }
 
+/** The workspace found as above, which must be a directory; the error says where it was found. */
+export function existingWorkspace(explicit: string | undefined, lookup: WorkspaceLookup): string {
+  const found = findWorkspace(explicit, lookup);
+  if (!isDirectory(found.dir)) throw new Error(`workspace ${found.dir} (from ${found.how}) is not a directory; name it with --workspace`);
+  return found.dir;
+}
+
 /** The workspace OpenClaw's configuration gives the agent (see docs/openclaw.md). */
 function openClawWorkspace(lookup: WorkspaceLookup): FoundWorkspace | undefined {
   const ocHome = lookup.env.OPENCLAW_HOME || lookup.home || homedir();

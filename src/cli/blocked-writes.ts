@@ -1,9 +1,8 @@
 import type { Command } from "commander";
-import { statSync } from "node:fs";
 import { BlockedWriteError, BlockedWriteStore } from "../state/blocked-write-store.js";
 import type { StagedWrite } from "../state/blocked-write-store.js";
 import { displayBlock, displayJson, displayText } from "../core/safe-display.js";
-import { findWorkspace } from "./agent-workspace.js";
+import { existingWorkspace } from "./agent-workspace.js";
 
 export interface BlockedWritesIo {
   readonly cwd: string;
@@ -74,16 +73,7 @@ function fail(io: BlockedWritesIo, command: string, error: unknown): number {
 }
 
 function openStore(io: BlockedWritesIo, opts: CommonOptions): BlockedWriteStore {
-  const found = findWorkspace(opts.workspace, { cwd: io.cwd, env: io.env ?? process.env });
-  const workspace = found.dir;
-  let isDir = false;
-  try {
-    isDir = statSync(workspace).isDirectory();
-  } catch {
-    // Reported below.
-  }
-  if (!isDir) throw new Error(`workspace ${workspace} (from ${found.how}) is not a directory; name it with --workspace`);
-  return new BlockedWriteStore(workspace);
+  return new BlockedWriteStore(existingWorkspace(opts.workspace, { cwd: io.cwd, env: io.env ?? process.env }));
 }
 
 export function listCommand(io: BlockedWritesIo, opts: CommonOptions): number {
@@ -129,9 +119,13 @@ export function commitCommand(io: BlockedWritesIo, id: string, opts: CommonOptio
     const store = openStore(io, opts);
     const result = store.commit(store.resolveId(id), { force: opts.force === true });
     const r = rendererFor(opts);
-    if (opts.json === true) io.out(r.json({ committed: summary(result.staged), alreadyApplied: result.alreadyApplied }));
-    else if (result.alreadyApplied) io.out(`${r.line(result.staged.resolvedPath)} already held the staged content; removed blocked write ${r.line(result.staged.id)}`);
+    if (opts.json === true) {
+      io.out(r.json({ committed: summary(result.staged), alreadyApplied: result.alreadyApplied, labelsCleared: result.labelsCleared }));
+      return 0;
+    }
+    if (result.alreadyApplied) io.out(`${r.line(result.staged.resolvedPath)} already held the staged content; removed blocked write ${r.line(result.staged.id)}`);
     else io.out(`Committed blocked write ${r.line(result.staged.id)} to ${r.line(result.staged.resolvedPath)}`);
+    if (result.labelsCleared.length > 0) io.out(`It replaced content a tainted write had left there: the file is trusted again (label removed).`);
     return 0;
   } catch (error) {
     return fail(io, "commit", error);

@@ -45,9 +45,14 @@ export class FileLabels {
     return this.labels.size;
   }
 
+  /** Every label, by path. */
+  entries(): [string, FileLabel][] {
+    return [...this.labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
   serialize(): string {
     const files: Record<string, FileLabel> = Object.create(null) as Record<string, FileLabel>;
-    for (const [path, label] of [...this.labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) files[path] = label;
+    for (const [path, label] of this.entries()) files[path] = label;
     return `${JSON.stringify({ version: FILE_LABELS_VERSION, files }, null, 2)}\n`;
   }
 

@@ -5,6 +5,7 @@ import { isTrustLevel, parseTrustLevel } from "../core/trust-levels.js";
 import type { TrustLevel } from "../core/trust-levels.js";
 import { fsyncDir, writeFileAtomic } from "./atomic-file.js";
 import { ensureDirDurable } from "./durable-dir.js";
+import { WorkspaceFileLabelStore } from "./file-label-store.js";
 import { resolveToolPath } from "./resolve-path.js";
 import { removeStaleTempFiles } from "./stale-temp-files.js";
 import { applyEdits } from "./text-edit.js";
@@ -69,6 +70,8 @@ export interface CommitResult {
   readonly staged: StagedWrite;
   /** True when the target already held the staged content (an earlier commit was interrupted). */
   readonly alreadyApplied: boolean;
+  /** The file's labels that went with a committed write (paths as the labels kept them). */
+  readonly labelsCleared: readonly string[];
 }
 
 export interface UnreadableStagedWrite {
@@ -287,8 +290,11 @@ export class BlockedWriteStore {
       ensureDirDurable(dirname(staged.resolvedPath), 0o755);
       writeFileAtomic(staged.resolvedPath, staged.content, this.modeFor(staged.resolvedPath));
     }
+    // The owner reviewed the whole content of a write: the file's label, if an earlier tainted
+    // write left one, no longer describes it. An edit keeps the rest of the file, and its label.
+    const labelsCleared = staged.operation === "write" ? new WorkspaceFileLabelStore(this.workspaceDir).vouchFor(staged.resolvedPath) : [];
     this.remove(staged.id);
-    return { staged, alreadyApplied };
+    return { staged, alreadyApplied, labelsCleared };
   }
 
   /** Deletes a staged write; returns it, or null when its file was unreadable (still deleted). */

@@ -1,8 +1,9 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { FileLabels, type FileLabel } from "../core/file-labels.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { ensureDirDurable } from "./durable-dir.js";
+import { sameStamp, stampOf, type FileStamp } from "./file-stamp.js";
 import { withFileLock } from "./file-lock.js";
 
 /** The guard's view of the file labels (core/file-labels.ts) and where they are kept. */
@@ -10,8 +11,18 @@ export interface FileLabelStore {
   get(path: string): FileLabel | undefined;
   /** Records a tainted write; durable before it returns. */
   mark(path: string, label: FileLabel): void;
-  /** A whole-file rewrite from a trusted turn. */
+  /** A whole-file rewrite from a trusted turn, or the owner vouching for the file. */
   clear(path: string): void;
+  /** Every label, by path. */
+  entries(): [string, FileLabel][];
+  /**
+   * The owner vouches for a file's content as it is now: every label naming the file goes, under
+   * whichever spelling it was kept (as named, through a linked directory, where a link leads).
+   * Returns the paths whose labels went.
+   */
+  vouchFor(absolutePath: string): string[];
+  /** Picks up labels another process sharing the workspace changed since (cheap when none did). */
+  refresh(): void;
   /** Why the stored labels cannot be read (every file then counts as untrusted), or null. */
   readonly unreadable: string | null;
 }
@@ -29,6 +40,13 @@ export class MemoryFileLabelStore implements FileLabelStore {
   clear(path: string): void {
     this.labels.clear(path);
   }
+  entries(): [string, FileLabel][] {
+    return this.labels.entries();
+  }
+  vouchFor(absolutePath: string): string[] {
+    return removeSpellings(this.labels, absolutePath);
+  }
+  refresh(): void {}
 }
 
 /**
@@ -42,6 +60,8 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
   private readonly dir: string;
   private readonly path: string;
   private labels = new FileLabels();
+  /** The file as last read; another stamp means another process wrote it since. */
+  private stamp: FileStamp | null = null;
   unreadable: string | null = null;
 
   constructor(workspaceDir: string) {
@@ -54,12 +74,34 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
     return this.labels.get(path);
   }
 
+  entries(): [string, FileLabel][] {
+    return this.labels.entries();
+  }
+
+  refresh(): void {
+    // Once unreadable, every file stays untrusted in this process (the labels marked since are
+    // held only here): a repaired file is read when the guard next starts.
+    if (this.unreadable !== null || sameStamp(stampOf(this.path), this.stamp)) return;
+    // The file is only ever replaced whole (renamed into place), so it is read without the lock.
+    const current = this.load();
+    if (current !== undefined) this.labels = current;
+  }
+
   mark(path: string, label: FileLabel): void {
     this.change((labels) => labels.mark(path, label));
   }
 
   clear(path: string): void {
     this.change((labels) => labels.clear(path));
+  }
+
+  vouchFor(absolutePath: string): string[] {
+    let gone: string[] = [];
+    this.change((labels) => {
+      gone = removeSpellings(labels, absolutePath);
+      return gone.length > 0;
+    });
+    return gone;
   }
 
   private change(apply: (labels: FileLabels) => boolean): void {
@@ -74,13 +116,17 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
         apply(this.labels);
         return;
       }
-      if (apply(current)) writeFileAtomic(this.path, current.serialize());
+      if (apply(current)) {
+        writeFileAtomic(this.path, current.serialize());
+        this.stamp = stampOf(this.path);
+      }
       this.labels = current;
     });
   }
 
   /** The stored labels, a fresh set when there is no file, or undefined (and `unreadable` set). */
   private load(): FileLabels | undefined {
+    this.stamp = stampOf(this.path);
     let text: string;
     try {
       text = readFileSync(this.path, "utf8");
@@ -95,5 +141,22 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
       this.unreadable = `${this.path} is not valid (${error instanceof Error ? error.message : String(error)}); fix or remove it`;
       return undefined;
     }
+  }
+}
+
+/** Removes every label that names the file at `absolutePath`; returns their paths. */
+function removeSpellings(labels: FileLabels, absolutePath: string): string[] {
+  const target = realOrNull(absolutePath);
+  const named = new Set([absolutePath, join(realOrNull(dirname(absolutePath)) ?? dirname(absolutePath), basename(absolutePath))]);
+  const gone = labels.entries().flatMap(([path]) => (named.has(path) || (target !== null && realOrNull(path) === target) ? [path] : []));
+  for (const path of gone) labels.clear(path);
+  return gone;
+}
+
+function realOrNull(path: string): string | null {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return null;
   }
 }

@@ -1,9 +1,9 @@
-import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { lessTrusted, parseTrustLevel } from "../core/trust-levels.js";
 import type { TrustLevel } from "../core/trust-levels.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { ensureDirDurable } from "./durable-dir.js";
+import { sameStamp, stampOf, type FileStamp } from "./file-stamp.js";
 import { withFileLock } from "./file-lock.js";
 import { removeStaleTempFiles } from "./stale-temp-files.js";
 import {
@@ -65,33 +65,6 @@ export class StoreClosedError extends Error {
     super("the watermark store is closed");
     this.name = "StoreClosedError";
   }
-}
-
-interface FileStamp {
-  readonly ino: bigint;
-  readonly size: bigint;
-  readonly mtimeNs: bigint;
-  readonly ctimeNs: bigint;
-}
-
-/** A path that could not even be examined: never the same as anything, so it is always re-read. */
-const UNEXAMINABLE: FileStamp = Object.freeze({ ino: -1n, size: -1n, mtimeNs: -1n, ctimeNs: -1n });
-
-/** The path itself (a symbolic link is not followed); never throws. */
-function stampOf(path: string): FileStamp | null {
-  try {
-    const st = lstatSync(path, { bigint: true });
-    return { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs };
-  } catch (error) {
-    if (error instanceof Error && "code" in error && error.code === "ENOENT") return null;
-    return UNEXAMINABLE;
-  }
-}
-
-function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
-  if (a === null || b === null) return a === b;
-  if (a === UNEXAMINABLE || b === UNEXAMINABLE) return false;
-  return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 
 function checkSessionId(sessionId: string): void {
