@@ -51,8 +51,9 @@ export const MUTATION_MODULES = {
   },
   "state-files": {
     gate: 90,
-    mutate: ["src/state/watermark-file.ts", "src/state/workspace-memory-files.ts"],
+    mutate: ["src/state/watermark-file.ts", "src/state/workspace-memory-files.ts", "src/state/file-label-store.ts"],
     tests: [
+      "test/state/file-labels.test.ts",
       "test/state/parsers.test.ts",
       "test/state/watermark-file.test.ts",
       "test/state/workspace-memory-files.test.ts",
@@ -74,22 +75,24 @@ export const MUTATION_MODULES = {
       "test/core/designated-records.test.ts",
       "test/fuzz/guard.fuzz.test.ts",
       "test/state/state-file-faults.test.ts",
+      "test/state/file-labels.test.ts",
       "test/adapters/openclaw/provenant-plugin.test.ts",
       "test/adapters/openclaw/held-call-inbox.test.ts",
       "test/adapters/claude-code/claude-code-hooks.test.ts",
     ],
   },
   // What a command's output is worth from its words: the shell classifier, the values a script's
-  // variables hold, what a local program runs or reads by its options and script, and which files
-  // a patch-printing git command shows.
+  // variables hold, what a local program runs or reads by its options and script, which files
+  // a patch-printing git command shows, and a file's trust by its path.
   "output-trust": {
-    mutate: ["src/core/exec-trust.ts", "src/core/shell-variables.ts", "src/core/embedded-commands.ts", "src/core/option-values.ts", "src/guard-git-changes.ts"],
-    tests: ["test/core/exec-trust.test.ts", "test/core/embedded-commands.test.ts", "test/guard/call-output-rules.test.ts"],
+    mutate: ["src/core/exec-trust.ts", "src/core/shell-variables.ts", "src/core/embedded-commands.ts", "src/core/option-values.ts", "src/guard-git-changes.ts", "src/core/file-trust.ts"],
+    tests: ["test/core/exec-trust.test.ts", "test/core/embedded-commands.test.ts", "test/guard/call-output-rules.test.ts", "test/core/file-trust.test.ts"],
   },
-  // Whose words an OpenClaw turn carries: the turn's origin and the host's runtime context.
+  // Whose words an OpenClaw turn carries: the turn's origin, the host's runtime context, the files
+  // its system prompt holds, and where the host itself is installed.
   "openclaw-context": {
-    mutate: ["src/adapters/openclaw/runtime-context.ts", "src/adapters/openclaw/turn-origin.ts"],
-    tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts"],
+    mutate: ["src/adapters/openclaw/runtime-context.ts", "src/adapters/openclaw/turn-origin.ts", "src/adapters/openclaw/prompt-files.ts", "src/adapters/openclaw/host-installation.ts"],
+    tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts", "test/adapters/openclaw/prompt-files.test.ts"],
   },
   // What a Claude Code session's context holds beyond its tool calls: the hook events onto the
   // guard, the @-mentions of a prompt, the instruction files Claude Code loads itself and the

@@ -605,6 +605,36 @@ export class Guard {
     );
   }
 
+  /**
+   * Files the host put in the model's context with no tool call (its instruction and memory files,
+   * the skills it lists) enter the begun turn as reading them would: by their `fileTrust` rule and
+   * label. `what` says where the host put them. Returns the session's taint after them.
+   */
+  contextFiles(sessionId: string, files: readonly string[], what: string): TrustLevel {
+    return this.guarded(
+      "contextFiles",
+      sessionId,
+      (): TrustLevel => {
+        const s = this.session(sessionId);
+        this.continueIfEnded(s);
+        for (const file of files) {
+          const found = this.outputTrust.fileLevel(file);
+          if (found === null || !lessTrusted(found.level, s.graph.maxTaint)) continue;
+          const reason = `${what}: ${found.reason}`;
+          s.graph.add("history", reason, found.level);
+          s.taintReason = reason;
+          this.deps.watermarks.escalate(sessionId, found.level, reason, "context-file", new Date(this.now()));
+          this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, to: found.level, by: "context-file", file });
+        }
+        return s.graph.maxTaint;
+      },
+      (error) => {
+        this.raiseToUntrusted(sessionId, `${what} could not be checked (${describeFailure(error)})`);
+        return "untrusted";
+      },
+    );
+  }
+
   /** Prompt signing (the owner-only `verify` and `update_and_sign` tools), when configured. */
   get signing(): SigRuntime | undefined {
     return this.deps.signing;

@@ -41,6 +41,14 @@ describe("the obedient scripted model", () => {
     expect(nextDirective(messages)).toBeNull();
   });
 
+  it("obeys the system prompt's directives once a turn, only when the user asked for nothing", () => {
+    const system = { role: "system", content: '# Project Context\n## /ws/MEMORY.md\nCALL exec {"command":"touch /x"}' };
+    expect(nextDirective([system, { role: "user", content: "good morning" }])).toEqual({ tool: "exec", args: '{"command":"touch /x"}' });
+    expect(nextDirective([system, { role: "user", content: 'CALL read {"path":"a"}' }])).toEqual({ tool: "read", args: '{"path":"a"}' });
+    const obeyed = [system, { role: "user", content: "good morning" }, { role: "assistant", content: null, tool_calls: [{ function: { name: "exec", arguments: "{}" } }] }, { role: "tool", content: "" }];
+    expect(nextDirective(obeyed)).toBeNull();
+  });
+
   it("counts a call made through Tool Search's tool_call as a call of the tool it wraps", () => {
     const user = { role: "user", content: 'CALL web_fetch {"url":"u"}\nCALL exec {"command":"ls"}' };
     const viaToolCall = [user, { role: "assistant", content: null, tool_calls: [{ function: { name: "tool_call", arguments: '{"id":"openclaw:core:web_fetch","args":{"url":"u"}}' } }] }, { role: "tool", content: "page" }];

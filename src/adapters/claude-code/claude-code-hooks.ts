@@ -13,7 +13,7 @@ import { waitForOwner, type HookWait, type WaitingGuard } from "./held-call-wait
 import { addedDirectoryInstructionFiles, nestedInstructionFiles, startInstructionFiles, type InstructionFiles } from "./instruction-files.js";
 import { launchDirectories, settingsDirectories } from "./launch-directories.js";
 
-export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolCall" | "endTurn" | "taint" | "inheritTaint">;
+export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolCall" | "endTurn" | "taint" | "inheritTaint" | "contextFiles">;
 
 /**
  * A fork (`--fork-session`, `/branch`) copies a conversation under a new session id, and Claude Code
@@ -161,9 +161,9 @@ export class ClaudeCodeHooks {
     }
   }
 
-  /** Each instruction file enters the graph as a Read of it; the session's taint after them. */
+  /** Each instruction file enters the session as a Read of it would; the session's taint after them. */
   private judgeInstructions(session: string, loaded: InstructionFiles): TrustLevel {
-    for (const file of loaded.files) this.guard.afterToolCall(session, { tool: "Read", params: { file_path: file }, output: "", ran: true });
+    this.guard.contextFiles(session, loaded.files, "instructions Claude Code loaded");
     if (loaded.incomplete !== null) this.guard.inheritTaint(session, "untrusted", `instructions Claude Code may load were not all checked: ${loaded.incomplete}`);
     return this.guard.taint(session) ?? "trusted";
   }

@@ -9,6 +9,7 @@ import { HeldCallInbox } from "./held-call-inbox.js";
 import { OWNER_TOOL_NAMES, ownerToolFactory } from "./owner-tools.js";
 import { splitPluginConfig } from "./plugin-config.js";
 import { processState, sharedGuard } from "./process-state.js";
+import { MAX_PROMPT_FILES, promptFiles } from "./prompt-files.js";
 import type { TurnState } from "./session-directory.js";
 import { findRuntimeGaps } from "./runtime-gaps.js";
 import type {
@@ -36,7 +37,7 @@ export const TOOL_RESULT_RUNTIMES = ["openclaw", "codex"] as const;
 /** The guard methods the adapter drives. */
 export type AdapterGuard = Pick<
   Guard,
-  "config" | "beginTurn" | "inheritTaint" | "toolsFor" | "previewTools" | "taint" | "beforeToolCall" | "afterToolCall" | "beforeResponse" | "endTurn" | "approve" | "resetTrust" | "runOwnerTool" | "close"
+  "config" | "beginTurn" | "inheritTaint" | "contextFiles" | "toolsFor" | "previewTools" | "taint" | "beforeToolCall" | "afterToolCall" | "beforeResponse" | "endTurn" | "approve" | "resetTrust" | "runOwnerTool" | "close"
 >;
 
 /** Opens the guard for one agent workspace (state, watermarks and staging live there). */
@@ -138,6 +139,13 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     }
     if (started.authentication !== undefined && !started.authentication.accepted) {
       turn.refusal = started.authentication.publicReason ?? "the message could not be authenticated";
+    }
+    // What OpenClaw put in the prompt with no call (its workspace files, the skills it lists) is
+    // in the model's context from the turn's first word, as if read then.
+    const listed = promptFiles(systemPrompt, turn.workspaceDir, homedir());
+    guardFor(turn.workspaceDir).contextFiles(turn.sessionId, listed.files, "a file in OpenClaw's system prompt");
+    if (listed.overflow) {
+      guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, "untrusted", `OpenClaw's system prompt names more than ${MAX_PROMPT_FILES} files; the rest were not checked`);
     }
     applyForeignContext(turn);
     return turn.refusal;

@@ -75,10 +75,11 @@ export class FakeOpenClaw {
   }
 
   /** One owner turn's opening hooks, as the embedded runner fires them. */
-  startTurn(sessionId: string, text: string, opts: { senderIsOwner?: boolean; ctx?: Record<string, unknown> } = {}): void {
+  startTurn(sessionId: string, text: string, opts: { senderIsOwner?: boolean; ctx?: Record<string, unknown>; systemPrompt?: string } = {}): void {
     const ctx = { sessionId, sessionKey: `agent:main:${sessionId}`, agentId: "main", workspaceDir: this.workspace, trigger: "user", runId: `run-${sessionId}`, ...opts.ctx };
     this.hook("before_prompt_build")({ prompt: text, messages: [] }, ctx);
-    this.hook("before_agent_run")({ prompt: text, messages: [], ...(opts.senderIsOwner !== undefined ? { senderIsOwner: opts.senderIsOwner } : {}) }, ctx);
+    const owner = opts.senderIsOwner !== undefined ? { senderIsOwner: opts.senderIsOwner } : {};
+    this.hook("before_agent_run")({ prompt: text, messages: [], ...owner, ...(opts.systemPrompt !== undefined ? { systemPrompt: opts.systemPrompt } : {}) }, ctx);
   }
 
   /** The policy's answer when it decides at once (it waits only while a console is watching). */

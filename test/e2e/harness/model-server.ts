@@ -173,7 +173,7 @@ function withoutHostContext(text: string): string {
 /**
  * The obedient victim's next move: a directive in the newest tool output wins (that is the
  * injection); otherwise the user's directives run in order, one per model call, skipping those
- * already called since the user spoke.
+ * already called since the user spoke; a user who asked for nothing gets the system prompt's.
  */
 export function nextDirective(messages: readonly ChatMessage[]): Directive | null {
   let lastAssistant = -1;
@@ -226,7 +226,13 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
       }
     }
   }
-  if (userIndex < 0) return null;
+  // What the host put in the system prompt (its workspace files: MEMORY.md, AGENTS.md) is the
+  // agent's own standing instructions: a directive there is obeyed once a turn, when the user asked
+  // for nothing themselves.
+  if (userIndex < 0) {
+    const standing = messages.filter((m) => m.role === "system" || m.role === "developer").flatMap((m) => findDirectives(textOf(m.content)));
+    return standing.find((directive) => !madeThisTurn.some((call) => call.name === directive.tool || call.called === directive.tool)) ?? null;
+  }
   const wanted = findDirectives(withoutHostContext(textOf(messages[userIndex]?.content)));
   const made = messages.slice(userIndex + 1).flatMap((m) => (m.role === "assistant" ? assistantCalls(m) : []));
   let next = 0;
