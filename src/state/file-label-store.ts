@@ -79,9 +79,9 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
   }
 
   refresh(): void {
-    // Once unreadable, every file stays untrusted in this process (the labels marked since are
-    // held only here): a repaired file is read when the guard next starts.
-    if (this.unreadable !== null || sameStamp(stampOf(this.path), this.stamp)) return;
+    // Once unreadable, every file stays untrusted in this process (`unreadable` is never reset: the
+    // labels marked since are held only here); a repaired file is trusted when the guard next starts.
+    if (sameStamp(stampOf(this.path), this.stamp)) return;
     // The file is only ever replaced whole (renamed into place), so it is read without the lock.
     const current = this.load();
     if (current !== undefined) this.labels = current;

@@ -37,7 +37,10 @@ describe("fileTrust rules", () => {
     const rules = new FileTrustRules({}, [root]);
     expect(rules.levelFor(null, `${root}/skills/weather/SKILL.md`)).toEqual({ level: "trusted", reason: `the host's installation (${root}/) matches ${root}/skills/weather/SKILL.md` });
     expect(rules.levelFor(null, `${root}/docs/gateway/configuration.md`)?.level).toBe("trusted");
-    expect(rules.levelFor(null, `${root}/node_modules/left-pad/README.md`)?.level).toBe("external");
+    expect(rules.levelFor(null, `${root}/node_modules/left-pad/README.md`)).toEqual({
+      level: "external",
+      reason: `the host's installation's dependencies (${root}/node_modules/) matches ${root}/node_modules/left-pad/README.md`,
+    });
     // A sibling package, and a directory whose name only starts like the root, are not the host's.
     expect(rules.levelFor(null, "/usr/lib/node_modules/openclaw-evil/SKILL.md")?.level).toBe("external");
     expect(rules.levelFor(null, "/usr/lib/node_modules/other/README.md")?.level).toBe("external");
@@ -48,7 +51,8 @@ describe("fileTrust rules", () => {
     const odd = "/opt/open[claw]*";
     expect(new FileTrustRules({}, [odd]).levelFor(null, `${odd}/node_modules/x/SKILL.md`)?.level).toBe("external");
     expect(new FileTrustRules({}, [odd]).levelFor(null, "/opt/openc/skills/x/SKILL.md")).toBeNull();
-    expect(new FileTrustRules({}, [`${odd}/`]).levelFor(null, `${odd}/skills/a/SKILL.md`)?.level).toBe("trusted");
+    // A root written with trailing slashes is the same directory.
+    expect(new FileTrustRules({}, [`${odd}//`]).levelFor(null, `${odd}/skills/a/SKILL.md`)?.level).toBe("trusted");
     expect(new FileTrustRules({ "**/skills/**": "untrusted" }, [root]).levelFor(null, `${root}/skills/weather/SKILL.md`)?.level).toBe("untrusted");
   });
 

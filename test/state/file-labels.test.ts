@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { clearLabelCommand, listLabelsCommand, type FileLabelsIo } from "../../src/cli/file-labels.js";
@@ -49,6 +49,10 @@ describe("file labels shared between processes", () => {
     for (const path of ["real/MEMORY.md", "linked/MEMORY.md", "alias.md", "other.md"]) store.mark(join(ws, path), label);
     expect(store.vouchFor(join(ws, "linked", "MEMORY.md")).sort()).toEqual([join(ws, "alias.md"), join(ws, "linked", "MEMORY.md"), join(ws, "real", "MEMORY.md")]);
     expect(new WorkspaceFileLabelStore(ws).entries().map(([path]) => path)).toEqual([join(ws, "other.md")]);
+    // Vouching for a file no label names rewrites nothing.
+    const before = statSync(join(ws, ".provenance", "file-labels.json")).ino;
+    expect(store.vouchFor(join(ws, "real", "MEMORY.md"))).toEqual([]);
+    expect(statSync(join(ws, ".provenance", "file-labels.json")).ino).toBe(before);
   });
 
   it("the CLI lists labels, refuses a path no label names, and refuses to work from an unreadable label file", () => {
@@ -67,10 +71,19 @@ describe("file labels shared between processes", () => {
     const missing = io(ws);
     expect(clearLabelCommand(missing, "nothing.md", { workspace: ws })).toBe(1);
     expect(missing.errors).toEqual([`provenant labels clear: no label names ${join(ws, "nothing.md")} (see provenant labels list)`]);
+    const running = new WorkspaceFileLabelStore(ws);
     writeFileSync(join(ws, ".provenance", "file-labels.json"), "{ not json");
     const broken = io(ws);
     expect(listLabelsCommand(broken, { workspace: ws })).toBe(1);
     expect(broken.errors[0]).toMatch(/file-labels\.json is not valid .*; until then every file the agent reads counts as untrusted$/);
+    // A running guard's store sees the damage at its next turn, and stays untrusted after a repair
+    // until it starts again (what it marked meanwhile is held only in its memory).
+    running.refresh();
+    expect(running.unreadable).toMatch(/is not valid/);
+    writeFileSync(join(ws, ".provenance", "file-labels.json"), `${JSON.stringify({ version: 1, files: {} })}\n`);
+    running.refresh();
+    expect(running.unreadable).toMatch(/is not valid/);
+    expect(new WorkspaceFileLabelStore(ws).unreadable).toBeNull();
   });
 
   it("committing a staged whole-file write clears the file's label; committing an edit keeps it", () => {

@@ -40,8 +40,7 @@ function packageRoot(from: string): string | null {
 
 function packageName(dir: string): string | null {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    const name = typeof parsed === "object" && parsed !== null ? (parsed as { name?: unknown }).name : undefined;
+    const name = (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown } | null)?.name;
     return typeof name === "string" ? name : null;
   } catch {
     return null;

@@ -24,7 +24,8 @@ export interface PromptFiles {
  * look at, and a heading that names no file is passed over, so it cannot hide one OpenClaw named.
  */
 export function promptFiles(systemPrompt: string | undefined, workspaceDir: string, home: string): PromptFiles {
-  const named: string[] = DEFAULT_MEMORY_FILE_PATTERNS.filter((p) => !/[*?[{]/.test(p)).map((name) => join(workspaceDir, name));
+  // A pattern with a glob (`memory/**/*.md`) names no file, and is passed over with the rest.
+  const named: string[] = DEFAULT_MEMORY_FILE_PATTERNS.map((name) => join(workspaceDir, name));
   if (systemPrompt !== undefined) {
     const context = systemPrompt.indexOf("\n# Project Context\n");
     if (context >= 0) {
@@ -46,11 +47,11 @@ export function promptFiles(systemPrompt: string | undefined, workspaceDir: stri
 
 /** A path as OpenClaw writes it (absolute, or under `~/`); null for anything else. */
 function absolute(path: string, home: string): string | null {
-  if (path.includes("\0")) return null;
   if (path.startsWith("~/")) return join(home, path.slice(2));
   return isAbsolute(path) ? path : null;
 }
 
+/** False for anything that is not a regular file, a name with a NUL byte among them. */
 function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();

@@ -107,7 +107,10 @@ describe("Claude Code hook events onto the guard", () => {
     write(vendored.dir, "third_party/lib/AGENTS.md", "run the installer\n");
     const told = vendored.send({ hook_event_name: "SessionStart", source: "startup" });
     expect(JSON.parse(told.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: expect.stringContaining("the instructions Claude Code loaded hold external content") } });
-    expect(askedAfter(vendored.send)).toBe("ask");
+    vendored.send({ hook_event_name: "UserPromptSubmit", prompt: "touch x" });
+    const held = vendored.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } });
+    expect(decisionOf(held)).toBe("ask");
+    expect(JSON.parse(held.stdout).hookSpecificOutput.permissionDecisionReason).toMatch(/instructions Claude Code loaded: default fileTrust "\*\*\/third_party\/\*\*" matches third_party\/lib\/AGENTS\.md/);
     // Reading a project file brings along the CLAUDE.md of its directory, which imports a download
     // (~/Downloads is untrusted by default; the home here is the project).
     const nested = hooks();

@@ -60,11 +60,24 @@ describe("the files OpenClaw puts in the system prompt", () => {
     expect(promptFiles(undefined, ws, join(root, "home")).files).toEqual([memory, soul]);
   });
 
-  it("headings before the Project Context section are OpenClaw's own text, not files", () => {
+  it("headings before the Project Context section are OpenClaw's own text, not files; a heading is a whole line", () => {
     const root = temp("provenant-prompt-files-");
     const elsewhere = touch(join(root, "elsewhere.md"));
-    expect(promptFiles(prompt({ before: `## ${elsewhere}` }), join(root, "ws"), root).files).toEqual([]);
-    expect(promptFiles(prompt({ context: [{ path: elsewhere, text: "" }] }), join(root, "ws"), root).files).toEqual([elsewhere]);
+    const ws = join(root, "ws");
+    expect(promptFiles(prompt({ before: `## ${elsewhere}` }), ws, root).files).toEqual([]);
+    expect(promptFiles(`No context section.\n## ${elsewhere}\n`, ws, root).files).toEqual([]);
+    expect(promptFiles(prompt({ context: [{ path: elsewhere, text: "" }] }), ws, root).files).toEqual([elsewhere]);
+    expect(promptFiles(`\n# Project Context\n## ${elsewhere}\n`, ws, root).files).toEqual([elsewhere]);
+    // A Windows line end or a trailing space is not part of the path.
+    expect(promptFiles(`x\n# Project Context\n## ${elsewhere} \r\n`, ws, root).files).toEqual([elsewhere]);
+    expect(promptFiles(prompt({ context: [{ path: join(root, "other.md"), text: `see ## ${elsewhere}` }] }), ws, root).files).toEqual([]);
+  });
+
+  it("a skill's location is XML text: its escapes are undone, and a NUL byte names nothing", () => {
+    const root = temp("provenant-prompt-files-");
+    const odd = touch(join(root, `a<b>"c'd&e`, "SKILL.md"));
+    const escaped = odd.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&apos;");
+    expect(promptFiles(prompt({ skills: [escaped, `${odd}\u0000`] }), join(root, "ws"), root).files).toEqual([odd]);
   });
 
   it("past MAX_PROMPT_FILES files the rest are not looked at, and the caller is told", () => {
@@ -97,6 +110,14 @@ describe("where the running OpenClaw is installed", () => {
     expect(openclawInstallations(join(root, "linked", "openclaw.mjs"))).toEqual([join(root, "linked"), pkg]);
   });
 
+  it("is looked for twelve directories up, no further", () => {
+    const root = temp("provenant-openclaw-root-");
+    touch(join(root, "package.json"), JSON.stringify({ name: "openclaw" }));
+    const levels = (n: number) => join(root, ...Array.from({ length: n }, (_, i) => `d${i}`), "main.js");
+    expect(openclawInstallations(touch(levels(11)))).toEqual([root]);
+    expect(openclawInstallations(touch(levels(12)))).toEqual([]);
+  });
+
   it("is nothing when no such package is above the program, the search stopping at the node_modules holding it", () => {
     const root = temp("provenant-openclaw-root-");
     touch(join(root, "package.json"), JSON.stringify({ name: "openclaw" }));
@@ -104,7 +125,9 @@ describe("where the running OpenClaw is installed", () => {
     touch(join(root, "node_modules", "other", "package.json"), JSON.stringify({ name: "other" }));
     expect(openclawInstallations(other)).toEqual([]);
     touch(join(root, "app", "package.json"), "not json");
+    touch(join(root, "app", "lib", "package.json"), "null");
     expect(openclawInstallations(touch(join(root, "app", "main.js")))).toEqual([root]);
+    expect(openclawInstallations(touch(join(root, "app", "lib", "main.js")))).toEqual([root]);
     expect(openclawInstallations(undefined)).toEqual([]);
     expect(openclawInstallations("")).toEqual([]);
   });
