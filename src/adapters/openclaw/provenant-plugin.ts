@@ -6,6 +6,7 @@ import type { Decision } from "../../core/decision.js";
 import { parseOwnerCommand } from "../../core/owner-commands.js";
 import { failSafeDecision } from "../../guard-fail-safe.js";
 import { HeldCallInbox } from "./held-call-inbox.js";
+import { inlinedContent } from "./inlined-content.js";
 import { OWNER_TOOL_NAMES, ownerToolFactory } from "./owner-tools.js";
 import { splitPluginConfig } from "./plugin-config.js";
 import { processState, sharedGuard } from "./process-state.js";
@@ -140,6 +141,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     if (started.authentication !== undefined && !started.authentication.accepted) {
       turn.refusal = started.authentication.publicReason ?? "the message could not be authenticated";
     }
+    for (const found of turn.inlined) guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, found.level, `the turn's message: ${found.what}`);
     // What OpenClaw put in the prompt with no call (its workspace files, the skills it lists) is
     // in the model's context from the turn's first word, as if read then.
     const listed = promptFiles(systemPrompt, turn.workspaceDir, homedir());
@@ -157,6 +159,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       const sessionId = sessions.sessionIdFor(ctx);
       if (sessionId === undefined) return undefined;
       const text = event.currentUserMessage ?? event.prompt;
+      const inlined = inlinedContent(text);
       const inbound = sessions.inboundSender(ctx.sessionKey);
       const withSender = ctx.senderId === undefined && inbound !== undefined ? { ...ctx, senderId: inbound.senderId, messageProvider: ctx.messageProvider ?? inbound.channel } : ctx;
       const turn: TurnState = {
@@ -167,7 +170,8 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         phase: "pending",
         origin: originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text),
         agentId: ctx.agentId ?? null,
-        text,
+        text: inlined.ownWords,
+        inlined: inlined.found,
         messageId: event.currentUserMessageId ?? ctx.runId,
         jobId: ctx.jobId,
         inputProvenance: ctx.inputProvenance,

@@ -21,7 +21,10 @@ export interface TurnState {
   phase: "pending" | "confirmed" | "ended";
   origin: TurnOrigin;
   agentId: string | null;
+  /** The sender's own words: the message less what OpenClaw inlined (inlined-content.ts). */
   text: string;
+  /** What OpenClaw inlined in the message (an attached file's text, media), which taints the begun turn. */
+  inlined: readonly ForeignText[];
   /** OpenClaw's id for the admitted user message, naming the signed owner message. */
   messageId: string | undefined;
   jobId: string | undefined;

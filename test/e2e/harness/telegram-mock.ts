@@ -24,6 +24,8 @@ export interface TelegramMock {
   readonly calls: BotCall[];
   /** A private message from `from` to the bot; `forwardedFrom`: a message `from` forwards, which that user wrote. */
   sendDm(from: TelegramUser, text: string, forwardedFrom?: TelegramUser): void;
+  /** A document `from` sends the bot privately (a text file), with an optional caption. */
+  sendDocument(from: TelegramUser, fileName: string, content: string, caption?: string): void;
   /** A message from `from` in the group chat `chatId` (negative, as Telegram numbers groups). */
   sendGroup(from: TelegramUser, chatId: number, text: string): void;
   /** The texts the bot sent to `chatId`, in order. */
@@ -56,8 +58,15 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
     ...(text.startsWith("/") ? { entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0]?.length ?? text.length }] } : {}),
   });
 
+  /** What `getFile` and the file download serve, by file id. */
+  const files = new Map<string, string>();
   const answer = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
     switch (method) {
+      case "getFile": {
+        const id = String(params.file_id);
+        const content = files.get(id);
+        return content === undefined ? false : { file_id: id, file_unique_id: `u${id}`, file_size: Buffer.byteLength(content), file_path: `documents/${id}.txt` };
+      }
       case "getMe":
         return { id: BOT_ID, is_bot: true, first_name: "E2E Bot", username: "e2e_provenant_bot", can_join_groups: true, can_read_all_group_messages: true, supports_inline_queries: false };
       case "getUpdates": {
@@ -94,6 +103,11 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
+      const download = /^\/file\/bot([^/]+)\/documents\/([^/.]+)\.txt$/.exec(req.url ?? "");
+      if (download !== null && download[1] === token && files.has(download[2] ?? "")) {
+        res.writeHead(200, { "content-type": "text/plain" }).end(files.get(download[2] ?? ""));
+        return;
+      }
       const match = /^\/bot([^/]+)\/([A-Za-z]+)/.exec(req.url ?? "");
       if (match === null || match[1] !== token) {
         res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ ok: false, error_code: 404, description: "Not Found" }));
@@ -126,6 +140,14 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
       const sent = message(from, { id: from.id, type: "private", first_name: from.firstName }, text);
       const forward = forwardedFrom === undefined ? {} : { forward_origin: { type: "user", date: (sent.date as number) - 60, sender_user: { id: forwardedFrom.id, is_bot: false, first_name: forwardedFrom.firstName } } };
       push({ message: { ...sent, ...forward } });
+    },
+    sendDocument: (from, fileName, content, caption) => {
+      const id = `doc${nextMessageId}`;
+      files.set(id, content);
+      const sent = message(from, { id: from.id, type: "private", first_name: from.firstName }, "");
+      delete sent.text;
+      const document = { file_id: id, file_unique_id: `u${id}`, file_name: fileName, mime_type: "text/plain", file_size: Buffer.byteLength(content) };
+      push({ message: { ...sent, document, ...(caption !== undefined ? { caption } : {}) } });
     },
     sendGroup: (from, chatId, text) => push({ message: message(from, { id: chatId, type: "group", title: "E2E group" }, text) }),
     sentTo: (chatId) => sentTo(chatId),
