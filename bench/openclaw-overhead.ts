@@ -69,6 +69,9 @@ function openClawPrompt(workspace: string): string {
 }
 
 function inProcess(): { hook: string; us: number }[] {
+  // The baseline turns run in a workspace with no files in the prompt, the others in one with
+  // OpenClaw's default set, so the second row's extra is the judging of those files.
+  const bare = mkdtempSync(join(tmpdir(), "provenant-bench-bare-"));
   const workspace = mkdtempSync(join(tmpdir(), "provenant-bench-"));
   const systemPrompt = openClawPrompt(workspace);
   const hooks = new Map<HookName, HookHandlers[HookName]>();
@@ -91,13 +94,13 @@ function inProcess(): { hook: string; us: number }[] {
   const get = <K extends HookName>(k: K) => hooks.get(k) as HookHandlers[K];
   const evaluate = (policy as TrustedToolPolicy | null)?.evaluate;
   if (evaluate === undefined) throw new Error("no policy");
-  const withoutPrompt = "turn start (prompt build + agent run), no system prompt given";
+  const withoutPrompt = "turn start (prompt build + agent run), no files in the prompt";
   const withPrompt = "turn start, the prompt's 5 workspace files and 20 skills judged";
   const times: Record<string, number[]> = { [withoutPrompt]: [], [withPrompt]: [], "tool call (before + after)": [], "turn end": [] };
   for (let i = 0; i < 2000; i++) {
-    const ctx = { sessionId: `s${i % 50}`, sessionKey: `agent:main:s${i % 50}`, agentId: "main", workspaceDir: workspace, trigger: "user" };
     // Alternate turns give the host's prompt, so drift hits both rows alike.
     const prompted = i % 2 === 1;
+    const ctx = { sessionId: `s${i % 50}`, sessionKey: `agent:main:s${i % 50}`, agentId: "main", workspaceDir: prompted ? workspace : bare, trigger: "user" };
     let t = performance.now();
     get("before_prompt_build")({ prompt: "hi", messages: [] }, ctx);
     get("before_agent_run")({ prompt: "hi", messages: [], senderIsOwner: true, ...(prompted ? { systemPrompt } : {}) }, ctx);
@@ -113,13 +116,15 @@ function inProcess(): { hook: string; us: number }[] {
     get("agent_end")({ messages: [], success: true }, ctx);
     times["turn end"]?.push(performance.now() - t);
   }
-  rmSync(workspace, { recursive: true, force: true });
+  for (const dir of [bare, workspace]) rmSync(dir, { recursive: true, force: true });
   return Object.entries(times).map(([hook, xs]) => ({ hook, us: median(xs.slice(xs.length / 10)) * 1000 }));
 }
 
 async function main(): Promise<void> {
   console.log("## provenant's own work per hook, in process (median of 1800 turns; the turn starts, 900 each)\n");
-  printTable(["hook", "median µs"], inProcess().map((r) => [r.hook, r.us.toFixed(1)]));
+  const rows = inProcess();
+  const baseline = rows[0]?.us ?? NaN;
+  printTable(["hook", "median µs", "ratio to the first row"], rows.map((r) => [r.hook, r.us.toFixed(1), (r.us / baseline).toFixed(2)]));
 
   openClawInstall();
   const off = await side("off", false);
