@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 
 /**
  * What a path is on disk, links followed, as a yes or no: anything that cannot be looked at (it
@@ -18,6 +18,15 @@ export function regularFileSize(path: string): number | null {
   try {
     const stat = statSync(path);
     return stat.isFile() ? stat.size : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Where a path leads with every link resolved, or null when it leads nowhere. */
+export function realPathOrNull(path: string): string | null {
+  try {
+    return realpathSync.native(path);
   } catch {
     return null;
   }

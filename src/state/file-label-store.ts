@@ -1,8 +1,9 @@
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { FileLabels, type FileLabel } from "../core/file-labels.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { ensureDirDurable } from "./durable-dir.js";
+import { realPathOrNull } from "./file-kind.js";
 import { sameStamp, stampOf, type FileStamp } from "./file-stamp.js";
 import { withFileLock } from "./file-lock.js";
 
@@ -146,17 +147,9 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
 
 /** Removes every label that names the file at `absolutePath`; returns their paths. */
 function removeSpellings(labels: FileLabels, absolutePath: string): string[] {
-  const target = realOrNull(absolutePath);
-  const named = new Set([absolutePath, join(realOrNull(dirname(absolutePath)) ?? dirname(absolutePath), basename(absolutePath))]);
-  const gone = labels.entries().flatMap(([path]) => (named.has(path) || (target !== null && realOrNull(path) === target) ? [path] : []));
+  const target = realPathOrNull(absolutePath);
+  const named = new Set([absolutePath, join(realPathOrNull(dirname(absolutePath)) ?? dirname(absolutePath), basename(absolutePath))]);
+  const gone = labels.entries().flatMap(([path]) => (named.has(path) || (target !== null && realPathOrNull(path) === target) ? [path] : []));
   for (const path of gone) labels.clear(path);
   return gone;
-}
-
-function realOrNull(path: string): string | null {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return null;
-  }
 }

@@ -1,5 +1,6 @@
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { realPathOrNull } from "../../state/file-kind.js";
 
 /** How many directories above the program are looked at (OpenClaw's own search goes as far). */
 const MAX_DEPTH = 12;
@@ -14,12 +15,12 @@ const MAX_DEPTH = 12;
 export function openclawInstallations(program: string | undefined = process.argv[1]): string[] {
   if (program === undefined || program === "") return [];
   const found = new Set<string>();
-  for (const start of [resolve(program), realOrNull(program)]) {
+  for (const start of [resolve(program), realPathOrNull(program)]) {
     if (start === null) continue;
     const root = packageRoot(dirname(start));
     if (root === null) continue;
     found.add(root);
-    const real = realOrNull(root);
+    const real = realPathOrNull(root);
     if (real !== null) found.add(real);
   }
   return [...found];
@@ -42,14 +43,6 @@ function packageName(dir: string): string | null {
   try {
     const name = (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown } | null)?.name;
     return typeof name === "string" ? name : null;
-  } catch {
-    return null;
-  }
-}
-
-function realOrNull(path: string): string | null {
-  try {
-    return realpathSync(path);
   } catch {
     return null;
   }

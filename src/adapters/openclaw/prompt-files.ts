@@ -1,6 +1,6 @@
-import { statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { DEFAULT_MEMORY_FILE_PATTERNS } from "../../core/memory-files.js";
+import { regularFileSize } from "../../state/file-kind.js";
 
 /** Past this many files named by one prompt, the rest are not looked at and the turn counts as untrusted. */
 export const MAX_PROMPT_FILES = 512;
@@ -37,7 +37,7 @@ export function promptFiles(systemPrompt: string | undefined, workspaceDir: stri
   const seen = new Set<string>();
   for (const raw of named) {
     const path = absolute(raw.trim().replaceAll("\\", "/"), home);
-    if (path === null || seen.has(path) || !isFile(path)) continue;
+    if (path === null || seen.has(path) || regularFileSize(path) === null) continue;
     if (files.length === MAX_PROMPT_FILES) return { files, overflow: true };
     seen.add(path);
     files.push(path);
@@ -49,15 +49,6 @@ export function promptFiles(systemPrompt: string | undefined, workspaceDir: stri
 function absolute(path: string, home: string): string | null {
   if (path.startsWith("~/")) return join(home, path.slice(2));
   return isAbsolute(path) ? path : null;
-}
-
-/** False for anything that is not a regular file, a name with a NUL byte among them. */
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** OpenClaw escapes a skill's location as XML text. */
