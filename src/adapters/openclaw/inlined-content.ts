@@ -22,13 +22,15 @@ const DESCRIPTION = "\nDescription:\n";
 /**
  * OpenClaw 2026.9.6 writes into the message of a turn, beside what the sender typed, the text it
  * extracted from an attached file (inside `<<<EXTERNAL_UNTRUSTED_CONTENT id="…">>>` …
- * `<<<END_EXTERNAL_UNTRUSTED_CONTENT id="…">>>`, in a `<file>` element) and a note for each
+ * `<<<END_EXTERNAL_UNTRUSTED_CONTENT id="…">>>`, in a `<file>` element), a note for each
  * attachment whose content the model is shown (an image, a document; a voice note it transcribed
  * gets none: the transcript is the message), and, when a media model is configured, its
- * descriptions of images and videos (`[Image]` … `Description:` sections). Someone made that content, not the owner who sent it
- * on: an invoice, a screenshot of a mail. It taints the turn `untrusted`, and its words are not the
- * owner's, so they vouch for no call. A wrapped block runs to the end marker with its own id (the
- * id is random, so text inside cannot close it early), or to the end of the message.
+ * descriptions of images and videos (`[Image]` … `Description:` sections). Someone made that
+ * content, not the owner who sent it on: an invoice, a screenshot of a mail. It taints the turn
+ * `untrusted`, and its words are not the owner's, so they vouch for no call. A wrapped block runs
+ * to the end marker with its own id (the id is random, so text inside cannot close it early), or
+ * to the end of the message. Text the owner typed that looks like any of these only makes the
+ * turn stricter.
  */
 export function inlinedContent(text: string): InlinedContent {
   const found: ForeignText[] = [];
