@@ -39,6 +39,23 @@ export function findWorkspace(explicit: string | undefined, lookup: WorkspaceLoo
   return { dir: resolve(lookup.cwd), how: "the current directory" };
 }
 
+/** The `--workspace` option's help, for every command that finds the agent's workspace as above. */
+export const AGENT_WORKSPACE_HELP = "the agent's workspace (default: found from PROVENANT_WORKSPACE, a .provenance/ here or above, or OpenClaw's configuration)";
+
+/** What a command run in the agent's workspace reads and writes (a test gives its own). */
+export interface WorkspaceCommandIo {
+  readonly cwd: string;
+  /** For finding the workspace (PROVENANT_WORKSPACE, OPENCLAW_HOME); the process's by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+}
+
+/** The process's own: its directory and environment, stdout and stderr. */
+export function processWorkspaceIo(): WorkspaceCommandIo {
+  return { cwd: process.cwd(), out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
+}
+
 /** The workspace found as above, which must be a directory; the error says where it was found. */
 export function existingWorkspace(explicit: string | undefined, lookup: WorkspaceLookup): string {
   const found = findWorkspace(explicit, lookup);

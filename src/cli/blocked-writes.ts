@@ -2,15 +2,7 @@ import type { Command } from "commander";
 import { BlockedWriteError, BlockedWriteStore } from "../state/blocked-write-store.js";
 import type { StagedWrite } from "../state/blocked-write-store.js";
 import { displayBlock, displayJson, displayText } from "../core/safe-display.js";
-import { existingWorkspace } from "./agent-workspace.js";
-
-export interface BlockedWritesIo {
-  readonly cwd: string;
-  /** For finding the workspace (PROVENANT_WORKSPACE, OPENCLAW_HOME); the process's by default. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  readonly out: (line: string) => void;
-  readonly err: (line: string) => void;
-}
+import { AGENT_WORKSPACE_HELP, existingWorkspace, processWorkspaceIo, type WorkspaceCommandIo } from "./agent-workspace.js";
 
 interface CommonOptions {
   readonly workspace?: string;
@@ -32,14 +24,6 @@ interface Renderer {
 const SAFE: Renderer = { line: displayText, block: displayBlock, json: (v) => displayJson(v, 2) };
 const RAW: Renderer = { line: (t) => t, block: (t) => t, json: (v) => JSON.stringify(v, null, 2) };
 const rendererFor = (opts: CommonOptions): Renderer => (opts.raw === true ? RAW : SAFE);
-
-function processIo(): BlockedWritesIo {
-  return {
-    cwd: process.cwd(),
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  };
-}
 
 function summary(w: StagedWrite): Omit<StagedWrite, "content"> & { readonly contentBytes: number } {
   const { content, ...rest } = w;
@@ -67,16 +51,16 @@ function describe(w: StagedWrite, r: Renderer): string[] {
 }
 
 /** Exit status: 2 for an id that is not one, 1 for anything else that went wrong. */
-function fail(io: BlockedWritesIo, command: string, error: unknown): number {
+function fail(io: WorkspaceCommandIo, command: string, error: unknown): number {
   io.err(`provenant blocked-writes ${command}: ${displayBlock(error instanceof Error ? error.message : String(error))}`);
   return error instanceof BlockedWriteError && error.code === "invalid-id" ? 2 : 1;
 }
 
-function openStore(io: BlockedWritesIo, opts: CommonOptions): BlockedWriteStore {
+function openStore(io: WorkspaceCommandIo, opts: CommonOptions): BlockedWriteStore {
   return new BlockedWriteStore(existingWorkspace(opts.workspace, { cwd: io.cwd, env: io.env ?? process.env }));
 }
 
-export function listCommand(io: BlockedWritesIo, opts: CommonOptions): number {
+export function listCommand(io: WorkspaceCommandIo, opts: CommonOptions): number {
   try {
     const store = openStore(io, opts);
     const writes = store.list();
@@ -101,7 +85,7 @@ export function listCommand(io: BlockedWritesIo, opts: CommonOptions): number {
   }
 }
 
-export function showCommand(io: BlockedWritesIo, id: string, opts: CommonOptions): number {
+export function showCommand(io: WorkspaceCommandIo, id: string, opts: CommonOptions): number {
   try {
     const store = openStore(io, opts);
     const staged = store.get(store.resolveId(id));
@@ -114,7 +98,7 @@ export function showCommand(io: BlockedWritesIo, id: string, opts: CommonOptions
   }
 }
 
-export function commitCommand(io: BlockedWritesIo, id: string, opts: CommonOptions & { readonly force?: boolean }): number {
+export function commitCommand(io: WorkspaceCommandIo, id: string, opts: CommonOptions & { readonly force?: boolean }): number {
   try {
     const store = openStore(io, opts);
     const result = store.commit(store.resolveId(id), { force: opts.force === true });
@@ -132,7 +116,7 @@ export function commitCommand(io: BlockedWritesIo, id: string, opts: CommonOptio
   }
 }
 
-export function discardCommand(io: BlockedWritesIo, id: string, opts: CommonOptions): number {
+export function discardCommand(io: WorkspaceCommandIo, id: string, opts: CommonOptions): number {
   try {
     const store = openStore(io, opts);
     const full = store.resolveId(id);
@@ -147,7 +131,7 @@ export function discardCommand(io: BlockedWritesIo, id: string, opts: CommonOpti
 }
 
 /** `provenant blocked-writes ...`: review the memory-file writes that taint kept from running. */
-export function registerBlockedWritesCommands(program: Command, io: () => BlockedWritesIo = processIo): void {
+export function registerBlockedWritesCommands(program: Command, io: () => WorkspaceCommandIo = processWorkspaceIo): void {
   const run = (code: number): void => {
     if (code !== 0) process.exitCode = code;
   };
@@ -156,7 +140,7 @@ export function registerBlockedWritesCommands(program: Command, io: () => Blocke
     .description("Review, commit or discard writes to memory files that were staged because the session was tainted.");
   const common = (cmd: Command): Command =>
     cmd
-      .option("--workspace <dir>", "the agent's workspace (default: found from PROVENANT_WORKSPACE, a .provenance/ here or above, or OpenClaw's configuration)")
+      .option("--workspace <dir>", AGENT_WORKSPACE_HELP)
       .option("--json", "print JSON")
       .option("--raw", "print staged content and paths exactly as stored (control characters are escaped by default)");
 

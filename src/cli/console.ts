@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import type { Command } from "commander";
 import { displayText } from "../core/safe-display.js";
 import { startConsole } from "../service/console/console-server.js";
-import { findWorkspace } from "./agent-workspace.js";
+import { AGENT_WORKSPACE_HELP, findWorkspace } from "./agent-workspace.js";
 import { exitWith } from "./exit.js";
 
 interface ConsoleCommandOptions {
@@ -22,7 +22,7 @@ export function registerConsoleCommands(program: Command): void {
   program
     .command("console")
     .description("serve the owner's console (sessions, staged writes, ledger, provenance graphs) on loopback; prints a one-time login URL")
-    .option("--workspace <dir>", "the agent's workspace (default: found from PROVENANT_WORKSPACE, a .provenance/ here or above, or OpenClaw's configuration)")
+    .option("--workspace <dir>", AGENT_WORKSPACE_HELP)
     .option("--port <n>", "port on 127.0.0.1 (default: a free one)")
     .option("--ipv6", "listen on ::1 instead of 127.0.0.1")
     .action(async (opts: ConsoleCommandOptions) => {

@@ -2,38 +2,26 @@ import type { Command } from "commander";
 import { resolve } from "node:path";
 import { displayJson, displayText } from "../core/safe-display.js";
 import { WorkspaceFileLabelStore } from "../state/file-label-store.js";
-import { existingWorkspace } from "./agent-workspace.js";
-
-export interface FileLabelsIo {
-  readonly cwd: string;
-  /** For finding the workspace (PROVENANT_WORKSPACE, OPENCLAW_HOME); the process's by default. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  readonly out: (line: string) => void;
-  readonly err: (line: string) => void;
-}
+import { AGENT_WORKSPACE_HELP, existingWorkspace, processWorkspaceIo, type WorkspaceCommandIo } from "./agent-workspace.js";
 
 interface Options {
   readonly workspace?: string;
   readonly json?: boolean;
 }
 
-function processIo(): FileLabelsIo {
-  return { cwd: process.cwd(), out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
-}
-
 /** The workspace's labels; an unreadable label file is an error here, not an empty list. */
-function openLabels(io: FileLabelsIo, opts: Options): WorkspaceFileLabelStore {
+function openLabels(io: WorkspaceCommandIo, opts: Options): WorkspaceFileLabelStore {
   const labels = new WorkspaceFileLabelStore(existingWorkspace(opts.workspace, { cwd: io.cwd, env: io.env ?? process.env }));
   if (labels.unreadable !== null) throw new Error(`${labels.unreadable}; until then every file the agent reads counts as untrusted`);
   return labels;
 }
 
-function fail(io: FileLabelsIo, command: string, error: unknown): number {
+function fail(io: WorkspaceCommandIo, command: string, error: unknown): number {
   io.err(`provenant labels ${command}: ${displayText(error instanceof Error ? error.message : String(error))}`);
   return 1;
 }
 
-export function listLabelsCommand(io: FileLabelsIo, opts: Options): number {
+export function listLabelsCommand(io: WorkspaceCommandIo, opts: Options): number {
   try {
     const entries = openLabels(io, opts).entries();
     if (opts.json === true) io.out(displayJson({ labels: entries.map(([path, label]) => ({ path, ...label })) }, 2));
@@ -45,7 +33,7 @@ export function listLabelsCommand(io: FileLabelsIo, opts: Options): number {
   }
 }
 
-export function clearLabelCommand(io: FileLabelsIo, path: string, opts: Options): number {
+export function clearLabelCommand(io: WorkspaceCommandIo, path: string, opts: Options): number {
   try {
     const gone = openLabels(io, opts).vouchFor(resolve(io.cwd, path));
     if (gone.length === 0) throw new Error(`no label names ${resolve(io.cwd, path)} (see provenant labels list)`);
@@ -58,7 +46,7 @@ export function clearLabelCommand(io: FileLabelsIo, path: string, opts: Options)
 }
 
 /** `provenant labels ...`: the files content written under taint went to, and the owner's word on them. */
-export function registerFileLabelCommands(program: Command, io: () => FileLabelsIo = processIo): void {
+export function registerFileLabelCommands(program: Command, io: () => WorkspaceCommandIo = processWorkspaceIo): void {
   const run = (code: number): void => {
     if (code !== 0) process.exitCode = code;
   };
@@ -67,7 +55,7 @@ export function registerFileLabelCommands(program: Command, io: () => FileLabels
     .description("Files that content written under taint went to: each is read back at the label's trust until the owner clears it.");
   const common = (cmd: Command): Command =>
     cmd
-      .option("--workspace <dir>", "the agent's workspace (default: found from PROVENANT_WORKSPACE, a .provenance/ here or above, or OpenClaw's configuration)")
+      .option("--workspace <dir>", AGENT_WORKSPACE_HELP)
       .option("--json", "print JSON");
   common(group.command("list").description("List the labelled files.")).action((opts: Options) => run(listLabelsCommand(io(), opts)));
   common(

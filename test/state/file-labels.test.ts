@@ -1,7 +1,8 @@
 import { mkdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { clearLabelCommand, listLabelsCommand, type FileLabelsIo } from "../../src/cli/file-labels.js";
+import type { WorkspaceCommandIo } from "../../src/cli/agent-workspace.js";
+import { clearLabelCommand, listLabelsCommand } from "../../src/cli/file-labels.js";
 import { Guard } from "../../src/guard.js";
 import { BlockedWriteStore } from "../../src/state/blocked-write-store.js";
 import { WorkspaceFileLabelStore } from "../../src/state/file-label-store.js";
@@ -11,7 +12,7 @@ const temp = tempDirs();
 const label = { level: "untrusted" as const, sessionId: "s1", tool: "exec", at: "2026-11-26T10:00:00.000Z" };
 const workspace = () => realpathSync(temp("provenant-labels-"));
 
-function io(cwd: string): FileLabelsIo & { lines: string[]; errors: string[] } {
+function io(cwd: string): WorkspaceCommandIo & { lines: string[]; errors: string[] } {
   const lines: string[] = [];
   const errors: string[] = [];
   return { cwd, env: {}, lines, errors, out: (l) => void lines.push(l), err: (l) => void errors.push(l) };
