@@ -1,5 +1,5 @@
-import { readFileSync, readlinkSync } from "node:fs";
 import { basename } from "node:path";
+import { procLink, procText } from "../state/process-files.js";
 
 /**
  * The caller executable allow-list. `/proc/<pid>/exe` names the file the kernel actually executed for
@@ -17,19 +17,11 @@ export type CallerVerdict =
 const HIJACK = /^(LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|NODE_OPTIONS|NODE_PATH)=/;
 
 export function callerExe(pid: number): string | undefined {
-  try {
-    return readlinkSync(`/proc/${pid}/exe`);
-  } catch {
-    return undefined;
-  }
+  return procLink(pid, "exe");
 }
 
 function environ(pid: number): string[] | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
-  } catch {
-    return undefined;
-  }
+  return procText(pid, "environ", "latin1")?.split("\0");
 }
 
 export function verifyCaller(pid: number, allowed: readonly string[], denyUnverified: boolean): CallerVerdict {
@@ -50,10 +42,6 @@ export function verifyCaller(pid: number, allowed: readonly string[], denyUnveri
 
 /** argv[0] of the peer, for the admin `check` gate. */
 export function callerArgv0(pid: number): string | undefined {
-  try {
-    const argv0 = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
-    return argv0 === undefined || argv0 === "" ? undefined : basename(argv0);
-  } catch {
-    return undefined;
-  }
+  const argv0 = procText(pid, "cmdline")?.split("\0")[0];
+  return argv0 === undefined || argv0 === "" ? undefined : basename(argv0);
 }

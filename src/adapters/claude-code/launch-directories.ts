@@ -1,6 +1,7 @@
-import { readFileSync, readlinkSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expandHome } from "../../core/host-paths.js";
+import { procLink, procText } from "../../state/process-files.js";
 
 /**
  * The directories a Claude Code session works in beside its start directory, whose skills,
@@ -38,9 +39,9 @@ export function launchDirectories(pid: number): string[] {
   const out = new Set<string>();
   // pid 1 (and 0, where a chain ends) is the system's, never Claude Code.
   for (let current = pid, level = 0; current > 1 && level < MAX_ANCESTORS; current = parentOf(current), level++) {
-    const argv = readProc(current, "cmdline")?.split("\0") ?? null;
-    if (argv === null) break;
-    const cwd = procCwd(current);
+    const argv = procText(current, "cmdline")?.split("\0");
+    if (argv === undefined) break;
+    const cwd = procLink(current, "cwd");
     for (const dir of addDirArguments(argv)) out.add(resolve(cwd ?? "/", dir));
   }
   return [...out];
@@ -63,27 +64,11 @@ export function settingsDirectories(projectDir: string, home: string): string[] 
   return out;
 }
 
-function readProc(pid: number, name: string): string | null {
-  try {
-    return readFileSync(`/proc/${pid}/${name}`, "utf8");
-  } catch {
-    return null;
-  }
-}
-
-function procCwd(pid: number): string | null {
-  try {
-    return readlinkSync(`/proc/${pid}/cwd`);
-  } catch {
-    return null;
-  }
-}
-
 /**
  * The ppid in /proc/<pid>/stat: the field after the state, which follows the command's closing
  * parenthesis (a command's name may hold spaces and parentheses). 0 when it cannot be read.
  */
 function parentOf(pid: number): number {
-  const stat = readProc(pid, "stat") ?? "";
+  const stat = procText(pid, "stat") ?? "";
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) || 0;
 }
