@@ -13,7 +13,7 @@ import type { ToolGate } from "./core/gate.js";
 import { classifyInitialTrust } from "./core/initial-trust.js";
 import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
-import { ProvenanceGraph, type ProvenanceNode } from "./core/provenance-graph.js";
+import { ProvenanceGraph, type NodeKind, type ProvenanceNode } from "./core/provenance-graph.js";
 import { writeTargets } from "./core/write-targets.js";
 import { CallOutputTrust } from "./guard-call-output.js";
 import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "./state/file-label-store.js";
@@ -480,15 +480,12 @@ export class Guard {
           this.calls.innerResult(sessionId, result.parentId, trust);
           const before = s.graph.maxTaint;
           const label = carried === null ? `${tool} response` : `${tool} response: ${carried.reason}`;
-          s.graph.add("tool", label, trust, { tool });
+          if (this.enter(s, "tool", label, trust, tool, { tool })) {
+            this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: tool });
+          }
           if (this.tracesValues()) {
             const structured = this.config.structuredToolOutputs.includes(tool);
             s.values.observe({ id: result.id ?? `${s.turnId}/${tool}`, kind: "tool", tool, trust, ...(structured ? { structured } : {}) }, result.output);
-          }
-          if (lessTrusted(s.graph.maxTaint, before)) {
-            s.taintReason = label;
-            this.deps.watermarks.escalate(sessionId, s.graph.maxTaint, s.taintReason, tool, new Date(this.now()));
-            this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, from: before, to: s.graph.maxTaint, by: tool });
           }
         }
         const auth = this.deps.auth?.authenticator;
@@ -619,11 +616,9 @@ export class Guard {
         this.continueIfEnded(s);
         for (const file of files) {
           const found = this.outputTrust.fileLevel(file);
+          // Only a file that lowers the taint enters the graph: most are trusted, every turn.
           if (found === null || !lessTrusted(found.level, s.graph.maxTaint)) continue;
-          const reason = `${what}: ${found.reason}`;
-          s.graph.add("history", reason, found.level);
-          s.taintReason = reason;
-          this.deps.watermarks.escalate(sessionId, found.level, reason, "context-file", new Date(this.now()));
+          this.enter(s, "history", `${what}: ${found.reason}`, found.level, "context-file");
           this.audit.record("CLAIM", { kind: "taint-escalated", sessionId, turnId: s.turnId, to: found.level, by: "context-file", file });
         }
         return s.graph.maxTaint;
@@ -748,20 +743,7 @@ export class Guard {
       authenticated?.result.accepted === false
         ? { level: "untrusted" as const, reason: "unauthenticated message (refused)" }
         : classifyInitialTrust({ provider: turn.provider, spawnedBy: turn.spawnedBy, senderIsOwner: isOwner, senderId: turn.sender.id });
-    const before = s.graph.maxTaint;
-    s.graph.add("history", initial.reason, initial.level);
-    if (lessTrusted(s.graph.maxTaint, before)) {
-      s.taintReason = initial.reason;
-      this.deps.watermarks.escalate(turn.sessionId, initial.level, initial.reason, "turn", new Date(this.now()));
-    }
-    for (const source of this.turnSources(turn)) {
-      const previous = s.graph.maxTaint;
-      s.graph.add("history", source.reason, source.level);
-      if (lessTrusted(s.graph.maxTaint, previous)) {
-        s.taintReason = source.reason;
-        this.deps.watermarks.escalate(turn.sessionId, source.level, source.reason, "turn", new Date(this.now()));
-      }
-    }
+    for (const source of [initial, ...this.turnSources(turn)]) this.enter(s, "history", source.reason, source.level, "turn");
 
     if (this.tracesValues()) {
       const kind = initial.level === "trusted" && isOwner === true ? "owner" : "message";
@@ -1127,6 +1109,19 @@ export class Guard {
   }
 
   /** A call with no turn (an adapter missed the start) is treated as coming from nobody we know. */
+  /**
+   * Adds what entered the turn to its graph; when it lowers the turn's taint, it becomes the taint's
+   * reason and the session's watermark follows (`by` says what raised it). True when it did.
+   */
+  private enter(s: SessionState, kind: NodeKind, label: string, level: TrustLevel, by: string, options: { tool?: string } = {}): boolean {
+    const before = s.graph.maxTaint;
+    s.graph.add(kind, label, level, options);
+    if (!lessTrusted(s.graph.maxTaint, before)) return false;
+    s.taintReason = label;
+    this.deps.watermarks.escalate(s.sessionId, level, label, by, new Date(this.now()));
+    return true;
+  }
+
   private session(sessionId: string): SessionState {
     let s = this.sessions.get(sessionId);
     if (s === undefined) {
