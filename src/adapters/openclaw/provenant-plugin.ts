@@ -100,12 +100,12 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     else api.registerService(consoleService(defaultWorkspace, plugin.console.port, logger));
   }
 
-  /** Taints a begun turn with the foreign runtime context noted for it and not yet applied. */
+  /** Taints a begun turn with the foreign text noted for it (in its message, its runtime context) and not yet applied. */
   const applyForeignContext = (turn: TurnState): void => {
-    for (const found of turn.foreignContext?.values() ?? []) {
+    for (const found of turn.foreignContext.values()) {
       if (found.applied) continue;
       found.applied = true;
-      guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, found.level, `OpenClaw's runtime context for this turn: ${found.what}`, found.ofMessage === true);
+      guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, found.level, found.reason, found.ofMessage === true);
     }
   };
 
@@ -119,7 +119,8 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     const origin = withHostOwnerVerdict(turn.origin, hostSaysOwner, turn.trigger);
     turn.origin = origin;
     turn.phase = "confirmed";
-    const started = guardFor(turn.workspaceDir).beginTurn({
+    const guard = guardFor(turn.workspaceDir);
+    const started = guard.beginTurn({
       sessionId: turn.sessionId,
       ...(turn.sessionKey !== undefined ? { sessionKey: turn.sessionKey } : {}),
       agentId: turn.agentId,
@@ -141,14 +142,11 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     if (started.authentication !== undefined && !started.authentication.accepted) {
       turn.refusal = started.authentication.publicReason ?? "the message could not be authenticated";
     }
-    for (const found of turn.inlined) guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, found.level, `the turn's message: ${found.what}`);
     // What OpenClaw put in the prompt with no call (its workspace files, the skills it lists) is
     // in the model's context from the turn's first word, as if read then.
     const listed = promptFiles(systemPrompt, turn.workspaceDir, homedir());
-    guardFor(turn.workspaceDir).contextFiles(turn.sessionId, listed.files, "a file in OpenClaw's system prompt");
-    if (listed.overflow) {
-      guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, "untrusted", `OpenClaw's system prompt names more than ${MAX_PROMPT_FILES} files; the rest were not checked`);
-    }
+    guard.contextFiles(turn.sessionId, listed.files, "a file in OpenClaw's system prompt");
+    if (listed.overflow) guard.inheritTaint(turn.sessionId, "untrusted", `OpenClaw's system prompt names more than ${MAX_PROMPT_FILES} files; the rest were not checked`);
     applyForeignContext(turn);
     return turn.refusal;
   };
@@ -171,7 +169,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         origin: originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text),
         agentId: ctx.agentId ?? null,
         text: inlined.ownWords,
-        inlined: inlined.found,
+        foreignContext: new Map(inlined.found.map((found) => [found.what, { ...found, reason: `the turn's message: ${found.what}`, applied: false }])),
         messageId: event.currentUserMessageId ?? ctx.runId,
         jobId: ctx.jobId,
         inputProvenance: ctx.inputProvenance,
@@ -220,10 +218,9 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     // owner's words taints the turn before the model's call (runtime-context.ts).
     const turn = currentTurn(ctx);
     if (turn === undefined || turn.phase === "ended") return;
-    const seen = (turn.foreignContext ??= new Map());
     for (const found of foreignRuntimeContext(event.historyMessages ?? [], turn.origin.group !== null)) {
-      if (seen.has(found.what)) continue;
-      seen.set(found.what, { ...found, applied: false });
+      if (turn.foreignContext.has(found.what)) continue;
+      turn.foreignContext.set(found.what, { ...found, reason: `OpenClaw's runtime context for this turn: ${found.what}`, applied: false });
     }
     if (turn.phase === "confirmed") applyForeignContext(turn);
   });

@@ -23,8 +23,6 @@ export interface TurnState {
   agentId: string | null;
   /** The sender's own words: the message less what OpenClaw inlined (inlined-content.ts). */
   text: string;
-  /** What OpenClaw inlined in the message (an attached file's text, media), which taints the begun turn. */
-  inlined: readonly ForeignText[];
   /** OpenClaw's id for the admitted user message, naming the signed owner message. */
   messageId: string | undefined;
   jobId: string | undefined;
@@ -33,10 +31,11 @@ export interface TurnState {
   /** Set when message authentication refused the turn's message (what the sender may be told). */
   refusal: string | null;
   /**
-   * Someone else's text in the host's runtime context for this turn, by what it is (runtime-context.ts);
-   * `applied` once it has tainted the begun turn.
+   * Someone else's text the turn carries, by what it is: what OpenClaw inlined in its message
+   * (inlined-content.ts) and what its runtime context holds (runtime-context.ts); `reason` is the
+   * taint's, `applied` once it has tainted the begun turn.
    */
-  foreignContext?: Map<string, ForeignText & { applied: boolean }>;
+  foreignContext: Map<string, ForeignText & { reason: string; applied: boolean }>;
   /** The tools this turn's list left out (restricted at the conversation's taint). */
   hidden?: readonly string[];
 }
