@@ -3,7 +3,8 @@
  * (the command parsed and classified), a file `read` (fileTrust globs and labels), against the
  * baseline of a tool whose output trust is the catalogue's alone (`web_fetch`). Medians in µs.
  * The searches (`grep -rn` through Bash, and Grep, which also asks git what it ignores) walk a
- * project of 60 source files beside a git-ignored `node_modules/` of 2,000.
+ * project of 60 source files beside a git-ignored `node_modules/` of 2,000; a command below
+ * trusted (`curl`) walks it for the files that changed while it ran.
  * Run: node --import tsx bench/output-trust.ts
  */
 import { execFileSync } from "node:child_process";
@@ -57,6 +58,8 @@ for (const [name, fn] of [
   ["Bash grep -rn x . (node_modules stands for itself)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "grep -rn x ." }, output: "x" })],
   ["Bash git diff (git names the changed files)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "git diff" }, output: "x" })],
   ["Grep x (git ls-files, then the walk)", () => cc.afterToolCall("c", { tool: "Grep", params: { pattern: "x" }, output: "x" })],
+  // Below trusted, so the files changed while it ran are looked for (node_modules is external: not entered).
+  ["Bash curl -s https://x (then what changed on disk)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "curl -s https://x" }, output: "x" })],
 ] as const) {
   const s = sampleMicros(fn, 200, 20);
   rows.push([name, median(s).toFixed(1), percentile(s, 0.99).toFixed(1), (median(s) / base).toFixed(1)]);

@@ -1,8 +1,9 @@
-import { type Dirent, readdirSync, realpathSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, realpathSync } from "node:fs";
 import picomatch from "picomatch";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
-import { execOutputTrust, execWrittenFiles, type ExecTrust } from "./core/exec-trust.js";
+import { execOutputTrust, execWords, execWrittenFiles, type ExecTrust } from "./core/exec-trust.js";
+import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
 import { FileTrustRules } from "./core/file-trust.js";
 import type { HostCatalogue } from "./core/host-catalogue.js";
@@ -98,22 +99,90 @@ export class CallOutputTrust {
   /**
    * A file written while the turn is tainted, or by a call whose output is tainted, is labelled with
    * that level (the caller passes the worse of the two); a whole rewrite at trusted clears it.
+   * Beside the files a call names, an `exec` below trusted labels every file that changed beneath
+   * the directories it ran in or named while it ran (`git clone`'s tree, an archive's members, what
+   * a script wrote), and `process` those changed since the session's last such command began: a
+   * backgrounded command goes on writing after its result. `startedAt` is when the call was
+   * decided, by the disk's clock (`Date.now()`); `now` only dates the labels. Returns what could
+   * not be looked at.
    */
-  recordWrites(sessionId: string, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date): void {
+  recordWrites(session: WritingSession, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date, startedAt: number | null): string[] {
     let targets: string[];
     let base = this.options.workspaceDir;
-    if (this.options.catalogue.fileWriteTools.has(tool)) targets = writeTargets(tool, params, this.options.home, extractPatchTargets);
-    else if (this.options.catalogue.execTools.has(tool) && typeof params["command"] === "string") {
+    const { fileWriteTools, execTools, backgroundOutputTools } = this.options.catalogue;
+    const label: FileLabel = { level: taint, sessionId: session.sessionId, tool, at: now.toISOString() };
+    const problems: string[] = [];
+    if (fileWriteTools.has(tool)) targets = writeTargets(tool, params, this.options.home, extractPatchTargets);
+    else if (execTools.has(tool) && typeof params["command"] === "string") {
       targets = execWrittenFiles(params["command"]);
       base = this.baseDir(workdirOf(params));
-    } else return;
-    const at = now.toISOString();
+      if (taint !== "trusted") {
+        // A host that did not report the call's start to this process (a Claude Code hook decided
+        // in its own process): as far back as the longest a command runs in the foreground.
+        const since = startedAt ?? Date.now() - UNKNOWN_START_WINDOW_MS;
+        session.backgroundSince = since;
+        problems.push(...this.labelChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(params["command"], base)], since, label));
+      }
+    } else {
+      if (backgroundOutputTools.has(tool) && taint !== "trusted" && session.backgroundSince !== null) {
+        problems.push(...this.labelChangedFiles([this.options.workspaceDir], session.backgroundSince, label));
+      }
+      return problems;
+    }
     for (const target of targets) {
       for (const absolute of this.absoluteReadings(target, base)) {
-        if (taint !== "trusted") this.options.fileLabels.mark(absolute, { level: taint, sessionId, tool, at });
+        if (taint !== "trusted") this.options.fileLabels.mark(absolute, label);
         else if (tool === "write" || tool === "Write") this.options.fileLabels.clear(absolute);
       }
     }
+    return problems;
+  }
+
+  /** Existing directories a command's words name, less those that hold the home directory or the workspace (`/`, `~`: everything). */
+  private namedDirectories(command: string, base: string): string[] {
+    const out: string[] = [];
+    for (const word of execWords(command)) {
+      for (const path of this.absoluteReadings(word, base)) {
+        if (out.length >= MAX_NAMED_DIRECTORIES) return out;
+        if (!isDirectory(path) || holds(path, this.options.home) || holds(path, this.options.workspaceDir)) continue;
+        out.push(path);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Labels every file beneath `roots` whose inode changed at or after `since` (wall-clock ms): a
+   * file's change time is set by the kernel on any write, rename or creation and cannot be set back
+   * by the program (unlike the modification time, which `tar` restores). `.git`, the guard's own
+   * state and directories already below trusted are not entered; links are labelled, not followed.
+   */
+  private labelChangedFiles(roots: readonly string[], since: number, label: FileLabel): string[] {
+    const problems: string[] = [];
+    const walked: string[] = [];
+    const state = join(this.options.workspaceDir, ".provenance");
+    for (const root of roots) {
+      let real: string;
+      try {
+        real = realpathSync.native(root);
+      } catch {
+        continue;
+      }
+      if (walked.some((w) => holds(w, real))) continue;
+      walked.push(real);
+      const complete = walkEntries(real, NOTHING_SKIPPED, (path, entry) => {
+        if (entry.isDirectory()) {
+          // A directory is not labelled: its entries are, and a label on it would outlast theirs.
+          if (entry.name === ".git" || path === state) return false;
+          const level = this.fileLevel(path);
+          return level === null || level.level === "trusted";
+        }
+        if (changedSince(path, since)) this.options.fileLabels.mark(path, label);
+        return false;
+      });
+      if (!complete) problems.push(`more than ${MAX_TREE_ENTRIES} entries under ${real}: files changed past them are not labelled`);
+    }
+    return problems;
   }
 
   /**
@@ -241,6 +310,41 @@ export class CallOutputTrust {
 
 /** How many entries a recursive read's directories are looked through for files of lower trust. */
 const MAX_TREE_ENTRIES = 20_000;
+/** How many directories a command's words name are looked through for what it wrote. */
+const MAX_NAMED_DIRECTORIES = 8;
+/** The longest a command runs before its result (Claude Code's longest Bash timeout). */
+const UNKNOWN_START_WINDOW_MS = 10 * 60_000;
+/** A change time may lag the clock by a kernel tick. */
+const CHANGE_TIME_SLACK_MS = 50;
+
+/** What recordWrites keeps per session: when its last command below trusted began (wall-clock ms). */
+export interface WritingSession {
+  readonly sessionId: string;
+  backgroundSince: number | null;
+}
+
+/** Whether `path` is `inner` or holds it. */
+function holds(path: string, inner: string): boolean {
+  return inner === path || inner.startsWith(path.endsWith(sep) ? path : path + sep);
+}
+
+/**
+ * Whether a change time (ms) is at or after `since`. A file system that keeps whole seconds
+ * (ext3, HFS+, some network mounts) puts a change made after `since` in its second at the second's
+ * start, so such a time counts from the second `since` fell in.
+ */
+export function changedAfter(ctimeMs: number, since: number): boolean {
+  if (ctimeMs >= since - CHANGE_TIME_SLACK_MS) return true;
+  return ctimeMs % 1000 === 0 && ctimeMs >= Math.floor(since / 1000) * 1000;
+}
+
+function changedSince(path: string, since: number): boolean {
+  try {
+    return changedAfter(lstatSync(path).ctimeMs, since);
+  } catch {
+    return false;
+  }
+}
 
 /** The less trusted of two findings (the first of equals); null says nothing. */
 function worseOf(worst: ExecTrust | null, found: ExecTrust | null): ExecTrust | null {

@@ -194,6 +194,10 @@ interface SessionState {
   readonly callParams: Map<string, Readonly<Record<string, unknown>>>;
   /** The least trusted output any `exec` of this session may produce: `process` hands back background output. */
   execLevel: TrustLevel;
+  /** When each call not answered yet was decided (wall-clock ms): what it wrote changed after. */
+  readonly callStarts: Map<string, number>;
+  /** When the session's last command below trusted began (see CallOutputTrust.recordWrites). */
+  backgroundSince: number | null;
 }
 
 /**
@@ -421,6 +425,8 @@ export class Guard {
       sessionId,
       () => {
         const s = this.session(sessionId);
+        // The disk's clock, not the guard's (which tests set): files' change times are compared with it.
+        if (call.id !== undefined) s.callStarts.set(call.id, Date.now());
         const params = boundedWellFormed(call.params, TOOL_PARAMS_LIMITS, `${displayText(call.tool)} parameters`);
         const bounded = params === call.params ? call : { ...call, params };
         // A Tool Search call is decided as the call it wraps, once (see core/decided-calls.ts).
@@ -476,7 +482,11 @@ export class Guard {
           // A file the call wrote holds what the call worked on: it is labelled at the turn's taint
           // or at what the call brought in, whichever is worse (`curl <page> > notes.md` in a trusted
           // turn saves the page, not the owner's words).
-          this.outputTrust.recordWrites(s.sessionId, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()));
+          const started = result.id !== undefined ? (s.callStarts.get(result.id) ?? null) : null;
+          for (const problem of this.outputTrust.recordWrites(s, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()), started)) {
+            this.logger.warn(`session ${sessionId}: ${problem}`);
+            this.audit.record("CLAIM", { kind: "changed-files-not-labelled", sessionId, tool, detail: problem });
+          }
           this.calls.innerResult(sessionId, result.parentId, trust);
           const before = s.graph.maxTaint;
           const label = carried === null ? `${tool} response` : `${tool} response: ${carried.reason}`;
@@ -730,6 +740,7 @@ export class Guard {
     s.awaitingModel = true;
     s.turnBlocked = false;
     s.callParams.clear();
+    s.callStarts.clear();
     s.graph = new ProvenanceGraph(s.turnId);
     s.graph.add("system_prompt", "system prompt", "trusted");
     s.taintReason = "system prompt";
@@ -1151,6 +1162,8 @@ export class Guard {
       taintReason: "system prompt",
       values: new ValueProvenance(),
       callParams: new Map(),
+      callStarts: new Map(),
+      backgroundSince: null,
       execLevel: "trusted",
     };
   }

@@ -573,17 +573,33 @@ const COPIERS: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln", "rsyn
  * output file of `curl -o`/`-O` and `wget` (`-O`, else the URL's last path segment), the
  * destination of `cp`/`mv`/`install`/`ln`/`rsync`/`scp` (and, for a destination directory, each
  * source's name in it), `dd of=`; inside `bash -c` strings, `eval` and wrappers (`sudo`, `env`,
- * ...) too. A command that cannot be parsed names none (its output is untrusted anyway); a program
- * writing files by names it chooses (an archive's members, `git clone`'s tree, a script) is not
- * followed.
+ * ...) too. A command that cannot be parsed names none (its output is untrusted anyway). A program
+ * writing files by names it chooses (an archive's members, `git clone`'s tree, a script) names
+ * none here: the guard finds those by what changed on disk while the command ran.
  */
 export function execWrittenFiles(command: string): string[] {
-  const files = new Set<string>();
-  collectWrites(command, files, 0);
-  return [...files];
+  const found: WriteScan = { files: new Set(), words: new Set() };
+  collectWrites(command, found, 0);
+  return [...found.files];
 }
 
-function collectWrites(script: string, files: Set<string>, depth: number): void {
+/**
+ * Every word a command gives its programs (inside `bash -c` strings, `eval` and wrappers too), as
+ * execWrittenFiles reads them: where a program that writes files by names it chooses may have been
+ * told to put them (`git clone <url> ~/src/x`, `tar -C out`, `python3 gen.py build/`).
+ */
+export function execWords(command: string): string[] {
+  const found: WriteScan = { files: new Set(), words: new Set() };
+  collectWrites(command, found, 0);
+  return [...found.words];
+}
+
+interface WriteScan {
+  readonly files: Set<string>;
+  readonly words: Set<string>;
+}
+
+function collectWrites(script: string, found: WriteScan, depth: number): void {
   if (depth > MAX_NESTING) return;
   let ast: unknown;
   try {
@@ -597,13 +613,16 @@ function collectWrites(script: string, files: Set<string>, depth: number): void 
   visitNodes(ast, (node) => {
     if (node["type"] === "Redirect") {
       const redirect = node as unknown as BashRedirect;
-      if (OUTPUT_REDIRECTS.has(redirect.op.text)) for (const file of wordValues(redirect.file, variables) ?? []) files.add(file);
+      if (OUTPUT_REDIRECTS.has(redirect.op.text)) for (const file of wordValues(redirect.file, variables) ?? []) found.files.add(file);
     }
     if (node["type"] === "Command") {
       const c = node as unknown as BashCommand;
       if (c.name !== undefined) {
         const words = (c.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect");
-        for (const argv of argvValues(words, variables)) programWrites([c.name.text, ...argv], files, depth);
+        for (const argv of argvValues(words, variables)) {
+          for (const word of argv) found.words.add(word);
+          programWrites([c.name.text, ...argv], found, depth);
+        }
       }
     }
   });
@@ -625,22 +644,23 @@ function argvValues(words: readonly BashWord[], variables: ShellVariables): stri
 }
 
 /** The files one program invocation writes by the names on its command line (see execWrittenFiles). */
-function programWrites(argv: readonly string[], files: Set<string>, depth: number): void {
+function programWrites(argv: readonly string[], found: WriteScan, depth: number): void {
+  const { files } = found;
   const [first, ...args] = argv;
   if (first === undefined) return;
   const program = first.slice(first.lastIndexOf("/") + 1);
   if (WRAPPERS.has(program)) {
     const at = args.findIndex((a) => !(a.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) || /^\d+(\.\d+)?[smhd]?$/.test(a)));
-    if (at !== -1) programWrites(args.slice(at), files, depth);
+    if (at !== -1) programWrites(args.slice(at), found, depth);
     return;
   }
   if (SHELLS.has(program)) {
     const script = args[args.indexOf("-c") + 1];
-    if (args.includes("-c") && script !== undefined) collectWrites(script, files, depth + 1);
+    if (args.includes("-c") && script !== undefined) collectWrites(script, found, depth + 1);
     return;
   }
   if (program === "eval") {
-    collectWrites(args.join(" "), files, depth + 1);
+    collectWrites(args.join(" "), found, depth + 1);
     return;
   }
   if (program === "tee") {
@@ -655,8 +675,8 @@ function programWrites(argv: readonly string[], files: Set<string>, depth: numbe
     for (const a of args) if (a.startsWith("of=")) files.add(a.slice(3));
   }
   const embedded = embeddedWork(program, args);
-  for (const executed of embedded.commands) programWrites(executed, files, depth + 1);
-  for (const script of embedded.scripts) collectWrites(script, files, depth + 1);
+  for (const executed of embedded.commands) programWrites(executed, found, depth + 1);
+  for (const script of embedded.scripts) collectWrites(script, found, depth + 1);
 }
 
 /** The files an option names (`-o out.md`): its values, less "-" (standard output) and an empty word. */
