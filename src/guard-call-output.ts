@@ -1,8 +1,8 @@
-import { type Dirent, lstatSync, readdirSync, realpathSync } from "node:fs";
+import { type Dirent, existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
-import { execOutputTrust, execWords, execWrittenFiles, type ExecTrust } from "./core/exec-trust.js";
+import { execOutputTrust, execWords, execWrittenFiles, worseOf, type ExecTrust } from "./core/exec-trust.js";
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
 import { FileTrustRules } from "./core/file-trust.js";
@@ -65,7 +65,8 @@ export class CallOutputTrust {
               fileLevel: (path) => this.fileLevel(path, base),
               treeLevel: (path) => this.treeLevel(path, base),
               globLevel: (pattern) => this.globLevel(pattern, base),
-              patchLevel: (subcommand, args) => this.patchLevel(subcommand, args, base),
+              patchLevel: (subcommand, args, dir) => this.patchLevel(subcommand, args, dir === undefined ? base : (this.absoluteReadings(dir, base)[0] ?? base)),
+              historyLevel: (dir) => this.historyLevel(dir === undefined ? base : (this.absoluteReadings(dir, base)[0] ?? base)),
               listedLevel: (path) => this.unignoredTreeLevel(this.absoluteReadings(path, base)[0] ?? base),
             })
           : { level: "untrusted", reason: "exec with no command string" };
@@ -154,8 +155,9 @@ export class CallOutputTrust {
   /**
    * Labels every file beneath `roots` whose inode changed at or after `since` (wall-clock ms): a
    * file's change time is set by the kernel on any write, rename or creation and cannot be set back
-   * by the program (unlike the modification time, which `tar` restores). `.git`, the guard's own
-   * state and directories already below trusted are not entered; links are labelled, not followed.
+   * by the program (unlike the modification time, which `tar` restores). The guard's own state and
+   * directories already below trusted are not entered; links are labelled, not followed; a `.git`
+   * is not entered but labelled itself when the history in it changed (`historyLevel`).
    */
   private labelChangedFiles(roots: readonly string[], since: number, label: FileLabel): string[] {
     const problems: string[] = [];
@@ -170,10 +172,18 @@ export class CallOutputTrust {
       }
       if (walked.some((w) => holds(w, real))) continue;
       walked.push(real);
+      // The repository the command ran in may lie above the directory: `git pull` in `src/`.
+      const marker = repositoryMarker(real);
+      if (marker !== null && historyChanged(marker, since)) this.options.fileLabels.mark(marker, label);
       const complete = walkEntries(real, NOTHING_SKIPPED, (path, entry) => {
+        if (entry.name === ".git") {
+          // A repository's history is labelled as a whole, on its `.git`: what git prints of it.
+          if (historyChanged(path, since)) this.options.fileLabels.mark(path, label);
+          return false;
+        }
         if (entry.isDirectory()) {
           // A directory is not labelled: its entries are, and a label on it would outlast theirs.
-          if (entry.name === ".git" || path === state) return false;
+          if (path === state) return false;
           const level = this.fileLevel(path);
           return level === null || level.level === "trusted";
         }
@@ -196,6 +206,16 @@ export class CallOutputTrust {
     let worst: ExecTrust | null = null;
     for (const file of changed.files) worst = worseOf(worst, this.fileLevel(file, base));
     return worst;
+  }
+
+  /**
+   * What git prints of the history of the repository holding `dir`: its `.git`'s level (a label
+   * recordWrites puts on a history a command below trusted wrote, or a `fileTrust` rule); null
+   * outside a repository.
+   */
+  historyLevel(dir: string): ExecTrust | null {
+    const marker = repositoryMarker(dir);
+    return marker === null ? null : this.fileLevel(marker);
   }
 
   /** A file's trust: the first `fileTrust` rule it matches and its label, whichever is worse; null when neither says anything. */
@@ -338,6 +358,23 @@ export function changedAfter(ctimeMs: number, since: number): boolean {
   return ctimeMs % 1000 === 0 && ctimeMs >= Math.floor(since / 1000) * 1000;
 }
 
+/** Files git rewrites when history arrives or moves: a fetch, a pull, a commit, a checkout. */
+const HISTORY_FILES = ["HEAD", "FETCH_HEAD", "ORIG_HEAD", "packed-refs", join("logs", "HEAD")];
+
+/** Whether a repository's `.git` (or a worktree's `.git` file) was made or its history changed since. */
+function historyChanged(marker: string, since: number): boolean {
+  return changedSince(marker, since) || (isDirectory(marker) && HISTORY_FILES.some((name) => changedSince(join(marker, name), since)));
+}
+
+/** The `.git` of the repository holding `dir` (a directory, or a worktree's file), or null. */
+function repositoryMarker(dir: string): string | null {
+  for (let at = dir; ; at = dirname(at)) {
+    const marker = join(at, ".git");
+    if (existsSync(marker)) return marker;
+    if (dirname(at) === at) return null;
+  }
+}
+
 function changedSince(path: string, since: number): boolean {
   try {
     return changedAfter(lstatSync(path).ctimeMs, since);
@@ -346,10 +383,6 @@ function changedSince(path: string, since: number): boolean {
   }
 }
 
-/** The less trusted of two findings (the first of equals); null says nothing. */
-function worseOf(worst: ExecTrust | null, found: ExecTrust | null): ExecTrust | null {
-  return found !== null && (worst === null || lessTrusted(found.level, worst.level)) ? found : worst;
-}
 
 interface WalkedDirectory {
   readonly dir: string;

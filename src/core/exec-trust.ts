@@ -1,8 +1,9 @@
 import { parseShell, visitNodes, type BashCommand, type BashRedirect, type BashWord } from "./bash-ast.js";
+import { isAbsolute, join } from "node:path";
 import { embeddedWork, FD_EXEC } from "./embedded-commands.js";
 import { optionValues } from "./option-values.js";
 import { scriptVariables, wordValues, type ShellVariables } from "./shell-variables.js";
-import { minTrust, type TrustLevel } from "./trust-levels.js";
+import { lessTrusted, minTrust, type TrustLevel } from "./trust-levels.js";
 
 /**
  * What an `exec` call's output is worth, from what the command does. The command is parsed as a
@@ -94,21 +95,54 @@ export interface ExecTrustOptions {
   /**
    * The trust of what a patch-printing git command shows (`git diff`, `git show`, `git log -p`,
    * `git stash show`), given its subcommand and the words after it: the worst file it shows a
-   * change of. Without it, such a command is judged by its words alone.
+   * change of; `dir` is where git runs, relative to where the command starts (after a `cd`).
+   * Without it, such a command is judged by its words alone.
    */
-  readonly patchLevel?: (subcommand: string, args: readonly string[]) => ExecTrust | null;
+  readonly patchLevel?: (subcommand: string, args: readonly string[], dir?: string) => ExecTrust | null;
   /**
    * The trust of everything a listing that leaves out what git ignores (`git ls-files`, `fd`) can
    * name under a path: the worst file beneath it less what git ignores. Without it, `treeLevel`.
    */
   readonly listedLevel?: FileLevel;
+  /**
+   * The trust of what git prints of a repository's history (commit messages, branch and tag
+   * names, authors), for the repository git runs in (`dir`, as for patchLevel): a history fetched
+   * or cloned by a command below trusted is labelled so. Without it, history is the repository's.
+   */
+  readonly historyLevel?: (dir?: string) => ExecTrust | null;
 }
 
 /** The trust of a command's output (see the module comment). */
 export function execOutputTrust(command: string, options: ExecTrustOptions): ExecTrust {
   const table = commandTable(options.overrides);
-  const treeLevel = options.treeLevel ?? options.fileLevel;
-  return new Classifier(table, options.fileLevel, treeLevel, options.listedLevel ?? treeLevel, options.globLevel ?? (() => null), options.patchLevel ?? (() => null)).script(command, 0);
+  // `cd notes && cat page.md` reads notes/page.md: a relative path is looked up from where the
+  // command starts and from every directory it may change to (in whatever order, in subshells or
+  // not: more places looked at can only find worse).
+  const dirs = execDirectories(command);
+  const within = (level: FileLevel): FileLevel => (path) => {
+    let worst = level(path);
+    if (!isAbsolute(path) && !path.startsWith("~")) for (const dir of dirs.known) worst = worseOf(worst, level(join(dir, path)));
+    return worst;
+  };
+  const fileLevel = within(options.fileLevel);
+  const treeLevel = within(options.treeLevel ?? options.fileLevel);
+  const listedLevel = options.listedLevel === undefined ? treeLevel : within(options.listedLevel);
+  const globLevel = options.globLevel === undefined ? () => null : within(options.globLevel);
+  const patch = options.patchLevel;
+  const patchLevel =
+    patch === undefined
+      ? () => null
+      : (subcommand: string, args: readonly string[]) => dirs.known.reduce((worst, dir) => worseOf(worst, patch(subcommand, args, dir)), patch(subcommand, args));
+  const history = options.historyLevel;
+  const historyLevel = history === undefined ? () => null : () => dirs.known.reduce((worst, dir) => worseOf(worst, history(dir)), history());
+  const found = new Classifier(table, { fileLevel, treeLevel, listedLevel, globLevel, patchLevel, historyLevel }).script(command, 0);
+  if (dirs.unknown === null) return found;
+  return worseOf(found, { level: "untrusted", reason: `cd to a directory known only at run time (${JSON.stringify(dirs.unknown)})` }) ?? found;
+}
+
+/** The less trusted of two findings (the first of equals); null says nothing. */
+export function worseOf(worst: ExecTrust | null, found: ExecTrust | null): ExecTrust | null {
+  return found !== null && (worst === null || lessTrusted(found.level, worst.level)) ? found : worst;
 }
 
 function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<string, TrustLevel> {
@@ -118,6 +152,16 @@ function commandTable(overrides: Readonly<Record<string, TrustLevel>>): Map<stri
   table.set(UNKNOWN_KEY, "untrusted");
   for (const [name, level] of Object.entries(overrides)) table.set(name, level);
   return table;
+}
+
+/** Where the classifier asks the disk (see ExecTrustOptions), each made to follow the command's `cd`s. */
+interface Lookups {
+  readonly fileLevel: FileLevel;
+  readonly treeLevel: FileLevel;
+  readonly listedLevel: FileLevel;
+  readonly globLevel: FileLevel;
+  readonly patchLevel: (subcommand: string, args: readonly string[]) => ExecTrust | null;
+  readonly historyLevel: () => ExecTrust | null;
 }
 
 class Classifier {
@@ -133,11 +177,7 @@ class Classifier {
 
   constructor(
     private readonly table: ReadonlyMap<string, TrustLevel>,
-    private readonly fileLevel: FileLevel,
-    private readonly treeLevel: FileLevel,
-    private readonly listedLevel: FileLevel,
-    private readonly globLevel: FileLevel,
-    private readonly patchLevel: (subcommand: string, args: readonly string[]) => ExecTrust | null,
+    private readonly look: Lookups,
   ) {}
 
   script(source: string, depth: number): ExecTrust {
@@ -198,7 +238,7 @@ class Classifier {
    */
   private word(word: BashWord): void {
     if (word.type === "Word" && /[*?[]/.test(word.text)) {
-      const level = this.globLevel(word.text);
+      const level = this.look.globLevel(word.text);
       if (level !== null) this.note(level.level, level.reason);
     }
     if (!/\$\(|`|<\(|>\(/.test(word.text)) return;
@@ -230,12 +270,12 @@ class Classifier {
   }
 
   private lookUp(path: string, resolved = true): void {
-    const level = this.fileLevel(path);
+    const level = this.look.fileLevel(path);
     if (level !== null) this.note(level.level, level.reason);
     // A glob a variable held (`for f in docs/*.md`) names what it matches (a glob in the
     // command's own words was looked up as a word).
     if (resolved && /[*?[]/.test(path)) {
-      const matched = this.globLevel(path);
+      const matched = this.look.globLevel(path);
       if (matched !== null) this.note(matched.level, matched.reason);
     }
   }
@@ -243,7 +283,7 @@ class Classifier {
   /** Everything a listing names beneath its roots, less what git ignores when the listing leaves that out. */
   private listing(listing: Listing): void {
     for (const root of listing.roots) {
-      const level = listing.ignores ? this.listedLevel(root) : this.treeLevel(root);
+      const level = listing.ignores ? this.look.listedLevel(root) : this.look.treeLevel(root);
       if (level !== null) this.note(level.level, level.reason);
     }
   }
@@ -256,7 +296,7 @@ class Classifier {
       return;
     }
     for (const path of values) {
-      const level = this.treeLevel(path);
+      const level = this.look.treeLevel(path);
       if (level !== null) this.note(level.level, level.reason);
     }
   }
@@ -371,10 +411,15 @@ class Classifier {
     for (const script of embedded.scripts) this.script(script, depth + 1);
     for (const file of embedded.files) this.lookUp(file);
     if (embedded.unknown !== null) this.note("untrusted", embedded.unknown);
+    // Every git command may print history (a commit's subject, a branch name): whoever wrote it.
+    if (program === "git") {
+      const level = this.look.historyLevel();
+      if (level !== null) this.note(level.level, level.reason);
+    }
     // A patch is the changed files' words: `git diff` of a vendored update, `git show <commit>`.
     const afterSub = sub === undefined ? [] : args.slice(args.indexOf(sub) + 1);
     if (program === "git" && sub !== undefined && printsPatches(sub, afterSub)) {
-      const level = this.patchLevel(sub, afterSub);
+      const level = this.look.patchLevel(sub, afterSub);
       if (level !== null) this.note(level.level, level.reason);
     }
   }
@@ -578,7 +623,7 @@ const COPIERS: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln", "rsyn
  * none here: the guard finds those by what changed on disk while the command ran.
  */
 export function execWrittenFiles(command: string): string[] {
-  const found: WriteScan = { files: new Set(), words: new Set() };
+  const found: WriteScan = { files: new Set(), words: new Set(), cd: [] };
   collectWrites(command, found, 0);
   return [...found.files];
 }
@@ -589,7 +634,7 @@ export function execWrittenFiles(command: string): string[] {
  * told to put them (`git clone <url> ~/src/x`, `tar -C out`, `python3 gen.py build/`).
  */
 export function execWords(command: string): string[] {
-  const found: WriteScan = { files: new Set(), words: new Set() };
+  const found: WriteScan = { files: new Set(), words: new Set(), cd: [] };
   collectWrites(command, found, 0);
   return [...found.words];
 }
@@ -597,6 +642,36 @@ export function execWords(command: string): string[] {
 interface WriteScan {
   readonly files: Set<string>;
   readonly words: Set<string>;
+  /** The directories `cd`/`pushd` go to, in order, as written (`~` for a bare `cd`). */
+  readonly cd: string[];
+}
+
+/** Where a command may go: every directory its `cd`s can reach, and the first one known only at run time. */
+export interface ExecDirectories {
+  readonly known: readonly string[];
+  readonly unknown: string | null;
+}
+
+/** How many directories a command's `cd`s are followed to. */
+const MAX_DIRECTORIES = 16;
+
+/**
+ * The directories a command may change to (`cd`, `pushd`), relative to where it starts: each
+ * target, and each relative target joined to every directory before it (`cd a && cd b` is in
+ * `a/b`, or in `b` if `cd a` failed). A target known only at run time (`cd "$d"`, `cd -`) is
+ * reported as unknown; so is one past MAX_DIRECTORIES.
+ */
+export function execDirectories(command: string): ExecDirectories {
+  const found: WriteScan = { files: new Set(), words: new Set(), cd: [] };
+  collectWrites(command, found, 0);
+  const known: string[] = [];
+  for (const target of found.cd) {
+    if (target === "-" || /[$`]/.test(target)) return { known, unknown: target };
+    const reached = isAbsolute(target) || target.startsWith("~") ? [target] : [target, ...known.map((dir) => join(dir, target))];
+    for (const dir of reached) if (!known.includes(dir)) known.push(dir);
+    if (known.length > MAX_DIRECTORIES) return { known: known.slice(0, MAX_DIRECTORIES), unknown: target };
+  }
+  return { known, unknown: null };
 }
 
 function collectWrites(script: string, found: WriteScan, depth: number): void {
@@ -663,7 +738,11 @@ function programWrites(argv: readonly string[], found: WriteScan, depth: number)
     collectWrites(args.join(" "), found, depth + 1);
     return;
   }
-  if (program === "tee") {
+  if (program === "cd" || program === "pushd") {
+    // `cd -P dir`; `cd` alone goes home; `pushd` alone swaps with a directory already counted.
+    const target = args.find((a) => !/^-[LPe@]+$/.test(a));
+    if (target !== undefined || program === "cd") found.cd.push(target ?? "~");
+  } else if (program === "tee") {
     for (const a of args) if (!a.startsWith("-")) files.add(a);
   } else if (program === "curl") {
     curlWrites(args, files);

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
+import { execDirectories, execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
 
 const noFiles: FileLevel = () => null;
 const level = (command: string, overrides: Record<string, "trusted" | "shared" | "external" | "untrusted"> = {}, fileLevel: FileLevel = noFiles) =>
@@ -264,6 +264,58 @@ describe("exec output trust from the parsed command", () => {
     expect(asked).toEqual(["diff", "show HEAD~1", "log -p -n 2", "log -p --stat", "whatchanged -p", "stash show -p"]);
     const vendored = { level: "external" as const, reason: "third_party/lib/README.md changed" };
     expect(execOutputTrust("git show HEAD", { overrides: {}, fileLevel: noFiles, patchLevel: () => vendored })).toEqual(vendored);
+  });
+
+  it("a relative path is read from every directory the command's cd or pushd may reach, also inside subshells and bash -c", () => {
+    const labelled: FileLevel = (path) => (path === "proj/README.md" || path === "/srv/x/README.md" || path === "~/README.md" ? { level: "untrusted", reason: `label on ${path}` } : null);
+    for (const command of [
+      "cd proj && cat README.md",
+      "cd proj; head -5 README.md",
+      "(cd proj && cat README.md)",
+      "bash -c 'cd proj && cat README.md'",
+      "pushd proj >/dev/null; cat README.md",
+      "cd -P proj && cat README.md",
+      "cd a; cd ../proj && cat README.md",
+      "d=proj; cd $d && cat README.md",
+      "cd /srv/x && cat README.md",
+      "cd && cat README.md",
+    ]) {
+      expect([command, level(command, {}, labelled)]).toEqual([command, "untrusted"]);
+    }
+    // A recursive read and a glob are asked of the directory they run in.
+    const tree: FileLevel = (path) => (path === "proj" ? { level: "untrusted", reason: "beneath proj" } : null);
+    expect(execOutputTrust("cd proj && grep -r x .", { overrides: {}, fileLevel: noFiles, treeLevel: tree }).level).toBe("untrusted");
+    const glob: FileLevel = (path) => (path === "proj/*.md" ? { level: "untrusted", reason: "proj/*.md" } : null);
+    expect(execOutputTrust("cd proj && cat *.md", { overrides: {}, fileLevel: noFiles, globLevel: glob }).level).toBe("untrusted");
+    // What the label does not name stays trusted; a path from the root is not joined.
+    expect(level("cd src && cat main.ts", {}, labelled)).toBe("trusted");
+    expect(level("cd proj && cat /etc/hostname", {}, (path) => (path === "proj//etc/hostname" ? { level: "untrusted", reason: "x" } : null))).toBe("trusted");
+  });
+
+  it("a cd known only at run time, or past sixteen directories, makes the output untrusted and says which", () => {
+    expect(execOutputTrust('cd "$DEST" && ls', { overrides: {}, fileLevel: noFiles })).toEqual({ level: "untrusted", reason: 'cd to a directory known only at run time ("\\"$DEST\\"")' });
+    expect(level("cd - && cat x")).toBe("untrusted");
+    expect(level("cd `pwd`/x && cat y")).toBe("untrusted");
+    expect(level(Array.from({ length: 5 }, (_, i) => `cd d${i}`).join("; ") + "; ls")).toBe("untrusted");
+    expect(level(Array.from({ length: 4 }, (_, i) => `cd d${i}`).join("; ") + "; ls")).toBe("trusted");
+    expect(execDirectories("cd a; cd b; pushd /c; popd; cd")).toEqual({ known: ["a", "b", "a/b", "/c", "~"], unknown: null });
+  });
+
+  it("a patch git prints after a cd is asked of git where it runs", () => {
+    const asked: string[] = [];
+    execOutputTrust("cd proj && git show", { overrides: {}, fileLevel: noFiles, patchLevel: (sub, args, dir) => (asked.push(`${dir ?? "."} ${sub}`), null) });
+    expect(asked).toEqual([". show", "proj show"]);
+  });
+
+  it("property: a file read after cd into any directory is judged as the file there", () => {
+    const name = fc.stringMatching(/^[a-z][a-z0-9_-]{0,8}$/);
+    fc.assert(
+      fc.property(name, name, fc.constantFrom("cat", "head -3", "grep x", "wc -l <"), (dir, file, reader) => {
+        const at = `${dir}/${file}`;
+        const command = `cd ${dir} && ${reader} ${file}`;
+        expect(level(command, {}, (path) => (path === at ? { level: "external", reason: at } : null))).toBe("external");
+      }),
+    );
   });
 
   it("files a command writes: past 64 combinations of values a word is kept as written", () => {

@@ -21,7 +21,7 @@ function outputTrust(options: { host?: HostName; fileTrust?: Record<string, Trus
     fileLabels: new WorkspaceFileLabelStore(workspaceDir),
     catalogue: hostCatalogue(options.host ?? "openclaw"),
   });
-  return { trust, workspaceDir };
+  return { trust, workspaceDir, home };
 }
 
 const session = (execLevel: TrustLevel = "trusted") => ({ execLevel });
@@ -450,6 +450,28 @@ describe("files a command writes by names it chooses", () => {
     expect(trust.judge("exec", { command: "grep -r setup proj" }, session())?.level).toBe("untrusted");
   });
 
+  it("rule: a history a command below trusted cloned or fetched is labelled on its .git: what git prints of it (a commit message) is the labeller's level, from where git runs", async () => {
+    const { trust, workspaceDir } = outputTrust();
+    const repo = bareRepo();
+    ran(trust, "untrusted", workspaceDir, ["git", "clone", "-q", repo, "proj"], `git clone ${repo} proj`);
+    expect(trust.fileLevel("proj/.git")?.level).toBe("untrusted");
+    expect(trust.judge("exec", { command: "git log -1", workdir: "proj" }, session())?.level).toBe("untrusted");
+    expect(trust.judge("exec", { command: "cd proj && git log --oneline" }, session())?.level).toBe("untrusted");
+    expect(trust.judge("exec", { command: "git status", workdir: "proj/docs" }, session())?.level).toBe("untrusted");
+    // The owner's own repository (here outside the workspace), whose history no such command
+    // touched, stays trusted.
+    const own = realpathSync(tempWorkspace("provenant-own-"));
+    execFileSync("git", ["init", "-q", own]);
+    expect(trust.judge("exec", { command: "git log -1", workdir: own }, session())?.level).toBe("trusted");
+    // A fetch into it from a subdirectory: the repository above the directory it ran in.
+    mkdirSync(join(own, "src"));
+    await pastSlack();
+    const started = Date.now();
+    execFileSync("git", ["fetch", "-q", repo], { cwd: join(own, "src"), stdio: "ignore" });
+    trust.recordWrites(writer("s"), "untrusted", "exec", { command: `git fetch ${repo}`, workdir: join(own, "src") }, AT, started);
+    expect(trust.judge("exec", { command: "git log -1 FETCH_HEAD", workdir: own }, session())?.level).toBe("untrusted");
+  });
+
   it("rule: the same command at trusted labels nothing", () => {
     const { trust, workspaceDir } = outputTrust();
     const repo = bareRepo();
@@ -504,9 +526,32 @@ describe("files a command writes by names it chooses", () => {
     expect(w.backgroundSince).not.toBeNull();
     // The backgrounded command writes after its result came back.
     writeFileSync(join(workspaceDir, "late.md"), "x");
+    // Neither a trusted poll nor another tool's result looks for it.
+    trust.recordWrites(w, "trusted", "process", { action: "poll" }, AT, null);
+    trust.recordWrites(w, "untrusted", "web_fetch", { url: "https://x" }, AT, null);
+    expect(trust.fileLevel("late.md")).toBeNull();
     trust.recordWrites(w, "untrusted", "process", { action: "poll" }, AT, null);
     expect(trust.fileLevel("late.md")?.level).toBe("untrusted");
     expect(trust.fileLevel("early.md")).toBeNull();
+  });
+
+  it("rule: the home directory is not walked for a command naming it, and at most eight named directories are", async () => {
+    const { trust, home } = outputTrust();
+    const dirs = Array.from({ length: 9 }, () => realpathSync(tempWorkspace("provenant-named-")));
+    await pastSlack();
+    const started = Date.now();
+    writeFileSync(join(home, "profile"), "x");
+    for (const dir of dirs) writeFileSync(join(dir, "out.md"), "x");
+    trust.recordWrites(writer("s"), "untrusted", "exec", { command: `./gen.sh ~ ${dirs.join(" ")}` }, AT, started);
+    expect(trust.fileLevel(join(home, "profile"))).toBeNull();
+    expect(dirs.map((dir) => trust.fileLevel(join(dir, "out.md"))?.level ?? "none")).toEqual([...Array<string>(8).fill("untrusted"), "none"]);
+  });
+
+  it("rule: a directory a rule trusts (the seed's `**`) is entered", () => {
+    const { trust, workspaceDir } = outputTrust({ fileTrust: { "**": "trusted" } });
+    const repo = bareRepo();
+    ran(trust, "untrusted", workspaceDir, ["git", "clone", "-q", repo, "proj"], `git clone ${repo} proj`);
+    expect(trust.fileLevel("proj/docs/setup.md")?.level).toBe("untrusted");
   });
 
   it("rule: with no start reported, the last ten minutes count", () => {
