@@ -623,9 +623,7 @@ const COPIERS: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln", "rsyn
  * none here: the guard finds those by what changed on disk while the command ran.
  */
 export function execWrittenFiles(command: string): string[] {
-  const found: WriteScan = { files: new Set(), words: new Set(), cd: [] };
-  collectWrites(command, found, 0);
-  return [...found.files];
+  return [...scanCommand(command).files];
 }
 
 /**
@@ -634,9 +632,7 @@ export function execWrittenFiles(command: string): string[] {
  * told to put them (`git clone <url> ~/src/x`, `tar -C out`, `python3 gen.py build/`).
  */
 export function execWords(command: string): string[] {
-  const found: WriteScan = { files: new Set(), words: new Set(), cd: [] };
-  collectWrites(command, found, 0);
-  return [...found.words];
+  return [...scanCommand(command).words];
 }
 
 interface WriteScan {
@@ -662,16 +658,20 @@ const MAX_DIRECTORIES = 16;
  * reported as unknown; so is one past MAX_DIRECTORIES.
  */
 export function execDirectories(command: string): ExecDirectories {
-  const found: WriteScan = { files: new Set(), words: new Set(), cd: [] };
-  collectWrites(command, found, 0);
   const known: string[] = [];
-  for (const target of found.cd) {
+  for (const target of scanCommand(command).cd) {
     if (target === "-" || /[$`]/.test(target)) return { known, unknown: target };
     const reached = isAbsolute(target) || target.startsWith("~") ? [target] : [target, ...known.map((dir) => join(dir, target))];
     for (const dir of reached) if (!known.includes(dir)) known.push(dir);
     if (known.length > MAX_DIRECTORIES) return { known: known.slice(0, MAX_DIRECTORIES), unknown: target };
   }
   return { known, unknown: null };
+}
+
+function scanCommand(command: string): WriteScan {
+  const found: WriteScan = { files: new Set(), words: new Set(), cd: [] };
+  collectWrites(command, found, 0);
+  return found;
 }
 
 function collectWrites(script: string, found: WriteScan, depth: number): void {
@@ -739,8 +739,10 @@ function programWrites(argv: readonly string[], found: WriteScan, depth: number)
     return;
   }
   if (program === "cd" || program === "pushd") {
-    // `cd -P dir`; `cd` alone goes home; `pushd` alone swaps with a directory already counted.
-    const target = args.find((a) => !/^-[LPe@]+$/.test(a));
+    // `cd -P dir`, `cd -- -dir`; `cd` alone goes home; `pushd` alone swaps with a directory
+    // already counted.
+    const ended = args.indexOf("--");
+    const target = ended === -1 ? args.find((a) => !/^-[LPe@]+$/.test(a)) : args[ended + 1];
     if (target !== undefined || program === "cd") found.cd.push(target ?? "~");
   } else if (program === "tee") {
     for (const a of args) if (!a.startsWith("-")) files.add(a);

@@ -289,7 +289,12 @@ describe("exec output trust from the parsed command", () => {
     expect(execOutputTrust("cd proj && cat *.md", { overrides: {}, fileLevel: noFiles, globLevel: glob }).level).toBe("untrusted");
     // What the label does not name stays trusted; a path from the root is not joined.
     expect(level("cd src && cat main.ts", {}, labelled)).toBe("trusted");
-    expect(level("cd proj && cat /etc/hostname", {}, (path) => (path === "proj//etc/hostname" ? { level: "untrusted", reason: "x" } : null))).toBe("trusted");
+    const joined: FileLevel = (path) => (/^proj\/(etc|~)/.test(path) ? { level: "untrusted", reason: path } : null);
+    expect(level("cd proj && cat /etc/hostname ~/notes.md", {}, joined)).toBe("trusted");
+    // Only a program that runs git reads a history.
+    const history = () => ({ level: "untrusted" as const, reason: "a cloned history" });
+    expect(execOutputTrust("ls -la", { overrides: {}, fileLevel: noFiles, historyLevel: history }).level).toBe("trusted");
+    expect(execOutputTrust("git status", { overrides: {}, fileLevel: noFiles, historyLevel: history }).level).toBe("untrusted");
   });
 
   it("a cd known only at run time, or past sixteen directories, makes the output untrusted and says which", () => {
@@ -299,6 +304,11 @@ describe("exec output trust from the parsed command", () => {
     expect(level(Array.from({ length: 5 }, (_, i) => `cd d${i}`).join("; ") + "; ls")).toBe("untrusted");
     expect(level(Array.from({ length: 4 }, (_, i) => `cd d${i}`).join("; ") + "; ls")).toBe("trusted");
     expect(execDirectories("cd a; cd b; pushd /c; popd; cd")).toEqual({ known: ["a", "b", "a/b", "/c", "~"], unknown: null });
+    expect(execDirectories("cd a; cd ~/x; cd a")).toEqual({ known: ["a", "~/x", "a/a", "~/x/a"], unknown: null });
+    expect(execDirectories("cd -PL dir-L; cd -- -P; pushd")).toEqual({ known: ["dir-L", "-P", "dir-L/-P"], unknown: null });
+    const chain = (n: number) => Array.from({ length: n }, (_, i) => `cd /d${i}`).join("; ");
+    expect(execDirectories(chain(16))).toEqual({ known: Array.from({ length: 16 }, (_, i) => `/d${i}`), unknown: null });
+    expect(execDirectories(chain(17))).toEqual({ known: Array.from({ length: 16 }, (_, i) => `/d${i}`), unknown: "/d16" });
   });
 
   it("a patch git prints after a cd is asked of git where it runs", () => {
