@@ -18,6 +18,10 @@ import { median, percentile, printTable, sampleMicros } from "./lib/stats.js";
 const SAMPLES = 3_000;
 
 const sample = (fn: () => void): number[] => sampleMicros(fn, SAMPLES, 300);
+// Each sample's command is new to the guard, as each call's is (a script parsed is kept for the
+// next steps of the same call, not for another): a comment makes it so.
+let n = 0;
+const fresh = (command: string): string => `${command} # ${++n}`;
 
 const ws = mkdtempSync(join(tmpdir(), "provenant-bench-"));
 const guard = Guard.open({ workspaceDir: ws });
@@ -26,10 +30,10 @@ guard.beginTurn({ sessionId: "b", sender: { id: "o", isOwner: true }, provider: 
 const cases: [string, () => void][] = [
   ["web_fetch (baseline: catalogue trust only)", () => guard.afterToolCall("b", { tool: "web_fetch", params: { url: "https://x" }, output: "page" })],
   ["read notes/todo.md", () => guard.afterToolCall("b", { tool: "read", params: { path: "notes/todo.md" }, output: "text" })],
-  ["exec ls -la", () => guard.afterToolCall("b", { tool: "exec", params: { command: "ls -la" }, output: "x" })],
-  ["exec git status && git diff | grep x", () => guard.afterToolCall("b", { tool: "exec", params: { command: "git status && git diff | grep x" }, output: "x" })],
-  ["exec for f in a.md b.md; do cat \"$f\"; done (a variable's values)", () => guard.afterToolCall("b", { tool: "exec", params: { command: 'for f in a.md b.md; do cat "$f"; done' }, output: "x" })],
-  ["exec bash -c 'echo $(curl -s https://x) | tee out.txt'", () => guard.afterToolCall("b", { tool: "exec", params: { command: "bash -c 'echo $(curl -s https://x) | tee out.txt'" }, output: "x" })],
+  ["exec ls -la", () => guard.afterToolCall("b", { tool: "exec", params: { command: fresh("ls -la") }, output: "x" })],
+  ["exec git status && git diff | grep x", () => guard.afterToolCall("b", { tool: "exec", params: { command: fresh("git status && git diff | grep x") }, output: "x" })],
+  ["exec for f in a.md b.md; do cat \"$f\"; done (a variable's values)", () => guard.afterToolCall("b", { tool: "exec", params: { command: fresh('for f in a.md b.md; do cat "$f"; done') }, output: "x" })],
+  ["exec bash -c 'echo $(curl -s https://x) | tee out.txt'", () => guard.afterToolCall("b", { tool: "exec", params: { command: fresh("bash -c 'echo $(curl -s https://x) | tee out.txt'") }, output: "x" })],
 ];
 const rows: (string | number)[][] = [];
 let base = Number.NaN;
@@ -54,19 +58,36 @@ for (let d = 0; d < 100; d++) {
 const cc = Guard.open({ workspaceDir: project, config: { host: "claude-code" } });
 cc.beginTurn({ sessionId: "c", sender: { id: "o", isOwner: true }, provider: "claude-code", text: "go" });
 for (const [name, fn] of [
-  ["Bash grep -rn x src", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "grep -rn x src" }, output: "x" })],
-  ["Bash grep -rn x . (node_modules stands for itself)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "grep -rn x ." }, output: "x" })],
-  ["Bash git diff (git names the changed files)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "git diff" }, output: "x" })],
+  ["Bash grep -rn x src", () => cc.afterToolCall("c", { tool: "Bash", params: { command: fresh("grep -rn x src") }, output: "x" })],
+  ["Bash grep -rn x . (node_modules stands for itself)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: fresh("grep -rn x .") }, output: "x" })],
+  ["Bash git diff (git names the changed files)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: fresh("git diff") }, output: "x" })],
   ["Grep x (git ls-files, then the walk)", () => cc.afterToolCall("c", { tool: "Grep", params: { pattern: "x" }, output: "x" })],
   // Below trusted, so the files changed while it ran are looked for (node_modules is external: not entered).
-  ["Bash curl -s https://x (then what changed on disk)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: "curl -s https://x" }, output: "x" })],
+  ["Bash curl -s https://x (then what changed on disk)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: fresh("curl -s https://x") }, output: "x" })],
 ] as const) {
   const s = sampleMicros(fn, 200, 20);
   rows.push([name, median(s).toFixed(1), percentile(s, 0.99).toFixed(1), (median(s) / base).toFixed(1)]);
 }
 cc.close();
 rmSync(project, { recursive: true, force: true });
-const parseOnly = sample(() => execOutputTrust("git status && git diff | grep x", { overrides: {}, fileLevel: () => null }));
+// A workspace of 2,000 files (100 folders of 20) for the walk of what a command below trusted changed.
+const large = mkdtempSync(join(tmpdir(), "provenant-bench-large-"));
+for (let d = 0; d < 100; d++) {
+  mkdirSync(join(large, `d${d}`));
+  for (let f = 0; f < 20; f++) writeFileSync(join(large, `d${d}`, `f${f}.md`), "x\n");
+}
+const wide = Guard.open({ workspaceDir: large });
+wide.beginTurn({ sessionId: "w", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
+let id = 0;
+const walked = sampleMicros(() => {
+  const call = { id: `w${++id}`, tool: "exec", params: { command: fresh("curl -s https://x") } };
+  wide.beforeToolCall("w", call);
+  wide.afterToolCall("w", { ...call, output: "x", ran: true }); // held after the first (the turn is tainted): the owner approved
+}, 200, 20);
+rows.push(["exec curl -s https://x in a 2,000-file workspace (decision and result)", median(walked).toFixed(1), percentile(walked, 0.99).toFixed(1), (median(walked) / base).toFixed(1)]);
+wide.close();
+rmSync(large, { recursive: true, force: true });
+const parseOnly = sample(() => execOutputTrust(fresh("git status && git diff | grep x"), { overrides: {}, fileLevel: () => null }));
 rows.push(["execOutputTrust alone (git status && ...)", median(parseOnly).toFixed(1), percentile(parseOnly, 0.99).toFixed(1), (median(parseOnly) / base).toFixed(1)]);
 printTable(["afterToolCall", "median µs", "p99 µs", "x baseline"], rows);
 guard.close();

@@ -2,7 +2,7 @@ import { type Dirent, existsSync, lstatSync, readdirSync, realpathSync } from "n
 import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
-import { execOutputTrust, execWords, execWrittenFiles, worseOf, type ExecTrust } from "./core/exec-trust.js";
+import { execMayWriteUnnamed, execOutputTrust, execWords, execWrittenFiles, worseOf, type ExecTrust } from "./core/exec-trust.js";
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
 import { FileTrustRules } from "./core/file-trust.js";
@@ -100,9 +100,10 @@ export class CallOutputTrust {
   /**
    * A file written while the turn is tainted, or by a call whose output is tainted, is labelled with
    * that level (the caller passes the worse of the two); a whole rewrite at trusted clears it.
-   * Beside the files a call names, an `exec` below trusted labels every file that changed beneath
-   * the directories it ran in or named while it ran (`git clone`'s tree, an archive's members, what
-   * a script wrote), and `process` those changed since the session's last such command began: a
+   * Beside the files a call names, an `exec` below trusted that may write by names it chooses
+   * labels every file that changed beneath the directories it ran in or named while it ran (`git
+   * clone`'s tree, an archive's members, what a script wrote), and `process` those changed since
+   * the session's last such command began: a
    * backgrounded command goes on writing after its result. `startedAt` is when the call was
    * decided, by the disk's clock (`Date.now()`); `now` only dates the labels. Returns what could
    * not be looked at.
@@ -112,31 +113,28 @@ export class CallOutputTrust {
     let base = this.options.workspaceDir;
     const { fileWriteTools, execTools, backgroundOutputTools } = this.options.catalogue;
     const label: FileLabel = { level: taint, sessionId: session.sessionId, tool, at: now.toISOString() };
-    const problems: string[] = [];
+    const changed: ChangedFiles = { paths: [], problems: [] };
     if (fileWriteTools.has(tool)) targets = writeTargets(tool, params, this.options.home, extractPatchTargets);
     else if (execTools.has(tool) && typeof params["command"] === "string") {
       targets = execWrittenFiles(params["command"]);
       base = this.baseDir(workdirOf(params));
-      if (taint !== "trusted") {
-        // A host that did not report the call's start to this process (a Claude Code hook decided
-        // in its own process): as far back as the longest a command runs in the foreground.
+      if (taint !== "trusted" && execMayWriteUnnamed(params["command"])) {
+        // A host that reported neither the call's start nor its duration to this process: as far
+        // back as the longest a command runs in the foreground.
         const since = startedAt ?? Date.now() - UNKNOWN_START_WINDOW_MS;
         session.backgroundSince = since;
-        problems.push(...this.labelChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(params["command"], base)], since, label));
+        this.findChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(params["command"], base)], since, changed);
       }
     } else {
       if (backgroundOutputTools.has(tool) && taint !== "trusted" && session.backgroundSince !== null) {
-        problems.push(...this.labelChangedFiles([this.options.workspaceDir], session.backgroundSince, label));
+        this.findChangedFiles([this.options.workspaceDir], session.backgroundSince, changed);
       }
-      return problems;
+      targets = [];
     }
-    for (const target of targets) {
-      for (const absolute of this.absoluteReadings(target, base)) {
-        if (taint !== "trusted") this.options.fileLabels.mark(absolute, label);
-        else if (tool === "write" || tool === "Write") this.options.fileLabels.clear(absolute);
-      }
-    }
-    return problems;
+    const written = targets.flatMap((target) => this.absoluteReadings(target, base));
+    if (taint !== "trusted") this.options.fileLabels.mark([...written, ...changed.paths], label);
+    else if (tool === "write" || tool === "Write") for (const absolute of written) this.options.fileLabels.clear(absolute);
+    return changed.problems;
   }
 
   /** Existing directories a command's words name, less those that hold the home directory or the workspace (`/`, `~`: everything). */
@@ -153,14 +151,13 @@ export class CallOutputTrust {
   }
 
   /**
-   * Labels every file beneath `roots` whose inode changed at or after `since` (wall-clock ms): a
-   * file's change time is set by the kernel on any write, rename or creation and cannot be set back
-   * by the program (unlike the modification time, which `tar` restores). The guard's own state and
-   * directories already below trusted are not entered; links are labelled, not followed; a `.git`
-   * is not entered but labelled itself when the history in it changed (`historyLevel`).
+   * Every file beneath `roots` whose inode changed at or after `since` (wall-clock ms): a file's
+   * change time is set by the kernel on any write, rename or creation and cannot be set back by
+   * the program (unlike the modification time, which `tar` restores). The guard's own state and
+   * directories already below trusted are not entered; links are found, not followed; a `.git`
+   * is not entered but found itself when the history in it changed (`historyLevel`).
    */
-  private labelChangedFiles(roots: readonly string[], since: number, label: FileLabel): string[] {
-    const problems: string[] = [];
+  private findChangedFiles(roots: readonly string[], since: number, changed: ChangedFiles): void {
     const walked: string[] = [];
     const state = join(this.options.workspaceDir, ".provenance");
     for (const root of roots) {
@@ -174,11 +171,11 @@ export class CallOutputTrust {
       walked.push(real);
       // The repository the command ran in may lie above the directory: `git pull` in `src/`.
       const marker = repositoryMarker(real);
-      if (marker !== null && historyChanged(marker, since)) this.options.fileLabels.mark(marker, label);
+      if (marker !== null && historyChanged(marker, since)) changed.paths.push(marker);
       const complete = walkEntries(real, NOTHING_SKIPPED, (path, entry) => {
         if (entry.name === ".git") {
           // A repository's history is labelled as a whole, on its `.git`: what git prints of it.
-          if (historyChanged(path, since)) this.options.fileLabels.mark(path, label);
+          if (historyChanged(path, since)) changed.paths.push(path);
           return false;
         }
         if (entry.isDirectory()) {
@@ -187,12 +184,11 @@ export class CallOutputTrust {
           const level = this.fileLevel(path);
           return level === null || level.level === "trusted";
         }
-        if (changedSince(path, since)) this.options.fileLabels.mark(path, label);
+        if (changedSince(path, since)) changed.paths.push(path);
         return false;
       });
-      if (!complete) problems.push(`more than ${MAX_TREE_ENTRIES} entries under ${real}: files changed past them are not labelled`);
+      if (!complete) changed.problems.push(`more than ${MAX_TREE_ENTRIES} entries under ${real}: files changed past them are not labelled`);
     }
-    return problems;
   }
 
   /**
@@ -336,6 +332,12 @@ const MAX_NAMED_DIRECTORIES = 8;
 const UNKNOWN_START_WINDOW_MS = 10 * 60_000;
 /** A change time may lag the clock by a kernel tick. */
 const CHANGE_TIME_SLACK_MS = 50;
+
+/** What a look for changed files found, and what it could not look at. */
+interface ChangedFiles {
+  readonly paths: string[];
+  readonly problems: string[];
+}
 
 /** What recordWrites keeps per session: when its last command below trusted began (wall-clock ms). */
 export interface WritingSession {

@@ -140,6 +140,11 @@ export interface ToolResultInput {
    * the host's own prompt, false when the host reports it never ran. Absent: the guard's record.
    */
   readonly ran?: boolean;
+  /**
+   * How long the call ran, as the host measured it (Claude Code's `duration_ms`): when this
+   * process did not see the call decided, what the call wrote changed after now less this.
+   */
+  readonly durationMs?: number;
 }
 
 export interface GuardDependencies {
@@ -482,7 +487,7 @@ export class Guard {
           // A file the call wrote holds what the call worked on: it is labelled at the turn's taint
           // or at what the call brought in, whichever is worse (`curl <page> > notes.md` in a trusted
           // turn saves the page, not the owner's words).
-          const started = result.id !== undefined ? (s.callStarts.get(result.id) ?? null) : null;
+          const started = (result.id !== undefined ? s.callStarts.get(result.id) : undefined) ?? (result.durationMs !== undefined ? Date.now() - result.durationMs : null);
           for (const problem of this.outputTrust.recordWrites(s, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()), started)) {
             this.logger.warn(`session ${sessionId}: ${problem}`);
             this.audit.record("CLAIM", { kind: "changed-files-not-labelled", sessionId, tool, detail: problem });

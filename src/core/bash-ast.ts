@@ -45,7 +45,25 @@ export function visitNodes(node: unknown, visit: (node: Record<string, unknown>)
   for (const [key, value] of Object.entries(record)) if (key !== "type" && key !== "loc" && key !== "text") visitNodes(value, visit);
 }
 
-/** Parses a shell script; throws on anything the parser cannot read. */
+/** The last scripts parsed: one `exec` is read for its output's trust, its `cd`s and its writes. */
+const parsed = new Map<string, { readonly ast: unknown } | { readonly error: unknown }>();
+const MAX_PARSED = 32;
+
+/**
+ * Parses a shell script; throws on anything the parser cannot read. The tree is shared between
+ * callers (kept for the last MAX_PARSED scripts) and must not be changed.
+ */
 export function parseShell(script: string): unknown {
-  return parseBash(script);
+  let entry = parsed.get(script);
+  if (entry === undefined) {
+    try {
+      entry = { ast: Object.freeze(parseBash(script)) };
+    } catch (error) {
+      entry = { error };
+    }
+    if (parsed.size >= MAX_PARSED) parsed.delete(parsed.keys().next().value as string);
+    parsed.set(script, entry);
+  }
+  if ("error" in entry) throw entry.error;
+  return entry.ast;
 }

@@ -640,6 +640,35 @@ interface WriteScan {
   readonly words: Set<string>;
   /** The directories `cd`/`pushd` go to, in order, as written (`~` for a bare `cd`). */
   readonly cd: string[];
+  /** Whether a program may write a file by a name its words do not give (see execMayWriteUnnamed). */
+  unnamedWrites: boolean;
+}
+
+/**
+ * Programs that write no file but what a redirection or their words name (which execWrittenFiles
+ * follows), and the wrappers that run one: a command of these alone leaves nothing else on disk.
+ * Not here: what writes by names it chooses or by an option (`sort -o`, `sed -i`, `find -fprint`,
+ * `nohup`'s nohup.out, `tar`, `git checkout`), and any program not known.
+ */
+const WRITE_NAMED_ONLY: ReadonlySet<string> = new Set([
+  "ls", "pwd", "echo", "printf", "cat", "tac", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag",
+  "wc", "stat", "file", "du", "df", "date", "cal", "whoami", "id", "groups", "uname", "hostname", "which", "type",
+  "true", "false", "test", "[", "[[", "cd", "pushd", "popd", "sleep", "printenv", "export", "set", "unset", "alias",
+  "local", "declare", "shift", "read", "exit", "return", "wait", "basename", "dirname", "realpath", "readlink", "seq",
+  "cut", "tr", "nl", "fold", "column", "cmp", "comm", "diff", "jq", "base64", "od", "hexdump", "sha1sum",
+  "sha256sum", "sha512sum", "md5sum", "cksum", "tee", "touch", "mkdir",
+  "env", "nice", "timeout", "command", "exec", "stdbuf", "ionice", "builtin", "xargs", "watch", "chronic", "sudo", "doas",
+]);
+/** git subcommands that print and write nothing, unless told to write their output (`--output`). */
+const GIT_WRITE_NAMED_ONLY: ReadonlySet<string> = new Set(["status", "diff", "log", "show", "blame", "grep", "ls-files", "rev-parse", "describe", "shortlog"]);
+
+/**
+ * Whether a command may write a file by a name its words do not give: a program not known to
+ * write only what its words or redirections name (`git clone`, `tar -x`, `python3 fetch.py`, a
+ * program computed at run time, a script that cannot be parsed).
+ */
+export function execMayWriteUnnamed(command: string): boolean {
+  return scanCommand(command).unnamedWrites;
 }
 
 /** Where a command may go: every directory its `cd`s can reach, and the first one known only at run time. */
@@ -669,17 +698,18 @@ export function execDirectories(command: string): ExecDirectories {
 }
 
 function scanCommand(command: string): WriteScan {
-  const found: WriteScan = { files: new Set(), words: new Set(), cd: [] };
+  const found: WriteScan = { files: new Set(), words: new Set(), cd: [], unnamedWrites: false };
   collectWrites(command, found, 0);
   return found;
 }
 
 function collectWrites(script: string, found: WriteScan, depth: number): void {
-  if (depth > MAX_NESTING) return;
   let ast: unknown;
   try {
+    if (depth > MAX_NESTING) throw new Error("nested too deeply");
     ast = parseShell(script);
   } catch {
+    found.unnamedWrites = true;
     return;
   }
   // A name a variable holds (`f=notes.md; curl … > "$f"`) is each value the script gives it; one
@@ -724,6 +754,7 @@ function programWrites(argv: readonly string[], found: WriteScan, depth: number)
   const [first, ...args] = argv;
   if (first === undefined) return;
   const program = first.slice(first.lastIndexOf("/") + 1);
+  if (!writesNamedOnly(program, args)) found.unnamedWrites = true;
   if (WRAPPERS.has(program)) {
     const at = args.findIndex((a) => !(a.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(a) || /^\d+(\.\d+)?[smhd]?$/.test(a)));
     if (at !== -1) programWrites(args.slice(at), found, depth);
@@ -758,6 +789,13 @@ function programWrites(argv: readonly string[], found: WriteScan, depth: number)
   const embedded = embeddedWork(program, args);
   for (const executed of embedded.commands) programWrites(executed, found, depth + 1);
   for (const script of embedded.scripts) collectWrites(script, found, depth + 1);
+}
+
+function writesNamedOnly(program: string, args: readonly string[]): boolean {
+  if (program === "eval" || (SHELLS.has(program) && args.includes("-c"))) return true; // the script is read in turn
+  if (program !== "git") return WRITE_NAMED_ONLY.has(program);
+  const sub = args.find((a) => !a.startsWith("-"));
+  return sub !== undefined && GIT_WRITE_NAMED_ONLY.has(sub) && !args.some((a) => a.startsWith("--output"));
 }
 
 /** The files an option names (`-o out.md`): its values, less "-" (standard output) and an empty word. */

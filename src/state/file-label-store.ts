@@ -11,7 +11,8 @@ import { withFileLock } from "./file-lock.js";
 export interface FileLabelStore {
   get(path: string): FileLabel | undefined;
   /** Records a tainted write; durable before it returns. */
-  mark(path: string, label: FileLabel): void;
+  /** Records one call's tainted writes, all at once (one locked read and write of the store). */
+  mark(paths: readonly string[], label: FileLabel): void;
   /** A whole-file rewrite from a trusted turn, or the owner vouching for the file. */
   clear(path: string): void;
   /** Every label, by path. */
@@ -35,8 +36,8 @@ export class MemoryFileLabelStore implements FileLabelStore {
   get(path: string): FileLabel | undefined {
     return this.labels.get(path);
   }
-  mark(path: string, label: FileLabel): void {
-    this.labels.mark(path, label);
+  mark(paths: readonly string[], label: FileLabel): void {
+    for (const path of paths) this.labels.mark(path, label);
   }
   clear(path: string): void {
     this.labels.clear(path);
@@ -88,8 +89,9 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
     if (current !== undefined) this.labels = current;
   }
 
-  mark(path: string, label: FileLabel): void {
-    this.change((labels) => labels.mark(path, label));
+  mark(paths: readonly string[], label: FileLabel): void {
+    if (paths.length === 0) return;
+    this.change((labels) => paths.map((path) => labels.mark(path, label)).includes(true));
   }
 
   clear(path: string): void {

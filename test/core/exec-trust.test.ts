@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { execDirectories, execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
+import { execDirectories, execMayWriteUnnamed, execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
 
 const noFiles: FileLevel = () => null;
 const level = (command: string, overrides: Record<string, "trusted" | "shared" | "external" | "untrusted"> = {}, fileLevel: FileLevel = noFiles) =>
@@ -328,6 +328,15 @@ describe("exec output trust from the parsed command", () => {
     );
   });
 
+  it("a command may write by names it chooses unless every program it runs writes only what its words or redirections name", () => {
+    for (const command of ["ls -la", "cat a.md | grep x > out.md", "cd proj && git log -1", "git diff HEAD~1", "bash -c 'head -5 x | tee y'", "eval cat a", "sudo cat a", "echo hi >> notes.md", "xargs grep x < list"]) {
+      expect([command, execMayWriteUnnamed(command)]).toEqual([command, false]);
+    }
+    for (const command of ["git clone https://x", "tar xf a.tar", "python3 fetch.py", "ls; curl -s x", "sort -o out in", "git diff --output=p.diff", "git -C proj log", "$CMD x", "sh install.sh", "find . -fprint out", "ls $(", `${"eval ".repeat(9)}ls`, "nohup ls"]) {
+      expect([command, execMayWriteUnnamed(command)]).toEqual([command, true]);
+    }
+  });
+
   it("files a command writes: past 64 combinations of values a word is kept as written", () => {
     const written = execWrittenFiles('for a in 1 2 3 4 5; do tee "$a" "$a" "$a"; done');
     expect(written).toContain('"$a"');
@@ -404,6 +413,9 @@ describe("exec output trust from the parsed command", () => {
     expect(execWrittenFiles("wget https://h/a/b.html; wget -qO out https://h/; wget -P dl https://h/")).toEqual(["b.html", "out", "dl/index.html"]);
     expect(execWrittenFiles("curl -s https://h/ -o -; wget -qO- https://h/")).toEqual([]);
     expect(execWrittenFiles("cp inbox/a.txt notes/")).toEqual(["notes/", "notes/a.txt"]);
+    // `eval` runs its words joined by spaces, up to eight deep.
+    expect(execWrittenFiles(`${"eval ".repeat(8)}curl -s -o e.md https://x`)).toEqual(["e.md"]);
+    expect(execWrittenFiles(`${"eval ".repeat(9)}curl -s -o e.md https://x`)).toEqual([]);
     expect(execWrittenFiles("mv -t dest a b")).toEqual(["dest", "dest/a", "dest/b"]);
     expect(execWrittenFiles("ln -s ../Downloads/r.pdf r.pdf")).toEqual(["r.pdf", "r.pdf/r.pdf"]);
     expect(execWrittenFiles("dd if=/dev/zero of=q.bin")).toEqual(["q.bin"]);

@@ -501,6 +501,17 @@ describe("files a command writes by names it chooses", () => {
     expect(trust.fileLevel(join(root, "ws", "out.md"))?.level).toBe("untrusted");
   });
 
+  it("rule: a command below trusted whose programs write only what their words name (a read of a labelled file) looks for nothing else", async () => {
+    const { trust, workspaceDir } = outputTrust();
+    await pastSlack();
+    const started = Date.now();
+    writeFileSync(join(workspaceDir, "edited.md"), "the owner, meanwhile");
+    trust.recordWrites(writer("s"), "untrusted", "exec", { command: "cat inbox/mail.txt | grep -i invoice" }, AT, started);
+    expect(trust.fileLevel("edited.md")).toBeNull();
+    trust.recordWrites(writer("s"), "untrusted", "exec", { command: "cat inbox/mail.txt | python3 summarise.py" }, AT, started);
+    expect(trust.fileLevel("edited.md")?.level).toBe("untrusted");
+  });
+
   it("rule: the same command at trusted labels nothing", () => {
     const { trust, workspaceDir } = outputTrust();
     const repo = bareRepo();

@@ -131,6 +131,7 @@ export class ClaudeCodeHooks {
           output: event.hook_event_name === "PostToolUse" ? event.tool_response : event.error,
           // Both come only for a call that ran, whether or not the guard had asked.
           ran: true,
+          ...(event.duration_ms !== undefined ? { durationMs: event.duration_ms } : {}),
         });
         // A file's call brings along the instruction files of the directories down to it.
         const path = filePathParam(event.tool_input);

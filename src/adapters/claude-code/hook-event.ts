@@ -14,6 +14,8 @@ const path = z.string().min(1).max(4096).refine((p) => p.startsWith("/") && !p.i
 const toolName = z.string().min(1).max(200);
 // Kept as parsed (JSON.parse makes own properties only): a copy by assignment could let a
 // `__proto__` key set a prototype.
+/** How long a call ran (ms); anything else is as if absent: it only dates what the call wrote. */
+const durationMs = z.number().nonnegative().finite().optional().catch(undefined);
 const toolInput = z.custom<Readonly<Record<string, unknown>>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), "an object");
 
 const common = { session_id: sessionId, cwd: path };
@@ -34,10 +36,11 @@ const schema = z.discriminatedUnion("hook_event_name", [
     tool_input: toolInput,
     tool_response: z.unknown(),
     tool_use_id: z.string().max(200).optional(),
+    duration_ms: durationMs,
   }),
   // A call that failed: `error` is what the model reads as its result (Claude Code 2.1.332: a
   // command's non-zero exit with all it printed, an MCP tool's error text).
-  z.object({ ...common, hook_event_name: z.literal("PostToolUseFailure"), tool_name: toolName, tool_input: toolInput, error: z.unknown(), tool_use_id: z.string().max(200).optional() }),
+  z.object({ ...common, hook_event_name: z.literal("PostToolUseFailure"), tool_name: toolName, tool_input: toolInput, error: z.unknown(), tool_use_id: z.string().max(200).optional(), duration_ms: durationMs }),
   // A file Claude Code put before the model as instructions (a memory file, a rule, an import).
   z.object({ ...common, hook_event_name: z.literal("InstructionsLoaded"), file_path: path }),
   // A directory the session works in from now on (`/add-dir`): its skills and commands are listed.
