@@ -103,10 +103,9 @@ export class CallOutputTrust {
    * Beside the files a call names, an `exec` below trusted that may write by names it chooses
    * labels every file that changed beneath the directories it ran in or named while it ran (`git
    * clone`'s tree, an archive's members, what a script wrote), and `process` those changed since
-   * the session's last such command began: a
-   * backgrounded command goes on writing after its result. `startedAt` is when the call was
-   * decided, by the disk's clock (`Date.now()`); `now` only dates the labels. Returns what could
-   * not be looked at.
+   * the session's last such command began: a backgrounded command goes on writing after its
+   * result. `startedAt` is when the call was decided, by the disk's clock (`Date.now()`); `now`
+   * only dates the labels. Returns what could not be looked at.
    */
   recordWrites(session: WritingSession, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date, startedAt: number | null): string[] {
     let targets: string[];

@@ -1,11 +1,11 @@
-import { mkdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { WorkspaceCommandIo } from "../../src/cli/agent-workspace.js";
 import { clearLabelCommand, listLabelsCommand } from "../../src/cli/file-labels.js";
 import { Guard } from "../../src/guard.js";
 import { BlockedWriteStore } from "../../src/state/blocked-write-store.js";
-import { WorkspaceFileLabelStore } from "../../src/state/file-label-store.js";
+import { MemoryFileLabelStore, WorkspaceFileLabelStore } from "../../src/state/file-label-store.js";
 import { tempDirs } from "../temp-dirs.js";
 
 const temp = tempDirs();
@@ -17,6 +17,30 @@ function io(cwd: string): WorkspaceCommandIo & { lines: string[]; errors: string
   const errors: string[] = [];
   return { cwd, env: {}, lines, errors, out: (l) => void lines.push(l), err: (l) => void errors.push(l) };
 }
+
+describe("one call's labels, marked at once", () => {
+  it("the labels a call finds are written in one go; marking nothing, or what is labelled already, writes nothing", () => {
+    const ws = workspace();
+    const store = new WorkspaceFileLabelStore(ws);
+    store.mark([], label);
+    expect(existsSync(join(ws, ".provenance"))).toBe(false);
+    const paths = ["a.md", "b/c.md", "d.md"].map((p) => join(ws, p));
+    store.mark(paths, label);
+    expect(new WorkspaceFileLabelStore(ws).entries().map(([path]) => path)).toEqual(paths);
+    const written = statSync(join(ws, ".provenance", "file-labels.json")).ino;
+    store.mark(paths, label);
+    // Replaced whole on a change (a new file renamed into place), so the same inode means no write.
+    expect(statSync(join(ws, ".provenance", "file-labels.json")).ino).toBe(written);
+    store.mark([paths[0] as string, join(ws, "e.md")], label);
+    expect(statSync(join(ws, ".provenance", "file-labels.json")).ino).not.toBe(written);
+  });
+
+  it("in memory, too", () => {
+    const store = new MemoryFileLabelStore();
+    store.mark(["/w/a.md", "/w/b.md"], label);
+    expect(store.entries().map(([path]) => path)).toEqual(["/w/a.md", "/w/b.md"]);
+  });
+});
 
 describe("file labels shared between processes", () => {
   it("a guard picks up at its next turn what another process labelled or the owner cleared", () => {
