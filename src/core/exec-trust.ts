@@ -135,10 +135,17 @@ export function execOutputTrust(command: string, options: ExecTrustOptions): Exe
       : (subcommand: string, args: readonly string[]) => dirs.known.reduce((worst, dir) => worseOf(worst, patch(subcommand, args, dir)), patch(subcommand, args));
   const history = options.historyLevel;
   const historyLevel = history === undefined ? () => null : () => dirs.known.reduce((worst, dir) => worseOf(worst, history(dir)), history());
-  const found = new Classifier(table, { fileLevel, treeLevel, listedLevel, globLevel, patchLevel, historyLevel }).script(command, 0);
-  if (dirs.unknown === null) return found;
-  return worseOf(found, { level: "untrusted", reason: `cd to a directory known only at run time (${JSON.stringify(dirs.unknown)})` }) ?? found;
+  let found = new Classifier(table, { fileLevel, treeLevel, listedLevel, globLevel, patchLevel, historyLevel }).script(command, 0);
+  if (dirs.unknown !== null) found = worseOf(found, { level: "untrusted", reason: `cd to a directory known only at run time (${JSON.stringify(dirs.unknown)})` }) ?? found;
+  // git told where a repository is by its environment reads that one, not the one where it runs
+  // (an assignment's name is never quoted; a word's value is as the program gets it).
+  const pointer = [command, ...execWords(command)].map((text) => GIT_LOCATION.exec(text)?.[0]).find((name) => name !== undefined);
+  if (pointer !== undefined) found = worseOf(found, { level: "untrusted", reason: `the command sets ${pointer}: git may read another repository` }) ?? found;
+  return found;
 }
+
+/** The environment that tells git where a repository is. */
+const GIT_LOCATION = /\bGIT_(DIR|WORK_TREE|COMMON_DIR|OBJECT_DIRECTORY|INDEX_FILE)\b/;
 
 /** The less trusted of two findings (the first of equals); null says nothing. */
 export function worseOf(worst: ExecTrust | null, found: ExecTrust | null): ExecTrust | null {
@@ -415,6 +422,10 @@ class Classifier {
     if (program === "git") {
       const level = this.look.historyLevel();
       if (level !== null) this.note(level.level, level.reason);
+      // A repository named by an option is not the one where git runs (`-C dir` is a subcommand
+      // no table knows, so already untrusted).
+      const pointed = (sub === undefined ? args : args.slice(0, args.indexOf(sub))).find((a) => /^--(git-dir|work-tree)/.test(a));
+      if (pointed !== undefined) this.note("untrusted", `git reads the repository ${JSON.stringify(pointed)} names`);
     }
     // A patch is the changed files' words: `git diff` of a vendored update, `git show <commit>`.
     const afterSub = sub === undefined ? [] : args.slice(args.indexOf(sub) + 1);

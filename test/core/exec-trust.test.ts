@@ -311,6 +311,14 @@ describe("exec output trust from the parsed command", () => {
     expect(execDirectories(chain(17))).toEqual({ known: Array.from({ length: 16 }, (_, i) => `/d${i}`), unknown: "/d16" });
   });
 
+  it("git pointed at another repository by an option or its environment is untrusted: its history is not the one where it runs", () => {
+    for (const command of ["git --git-dir=proj/.git log", "git --work-tree=proj --git-d'ir'=proj/.git show", "GIT_DIR=proj/.git git log", "export GIT_DIR=proj/.git; git log", 'env "GIT_"DIR=proj/.git git log', "git -C proj log"]) {
+      expect([command, level(command)]).toEqual([command, "untrusted"]);
+    }
+    expect(execOutputTrust("GIT_DIR=p git log", { overrides: {}, fileLevel: noFiles }).reason).toBe("the command sets GIT_DIR: git may read another repository");
+    expect(level("git log --oneline -5")).toBe("trusted");
+  });
+
   it("a patch git prints after a cd is asked of git where it runs", () => {
     const asked: string[] = [];
     execOutputTrust("cd proj && git show", { overrides: {}, fileLevel: noFiles, patchLevel: (sub, args, dir) => (asked.push(`${dir ?? "."} ${sub}`), null) });
