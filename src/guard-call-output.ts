@@ -384,7 +384,6 @@ function changedSince(path: string, since: number): boolean {
   }
 }
 
-
 interface WalkedDirectory {
   readonly dir: string;
   readonly depth: number;

@@ -1,5 +1,5 @@
-import { parseShell, visitNodes, type BashCommand, type BashRedirect, type BashWord } from "./bash-ast.js";
 import { isAbsolute, join } from "node:path";
+import { parseShell, visitNodes, type BashCommand, type BashRedirect, type BashWord } from "./bash-ast.js";
 import { embeddedWork, FD_EXEC } from "./embedded-commands.js";
 import { optionValues } from "./option-values.js";
 import { scriptVariables, wordValues, type ShellVariables } from "./shell-variables.js";

@@ -12,10 +12,10 @@ export type HookEventName = (typeof HOOK_EVENT_NAMES)[number];
 const sessionId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "a token of letters, digits, '.', '_' and '-' (at most 128)");
 const path = z.string().min(1).max(4096).refine((p) => p.startsWith("/") && !p.includes("\0"), "an absolute path without NUL");
 const toolName = z.string().min(1).max(200);
-// Kept as parsed (JSON.parse makes own properties only): a copy by assignment could let a
-// `__proto__` key set a prototype.
 /** How long a call ran (ms); anything else is as if absent: it only dates what the call wrote. */
 const durationMs = z.number().nonnegative().finite().optional().catch(undefined);
+// Kept as parsed (JSON.parse makes own properties only): a copy by assignment could let a
+// `__proto__` key set a prototype.
 const toolInput = z.custom<Readonly<Record<string, unknown>>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), "an object");
 
 const common = { session_id: sessionId, cwd: path };

@@ -10,6 +10,14 @@ describe("parseHookEvent", () => {
     expect(e).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } });
   });
 
+  it("reads a result's duration_ms; one that is not a duration is as if absent", () => {
+    const post = (duration: unknown) => parseHookEvent(JSON.stringify({ ...base, hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_response: "", duration_ms: duration }));
+    expect(post(1234)).toMatchObject({ duration_ms: 1234 });
+    for (const bad of [-1, "12", null, 1e400, { ms: 1 }]) expect((post(bad) as { duration_ms?: unknown }).duration_ms).toBeUndefined();
+    const failed = parseHookEvent(JSON.stringify({ ...base, hook_event_name: "PostToolUseFailure", tool_name: "Bash", tool_input: { command: "x" }, error: "exit 1", duration_ms: 7 }));
+    expect(failed).toMatchObject({ duration_ms: 7 });
+  });
+
   it("names the field that is wrong", () => {
     const bad: [unknown, RegExp][] = [
       ["{", /not JSON/],
