@@ -26,6 +26,8 @@ function outputTrust(options: { host?: HostName; fileTrust?: Record<string, Trus
 
 const session = (execLevel: TrustLevel = "trusted") => ({ execLevel });
 const writer = (sessionId: string) => ({ sessionId, backgroundSince: null as number | null });
+/** The paths the workspace's label store holds. */
+const labelsOf = (workspaceDir: string): string[] => new WorkspaceFileLabelStore(workspaceDir).entries().map(([path]) => path);
 
 describe("what a call's output is worth", () => {
   it("rule: an exec with no command string is untrusted, says so, and lowers the session's exec level", () => {
@@ -566,10 +568,11 @@ describe("files a command writes by names it chooses", () => {
     expect(w.backgroundSince).not.toBeNull();
     // The backgrounded command writes after its result came back.
     writeFileSync(join(workspaceDir, "late.md"), "x");
-    // Neither a trusted poll nor another tool's result looks for it.
+    // Neither a trusted poll nor another tool's result looks for it, nor labels anything.
     trust.recordWrites(w, "trusted", "process", { action: "poll" }, AT, null);
     trust.recordWrites(w, "untrusted", "web_fetch", { url: "https://x" }, AT, null);
     expect(trust.fileLevel("late.md")).toBeNull();
+    expect(labelsOf(workspaceDir)).toEqual([]);
     trust.recordWrites(w, "untrusted", "process", { action: "poll" }, AT, null);
     expect(trust.fileLevel("late.md")?.level).toBe("untrusted");
     expect(trust.fileLevel("early.md")).toBeNull();
@@ -592,6 +595,16 @@ describe("files a command writes by names it chooses", () => {
     const repo = bareRepo();
     ran(trust, "untrusted", workspaceDir, ["git", "clone", "-q", repo, "proj"], `git clone ${repo} proj`);
     expect(trust.fileLevel("proj/docs/setup.md")?.level).toBe("untrusted");
+  });
+
+  it("rule: a command at trusted leaves nothing for a later poll: what it writes in the background is what it was told to", async () => {
+    const { trust, workspaceDir } = outputTrust();
+    const w = writer("s");
+    trust.recordWrites(w, "trusted", "exec", { command: "python3 build.py &" }, AT, Date.now());
+    expect(w.backgroundSince).toBeNull();
+    writeFileSync(join(workspaceDir, "built.md"), "x");
+    trust.recordWrites(w, "untrusted", "process", { action: "poll" }, AT, null);
+    expect(trust.fileLevel("built.md")).toBeNull();
   });
 
   it("rule: with no start reported, the last ten minutes count", () => {
