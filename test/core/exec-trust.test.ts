@@ -316,6 +316,7 @@ describe("exec output trust from the parsed command", () => {
       expect([command, level(command)]).toEqual([command, "untrusted"]);
     }
     expect(execOutputTrust("GIT_DIR=p git log", { overrides: {}, fileLevel: noFiles }).reason).toBe("the command sets GIT_DIR: git may read another repository");
+    expect(execOutputTrust("git --git-dir=p/.git log", { overrides: {}, fileLevel: noFiles }).reason).toBe('git reads the repository "--git-dir=p/.git" names');
     expect(level("git log --oneline -5")).toBe("trusted");
   });
 
@@ -337,7 +338,7 @@ describe("exec output trust from the parsed command", () => {
   });
 
   it("a command may write by names it chooses unless every program it runs writes only what its words or redirections name", () => {
-    for (const command of ["ls -la", "cat a.md | grep x > out.md", "cd proj && git log -1", "git diff HEAD~1", "bash -c 'head -5 x | tee y'", "eval cat a", "sudo cat a", "echo hi >> notes.md", "xargs grep x < list"]) {
+    for (const command of ["ls -la", "cat a.md | grep x > out.md", "cd proj && git log -1", "git --no-pager diff HEAD~1", "bash -c 'head -5 x | tee y'", "eval cat a", "sudo cat a", "echo hi >> notes.md", "xargs grep x < list"]) {
       expect([command, execMayWriteUnnamed(command)]).toEqual([command, false]);
     }
     for (const command of ["git clone https://x", "tar xf a.tar", "python3 fetch.py", "ls; curl -s x", "sort -o out in", "git diff --output=p.diff", "git -C proj log", "$CMD x", "sh install.sh", "find . -fprint out", "ls $(", `${"eval ".repeat(9)}ls`, "nohup ls"]) {
