@@ -2,7 +2,7 @@ import { type Dirent, existsSync, lstatSync, readdirSync, realpathSync } from "n
 import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
-import { execMayWriteUnnamed, execOutputTrust, execWords, execWrittenFiles, worseOf, type ExecTrust } from "./core/exec-trust.js";
+import { execOutputTrust, readExec, worseOf, type ExecTrust } from "./core/exec-trust.js";
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
 import { FileTrustRules } from "./core/file-trust.js";
@@ -115,14 +115,15 @@ export class CallOutputTrust {
     const changed: ChangedFiles = { paths: [], problems: [] };
     if (fileWriteTools.has(tool)) targets = writeTargets(tool, params, this.options.home, extractPatchTargets);
     else if (execTools.has(tool) && typeof params["command"] === "string") {
-      targets = execWrittenFiles(params["command"]);
+      const reading = readExec(params["command"]);
+      targets = reading.files;
       base = this.baseDir(workdirOf(params));
-      if (taint !== "trusted" && execMayWriteUnnamed(params["command"])) {
+      if (taint !== "trusted" && reading.mayWriteUnnamed) {
         // A host that reported neither the call's start nor its duration to this process: as far
         // back as the longest a command runs in the foreground.
         const since = startedAt ?? Date.now() - UNKNOWN_START_WINDOW_MS;
         session.backgroundSince = since;
-        this.findChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(params["command"], base)], since, changed);
+        this.findChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(reading.words, base)], since, changed);
       }
     } else {
       if (backgroundOutputTools.has(tool) && taint !== "trusted" && session.backgroundSince !== null) {
@@ -137,9 +138,9 @@ export class CallOutputTrust {
   }
 
   /** Existing directories a command's words name, less those that hold the home directory or the workspace (`/`, `~`: everything). */
-  private namedDirectories(command: string, base: string): string[] {
+  private namedDirectories(words: readonly string[], base: string): string[] {
     const out: string[] = [];
-    for (const word of execWords(command)) {
+    for (const word of words) {
       for (const path of this.absoluteReadings(word, base)) {
         if (out.length >= MAX_NAMED_DIRECTORIES) return out;
         if (!isDirectory(path) || holds(path, this.options.home) || holds(path, this.options.workspaceDir)) continue;

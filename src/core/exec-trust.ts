@@ -118,7 +118,8 @@ export function execOutputTrust(command: string, options: ExecTrustOptions): Exe
   // `cd notes && cat page.md` reads notes/page.md: a relative path is looked up from where the
   // command starts and from every directory it may change to (in whatever order, in subshells or
   // not: more places looked at can only find worse).
-  const dirs = execDirectories(command);
+  const reading = readExec(command);
+  const dirs = reading.directories;
   const within = (level: FileLevel): FileLevel => (path) => {
     let worst = level(path);
     if (!isAbsolute(path) && !path.startsWith("~")) for (const dir of dirs.known) worst = worseOf(worst, level(join(dir, path)));
@@ -139,7 +140,7 @@ export function execOutputTrust(command: string, options: ExecTrustOptions): Exe
   if (dirs.unknown !== null) found = worseOf(found, { level: "untrusted", reason: `cd to a directory known only at run time (${JSON.stringify(dirs.unknown)})` }) ?? found;
   // git told where a repository is by its environment reads that one, not the one where it runs
   // (an assignment's name is never quoted; a word's value is as the program gets it).
-  const pointer = [command, ...execWords(command)].map((text) => GIT_LOCATION.exec(text)?.[0]).find((name) => name !== undefined);
+  const pointer = [command, ...reading.words].map((text) => GIT_LOCATION.exec(text)?.[0]).find((name) => name !== undefined);
   if (pointer !== undefined) found = worseOf(found, { level: "untrusted", reason: `the command sets ${pointer}: git may read another repository` }) ?? found;
   return found;
 }
@@ -634,16 +635,34 @@ const COPIERS: ReadonlySet<string> = new Set(["cp", "mv", "install", "ln", "rsyn
  * none here: the guard finds those by what changed on disk while the command ran.
  */
 export function execWrittenFiles(command: string): string[] {
-  return [...scanCommand(command).files];
+  return readExec(command).files;
 }
 
-/**
- * Every word a command gives its programs (inside `bash -c` strings, `eval` and wrappers too), as
- * execWrittenFiles reads them: where a program that writes files by names it chooses may have been
- * told to put them (`git clone <url> ~/src/x`, `tar -C out`, `python3 gen.py build/`).
- */
-export function execWords(command: string): string[] {
-  return [...scanCommand(command).words];
+/** What one reading of a command's words tells about where it goes and what it leaves on disk. */
+export interface ExecReading {
+  /** The files it writes by name (execWrittenFiles). */
+  readonly files: string[];
+  /**
+   * Every word it gives its programs (inside `bash -c` strings, `eval` and wrappers too): where a
+   * program that writes files by names it chooses may have been told to put them (`git clone
+   * <url> ~/src/x`, `tar -C out`, `python3 gen.py build/`).
+   */
+  readonly words: string[];
+  /** Where its `cd`s may take it (readDirectories). */
+  readonly directories: ExecDirectories;
+  /**
+   * Whether it may write a file by a name its words do not give: a program not known to write
+   * only what its words or redirections name (`git clone`, `tar -x`, `python3 fetch.py`, a program
+   * computed at run time, a script that cannot be parsed).
+   */
+  readonly mayWriteUnnamed: boolean;
+}
+
+/** Reads a command once for its writes, its words, its `cd`s (see ExecReading). */
+export function readExec(command: string): ExecReading {
+  const found: WriteScan = { files: new Set(), words: new Set(), cd: [], unnamedWrites: false };
+  collectWrites(command, found, 0);
+  return { files: [...found.files], words: [...found.words], directories: readDirectories(found.cd), mayWriteUnnamed: found.unnamedWrites };
 }
 
 interface WriteScan {
@@ -651,7 +670,7 @@ interface WriteScan {
   readonly words: Set<string>;
   /** The directories `cd`/`pushd` go to, in order, as written (`~` for a bare `cd`). */
   readonly cd: string[];
-  /** Whether a program may write a file by a name its words do not give (see execMayWriteUnnamed). */
+  /** Whether a program may write a file by a name its words do not give (ExecReading.mayWriteUnnamed). */
   unnamedWrites: boolean;
 }
 
@@ -673,15 +692,6 @@ const WRITE_NAMED_ONLY: ReadonlySet<string> = new Set([
 /** git subcommands that print and write nothing, unless told to write their output (`--output`). */
 const GIT_WRITE_NAMED_ONLY: ReadonlySet<string> = new Set(["status", "diff", "log", "show", "blame", "grep", "ls-files", "rev-parse", "describe", "shortlog"]);
 
-/**
- * Whether a command may write a file by a name its words do not give: a program not known to
- * write only what its words or redirections name (`git clone`, `tar -x`, `python3 fetch.py`, a
- * program computed at run time, a script that cannot be parsed).
- */
-export function execMayWriteUnnamed(command: string): boolean {
-  return scanCommand(command).unnamedWrites;
-}
-
 /** Where a command may go: every directory its `cd`s can reach, and the first one known only at run time. */
 export interface ExecDirectories {
   readonly known: readonly string[];
@@ -692,26 +702,20 @@ export interface ExecDirectories {
 const MAX_DIRECTORIES = 16;
 
 /**
- * The directories a command may change to (`cd`, `pushd`), relative to where it starts: each
- * target, and each relative target joined to every directory before it (`cd a && cd b` is in
- * `a/b`, or in `b` if `cd a` failed). A target known only at run time (`cd "$d"`, `cd -`) is
- * reported as unknown; so is one past MAX_DIRECTORIES.
+ * The directories a command may change to (`cd`, `pushd`, its targets in order), relative to
+ * where it starts: each target, and each relative target joined to every directory before it
+ * (`cd a && cd b` is in `a/b`, or in `b` if `cd a` failed). A target known only at run time (`cd
+ * "$d"`, `cd -`) is reported as unknown; so is one past MAX_DIRECTORIES.
  */
-export function execDirectories(command: string): ExecDirectories {
+function readDirectories(targets: readonly string[]): ExecDirectories {
   const known: string[] = [];
-  for (const target of scanCommand(command).cd) {
+  for (const target of targets) {
     if (target === "-" || /[$`]/.test(target)) return { known, unknown: target };
     const reached = isAbsolute(target) || target.startsWith("~") ? [target] : [target, ...known.map((dir) => join(dir, target))];
     for (const dir of reached) if (!known.includes(dir)) known.push(dir);
     if (known.length > MAX_DIRECTORIES) return { known: known.slice(0, MAX_DIRECTORIES), unknown: target };
   }
   return { known, unknown: null };
-}
-
-function scanCommand(command: string): WriteScan {
-  const found: WriteScan = { files: new Set(), words: new Set(), cd: [], unnamedWrites: false };
-  collectWrites(command, found, 0);
-  return found;
 }
 
 function collectWrites(script: string, found: WriteScan, depth: number): void {

@@ -4,9 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { execDirectories, execMayWriteUnnamed, execOutputTrust, execWrittenFiles, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
+import { execOutputTrust, execWrittenFiles, readExec, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
 
 const noFiles: FileLevel = () => null;
+/** Where a command's cds may take it. */
+const readDirectoriesOf = (command: string) => readExec(command).directories;
 const level = (command: string, overrides: Record<string, "trusted" | "shared" | "external" | "untrusted"> = {}, fileLevel: FileLevel = noFiles) =>
   execOutputTrust(command, { overrides, fileLevel }).level;
 
@@ -303,12 +305,12 @@ describe("exec output trust from the parsed command", () => {
     expect(level("cd `pwd`/x && cat y")).toBe("untrusted");
     expect(level(Array.from({ length: 5 }, (_, i) => `cd d${i}`).join("; ") + "; ls")).toBe("untrusted");
     expect(level(Array.from({ length: 4 }, (_, i) => `cd d${i}`).join("; ") + "; ls")).toBe("trusted");
-    expect(execDirectories("cd a; cd b; pushd /c; popd; cd")).toEqual({ known: ["a", "b", "a/b", "/c", "~"], unknown: null });
-    expect(execDirectories("cd a; cd ~/x; cd a")).toEqual({ known: ["a", "~/x", "a/a", "~/x/a"], unknown: null });
-    expect(execDirectories("cd -PL dir-L; cd -- -P; pushd")).toEqual({ known: ["dir-L", "-P", "dir-L/-P"], unknown: null });
+    expect(readDirectoriesOf("cd a; cd b; pushd /c; popd; cd")).toEqual({ known: ["a", "b", "a/b", "/c", "~"], unknown: null });
+    expect(readDirectoriesOf("cd a; cd ~/x; cd a")).toEqual({ known: ["a", "~/x", "a/a", "~/x/a"], unknown: null });
+    expect(readDirectoriesOf("cd -PL dir-L; cd -- -P; pushd")).toEqual({ known: ["dir-L", "-P", "dir-L/-P"], unknown: null });
     const chain = (n: number) => Array.from({ length: n }, (_, i) => `cd /d${i}`).join("; ");
-    expect(execDirectories(chain(16))).toEqual({ known: Array.from({ length: 16 }, (_, i) => `/d${i}`), unknown: null });
-    expect(execDirectories(chain(17))).toEqual({ known: Array.from({ length: 16 }, (_, i) => `/d${i}`), unknown: "/d16" });
+    expect(readDirectoriesOf(chain(16))).toEqual({ known: Array.from({ length: 16 }, (_, i) => `/d${i}`), unknown: null });
+    expect(readDirectoriesOf(chain(17))).toEqual({ known: Array.from({ length: 16 }, (_, i) => `/d${i}`), unknown: "/d16" });
   });
 
   it("git pointed at another repository by an option or its environment is untrusted: its history is not the one where it runs", () => {
@@ -339,10 +341,10 @@ describe("exec output trust from the parsed command", () => {
 
   it("a command may write by names it chooses unless every program it runs writes only what its words or redirections name", () => {
     for (const command of ["ls -la", "cat a.md | grep x > out.md", "cd proj && git log -1", "git --no-pager diff HEAD~1", "bash -c 'head -5 x | tee y'", "eval cat a", "sudo cat a", "echo hi >> notes.md", "xargs grep x < list"]) {
-      expect([command, execMayWriteUnnamed(command)]).toEqual([command, false]);
+      expect([command, readExec(command).mayWriteUnnamed]).toEqual([command, false]);
     }
     for (const command of ["git clone https://x", "tar xf a.tar", "python3 fetch.py", "ls; curl -s x", "sort -o out in", "git diff --output=p.diff", "git -C proj log", "$CMD x", "sh install.sh", "find . -fprint out", "ls $(", `${"eval ".repeat(9)}ls`, "nohup ls"]) {
-      expect([command, execMayWriteUnnamed(command)]).toEqual([command, true]);
+      expect([command, readExec(command).mayWriteUnnamed]).toEqual([command, true]);
     }
   });
 
