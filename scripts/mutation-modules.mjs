@@ -51,9 +51,11 @@ export const MUTATION_MODULES = {
   },
   "state-files": {
     gate: 90,
-    mutate: ["src/state/watermark-file.ts", "src/state/workspace-memory-files.ts", "src/state/file-label-store.ts"],
+    mutate: ["src/state/watermark-file.ts", "src/state/workspace-memory-files.ts", "src/state/file-label-store.ts", "src/core/file-labels.ts", "src/core/change-windows.ts"],
     tests: [
       "test/state/file-labels.test.ts",
+      "test/core/file-trust.test.ts",
+      "test/core/change-windows.test.ts",
       "test/state/parsers.test.ts",
       "test/state/watermark-file.test.ts",
       "test/state/workspace-memory-files.test.ts",

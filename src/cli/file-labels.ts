@@ -23,10 +23,18 @@ function fail(io: WorkspaceCommandIo, command: string, error: unknown): number {
 
 export function listLabelsCommand(io: WorkspaceCommandIo, opts: Options): number {
   try {
-    const entries = openLabels(io, opts).entries();
-    if (opts.json === true) io.out(displayJson({ labels: entries.map(([path, label]) => ({ path, ...label })) }, 2));
-    else if (entries.length === 0) io.out("No file carries a label: nothing written under taint is on record.");
-    else for (const [path, label] of entries) io.out(`${label.level.padEnd(9)}  ${displayText(label.at)}  ${displayText(label.tool)}  ${displayText(path)}  (session ${displayText(label.sessionId)})`);
+    const labels = openLabels(io, opts);
+    const entries = labels.entries();
+    const windows = labels.windows();
+    if (opts.json === true) io.out(displayJson({ labels: entries.map(([path, label]) => ({ path, ...label })), windows }, 2));
+    else if (entries.length === 0 && windows.length === 0) io.out("No file carries a label: nothing written under taint is on record.");
+    else {
+      for (const [path, label] of entries) io.out(`${label.level.padEnd(9)}  ${displayText(label.at)}  ${displayText(label.tool)}  ${displayText(path)}  (session ${displayText(label.sessionId)})`);
+      for (const w of windows) {
+        const span = `${new Date(w.since).toISOString()} to ${new Date(w.until).toISOString()}`;
+        io.out(`${w.level.padEnd(9)}  ${displayText(w.at)}  ${displayText(w.tool)}  any file changed from ${span} and not since  (session ${displayText(w.sessionId)})`);
+      }
+    }
     return 0;
   } catch (error) {
     return fail(io, "list", error);
@@ -52,7 +60,9 @@ export function registerFileLabelCommands(program: Command, io: () => WorkspaceC
   };
   const group = program
     .command("labels")
-    .description("Files that content written under taint went to: each is read back at the label's trust until the owner clears it.");
+    .description(
+      "Files that content written under taint went to, and when commands ran that may have written anywhere: each is read back at the label's trust until the owner clears it.",
+    );
   const common = (cmd: Command): Command =>
     cmd
       .option("--workspace <dir>", AGENT_WORKSPACE_HELP)

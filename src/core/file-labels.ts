@@ -1,3 +1,4 @@
+import { ChangeWindows, type ChangeWindow } from "./change-windows.js";
 import { isTrustLevel, lessTrusted, type TrustLevel } from "./trust-levels.js";
 
 /**
@@ -12,7 +13,17 @@ export interface FileLabel {
   readonly at: string;
 }
 
-export const FILE_LABELS_VERSION = 1;
+/** Version 2 added change windows and vouched change times; version 1 (labels alone) is still read. */
+export const FILE_LABELS_VERSION = 2;
+
+/**
+ * How many vouched change times are kept; past it the oldest goes, and that file, if a window
+ * still covers its change time, is read at the window's level again (never the other way).
+ */
+export const MAX_VOUCHED_CHANGES = 10_000;
+
+/** A file by identity, whatever it is called: `device:inode`. */
+export type FileIdentity = `${number}:${number}`;
 
 export class FileLabelFormatError extends Error {
   constructor(detail: string) {
@@ -23,6 +34,10 @@ export class FileLabelFormatError extends Error {
 
 export class FileLabels {
   private readonly labels = new Map<string, FileLabel>();
+  /** When commands that may have written anywhere ran (core/change-windows.ts). */
+  readonly windows = new ChangeWindows();
+  /** Files the owner vouched for as they were at a change time a window covers, by identity. */
+  private readonly vouched = new Map<FileIdentity, number>();
 
   get(path: string): FileLabel | undefined {
     return this.labels.get(path);
@@ -45,6 +60,23 @@ export class FileLabels {
     return this.labels.size;
   }
 
+  /** The owner vouches for a file's content as of its change time `changeTime`. */
+  vouch(file: FileIdentity, changeTime: number): boolean {
+    if (this.vouched.get(file) === changeTime) return false;
+    this.vouched.delete(file);
+    this.vouched.set(file, changeTime);
+    for (const oldest of this.vouched.keys()) {
+      if (this.vouched.size <= MAX_VOUCHED_CHANGES) break;
+      this.vouched.delete(oldest);
+    }
+    return true;
+  }
+
+  /** The change time at which the owner vouched for this file, if any. */
+  vouchedAt(file: FileIdentity): number | undefined {
+    return this.vouched.get(file);
+  }
+
   /** Every label, by path. */
   entries(): [string, FileLabel][] {
     return [...this.labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -53,7 +85,9 @@ export class FileLabels {
   serialize(): string {
     const files: Record<string, FileLabel> = Object.create(null) as Record<string, FileLabel>;
     for (const [path, label] of this.entries()) files[path] = label;
-    return `${JSON.stringify({ version: FILE_LABELS_VERSION, files }, null, 2)}\n`;
+    const vouched: Record<string, number> = Object.create(null) as Record<string, number>;
+    for (const [file, changeTime] of this.vouched) vouched[file] = changeTime;
+    return `${JSON.stringify({ version: FILE_LABELS_VERSION, files, windows: this.windows.entries(), vouched }, null, 2)}\n`;
   }
 
   /** Parses the file format; throws FileLabelFormatError on anything else (never a partial read). */
@@ -65,8 +99,8 @@ export class FileLabels {
       throw new FileLabelFormatError(`not JSON (${error instanceof Error ? error.message : String(error)})`);
     }
     if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new FileLabelFormatError("not an object");
-    const { version, files } = raw as Record<string, unknown>;
-    if (version !== FILE_LABELS_VERSION) throw new FileLabelFormatError(`version ${JSON.stringify(version)} is not ${FILE_LABELS_VERSION}`);
+    const { version, files, windows = [], vouched = {} } = raw as Record<string, unknown>;
+    if (version !== 1 && version !== FILE_LABELS_VERSION) throw new FileLabelFormatError(`version ${JSON.stringify(version)} is not 1 or ${FILE_LABELS_VERSION}`);
     if (files === null || typeof files !== "object" || Array.isArray(files)) throw new FileLabelFormatError("files is not an object");
     const labels = new FileLabels();
     for (const [path, value] of Object.entries(files as Record<string, unknown>)) {
@@ -79,6 +113,30 @@ export class FileLabels {
       }
       labels.labels.set(path, { level, sessionId, tool, at });
     }
+    if (!Array.isArray(windows)) throw new FileLabelFormatError("windows is not a list");
+    for (const [i, value] of windows.entries()) labels.windows.add(parseWindow(value, i));
+    if (vouched === null || typeof vouched !== "object" || Array.isArray(vouched)) throw new FileLabelFormatError("vouched is not an object");
+    for (const [file, changeTime] of Object.entries(vouched as Record<string, unknown>)) {
+      if (!/^\d{1,20}:\d{1,20}$/.test(file)) throw new FileLabelFormatError(`vouched: ${JSON.stringify(file)} is not device:inode`);
+      if (typeof changeTime !== "number" || !Number.isFinite(changeTime)) throw new FileLabelFormatError(`vouched ${file}: the change time is not a number`);
+      labels.vouch(file as FileIdentity, changeTime);
+    }
     return labels;
   }
+}
+
+function parseWindow(value: unknown, index: number): ChangeWindow {
+  if (value === null || typeof value !== "object") throw new FileLabelFormatError(`windows[${index}]: not an object`);
+  const { since, until, level, sessionId, tool, at } = value as Record<string, unknown>;
+  if (!isTime(since) || !isTime(until) || since > until) {
+    throw new FileLabelFormatError(`windows[${index}]: since and until must be times, since not after until`);
+  }
+  if (!isTrustLevel(level)) throw new FileLabelFormatError(`windows[${index}]: level ${JSON.stringify(level)} is not a trust level`);
+  if (typeof sessionId !== "string" || typeof tool !== "string" || typeof at !== "string") throw new FileLabelFormatError(`windows[${index}]: sessionId, tool and at must be strings`);
+  return { since, until, level, sessionId, tool, at };
+}
+
+/** Milliseconds a date can stand for. */
+function isTime(value: unknown): value is number {
+  return typeof value === "number" && !Number.isNaN(new Date(value).getTime());
 }

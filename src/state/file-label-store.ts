@@ -1,6 +1,7 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { FileLabels, type FileLabel } from "../core/file-labels.js";
+import { changeTimeSpan, type ChangeWindow } from "../core/change-windows.js";
+import { FileLabels, type FileIdentity, type FileLabel } from "../core/file-labels.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { ensureDirDurable } from "./durable-dir.js";
 import { realPathOrNull } from "./file-kind.js";
@@ -10,17 +11,26 @@ import { withFileLock } from "./file-lock.js";
 /** The guard's view of the file labels (core/file-labels.ts) and where they are kept. */
 export interface FileLabelStore {
   get(path: string): FileLabel | undefined;
-  /** Records a tainted write; durable before it returns. */
-  /** Records one call's tainted writes, all at once (one locked read and write of the store). */
-  mark(paths: readonly string[], label: FileLabel): void;
+  /**
+   * Records one call's tainted writes, and the window in which it may have written elsewhere, all
+   * at once (one locked read and write of the store); durable before it returns.
+   */
+  mark(paths: readonly string[], label: FileLabel, window?: ChangeWindow): void;
+  /** The first window overlapping a span of change times (core/change-windows.ts), if any. */
+  windowDuring(from: number, to: number): ChangeWindow | undefined;
+  /** Whether any window is on record (when none is, no file's change time need be looked at). */
+  readonly hasWindows: boolean;
+  /** The change time at which the owner vouched for this file, if any. */
+  vouchedAt(file: FileIdentity): number | undefined;
   /** A whole-file rewrite from a trusted turn, or the owner vouching for the file. */
   clear(path: string): void;
   /** Every label, by path. */
   entries(): [string, FileLabel][];
   /**
    * The owner vouches for a file's content as it is now: every label naming the file goes, under
-   * whichever spelling it was kept (as named, through a linked directory, where a link leads).
-   * Returns the paths whose labels went.
+   * whichever spelling it was kept (as named, through a linked directory, where a link leads), and
+   * a window its change time falls in no longer counts for it until it changes again. Returns the
+   * paths whose labels went (the path given, when only a window covered it).
    */
   vouchFor(absolutePath: string): string[];
   /** Picks up labels another process sharing the workspace changed since (cheap when none did). */
@@ -36,8 +46,18 @@ export class MemoryFileLabelStore implements FileLabelStore {
   get(path: string): FileLabel | undefined {
     return this.labels.get(path);
   }
-  mark(paths: readonly string[], label: FileLabel): void {
+  mark(paths: readonly string[], label: FileLabel, window?: ChangeWindow): void {
     for (const path of paths) this.labels.mark(path, label);
+    if (window !== undefined) this.labels.windows.add(window);
+  }
+  windowDuring(from: number, to: number): ChangeWindow | undefined {
+    return this.labels.windows.during(from, to);
+  }
+  get hasWindows(): boolean {
+    return this.labels.windows.size > 0;
+  }
+  vouchedAt(file: FileIdentity): number | undefined {
+    return this.labels.vouchedAt(file);
   }
   clear(path: string): void {
     this.labels.clear(path);
@@ -80,6 +100,23 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
     return this.labels.entries();
   }
 
+  windowDuring(from: number, to: number): ChangeWindow | undefined {
+    return this.labels.windows.during(from, to);
+  }
+
+  get hasWindows(): boolean {
+    return this.labels.windows.size > 0;
+  }
+
+  vouchedAt(file: FileIdentity): number | undefined {
+    return this.labels.vouchedAt(file);
+  }
+
+  /** Every window, oldest first. */
+  windows(): readonly ChangeWindow[] {
+    return this.labels.windows.entries();
+  }
+
   refresh(): void {
     // Once unreadable, every file stays untrusted in this process (`unreadable` is never reset: the
     // labels marked since are held only here); a repaired file is trusted when the guard next starts.
@@ -89,9 +126,9 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
     if (current !== undefined) this.labels = current;
   }
 
-  mark(paths: readonly string[], label: FileLabel): void {
-    if (paths.length === 0) return;
-    this.change((labels) => paths.map((path) => labels.mark(path, label)).includes(true));
+  mark(paths: readonly string[], label: FileLabel, window?: ChangeWindow): void {
+    if (paths.length === 0 && window === undefined) return;
+    this.change((labels) => [...paths.map((path) => labels.mark(path, label)), window !== undefined && labels.windows.add(window)].includes(true));
   }
 
   clear(path: string): void {
@@ -147,11 +184,16 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
   }
 }
 
-/** Removes every label that names the file at `absolutePath`; returns their paths. */
+/**
+ * Removes every label that names the file at `absolutePath`, and vouches for its change time when
+ * a window covers it; returns the labels' paths (and `absolutePath` for the window).
+ */
 function removeSpellings(labels: FileLabels, absolutePath: string): string[] {
   const target = realPathOrNull(absolutePath);
   const named = new Set([absolutePath, join(realPathOrNull(dirname(absolutePath)) ?? dirname(absolutePath), basename(absolutePath))]);
   const gone = labels.entries().flatMap(([path]) => (named.has(path) || (target !== null && realPathOrNull(path) === target) ? [path] : []));
   for (const path of gone) labels.clear(path);
+  const stat = statSync(absolutePath, { throwIfNoEntry: false });
+  if (stat !== undefined && labels.windows.during(...changeTimeSpan(stat.ctimeMs)) !== undefined && labels.vouch(`${stat.dev}:${stat.ino}`, stat.ctimeMs) && !gone.includes(absolutePath)) gone.push(absolutePath);
   return gone;
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FileLabelFormatError, FileLabels } from "../../src/core/file-labels.js";
+import { FileLabelFormatError, FileLabels, MAX_VOUCHED_CHANGES } from "../../src/core/file-labels.js";
 import { FileTrustRules, validateFileTrustGlob } from "../../src/core/file-trust.js";
 
 describe("fileTrust rules", () => {
@@ -84,9 +84,51 @@ describe("file labels", () => {
     expect(labels.size).toBe(0);
   });
 
+  it("windows and vouched change times round-trip; a version 1 file (labels alone) is read", () => {
+    const labels = new FileLabels();
+    labels.mark("/ws/a", label);
+    labels.windows.add({ ...label, since: 1_700_000_000_000, until: 1_700_000_001_000 });
+    expect(labels.vouch("2049:17", 1_700_000_000_500)).toBe(true);
+    expect(labels.vouch("2049:17", 1_700_000_000_500)).toBe(false);
+    const back = FileLabels.parse(labels.serialize());
+    expect(back.windows.entries()).toEqual(labels.windows.entries());
+    expect(back.vouchedAt("2049:17")).toBe(1_700_000_000_500);
+    expect(back.vouchedAt("2049:18")).toBeUndefined();
+    const v1 = FileLabels.parse(JSON.stringify({ version: 1, files: { "/ws/a": label } }));
+    expect(v1.get("/ws/a")).toEqual(label);
+    expect(v1.windows.size).toBe(0);
+  });
+
+  it(`past ${MAX_VOUCHED_CHANGES} vouched files the oldest is forgotten (its file is read at its window's level again)`, () => {
+    const labels = new FileLabels();
+    for (let i = 0; i <= MAX_VOUCHED_CHANGES; i++) labels.vouch(`1:${i}`, i);
+    expect(labels.vouchedAt("1:0")).toBeUndefined();
+    expect(labels.vouchedAt("1:1")).toBe(1);
+    expect(labels.vouchedAt(`1:${MAX_VOUCHED_CHANGES}`)).toBe(MAX_VOUCHED_CHANGES);
+    // Vouching again for a file at a new change time makes it the newest.
+    labels.vouch("1:1", 5);
+    labels.vouch("2:0", 0);
+    expect(labels.vouchedAt("1:1")).toBe(5);
+    expect(labels.vouchedAt("1:2")).toBeUndefined();
+  });
+
   it("anything but the format is refused whole, with the reason", () => {
+    const window = { since: 1, until: 2, level: "untrusted", sessionId: "s", tool: "exec", at: "x" };
+    const v2 = (extra: Record<string, unknown>) => JSON.stringify({ version: 2, files: {}, ...extra });
+    expect(() => FileLabels.parse(v2({ windows: {} }))).toThrow(/windows is not a list/);
+    expect(() => FileLabels.parse(v2({ windows: [null] }))).toThrow(/windows\[0\]: not an object/);
+    expect(() => FileLabels.parse(v2({ windows: [{ ...window, since: 3 }] }))).toThrow(/since not after until/);
+    expect(() => FileLabels.parse(v2({ windows: [{ ...window, until: 1e300 }] }))).toThrow(/must be times/);
+    expect(() => FileLabels.parse(v2({ windows: [{ ...window, since: "1" }] }))).toThrow(/must be times/);
+    expect(() => FileLabels.parse(v2({ windows: [{ ...window, level: "fine" }] }))).toThrow(/windows\[0\]: level "fine"/);
+    expect(() => FileLabels.parse(v2({ windows: [{ ...window, tool: 1 }] }))).toThrow(/must be strings/);
+    expect(() => FileLabels.parse(v2({ vouched: [] }))).toThrow(/vouched is not an object/);
+    expect(() => FileLabels.parse(v2({ vouched: { "/a": 1 } }))).toThrow(/not device:inode/);
+    expect(() => FileLabels.parse(v2({ vouched: { "1:2": "1" } }))).toThrow(/the change time is not a number/);
+    expect(() => FileLabels.parse(v2({ vouched: { "1:2": null } }))).toThrow(/the change time is not a number/);
+    expect(FileLabels.parse(v2({ windows: [window], vouched: { "1:2": 1.5 } })).windows.during(2)?.tool).toBe("exec");
     expect(() => FileLabels.parse("[]")).toThrow(FileLabelFormatError);
-    expect(() => FileLabels.parse('{"version":2,"files":{}}')).toThrow(/version/);
+    expect(() => FileLabels.parse('{"version":3,"files":{}}')).toThrow(/version/);
     expect(() => FileLabels.parse('{"version":1,"files":{"rel":{}}}')).toThrow(/absolute/);
     expect(() => FileLabels.parse('{"version":1,"files":{"/a":{"level":"ok","sessionId":"s","tool":"t","at":"x"}}}')).toThrow(/trust level/);
     expect(() => FileLabels.parse('{"version":1,"files":{"__proto__":{"level":"untrusted"}}}')).toThrow(/absolute/);

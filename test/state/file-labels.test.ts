@@ -39,6 +39,22 @@ describe("one call's labels, marked at once", () => {
     const store = new MemoryFileLabelStore();
     store.mark(["/w/a.md", "/w/b.md"], label);
     expect(store.entries().map(([path]) => path)).toEqual(["/w/a.md", "/w/b.md"]);
+    expect(store.hasWindows).toBe(false);
+    store.mark([], label, { ...label, since: 10, until: 20 });
+    expect(store.hasWindows).toBe(true);
+    expect(store.windowDuring(15, 15)?.tool).toBe("exec");
+    expect(store.windowDuring(21, 30)).toBeUndefined();
+  });
+
+  it("a window alone is written; one a window already covers writes nothing", () => {
+    const ws = workspace();
+    const store = new WorkspaceFileLabelStore(ws);
+    const window = { ...label, since: 1_700_000_000_000, until: 1_700_000_005_000 };
+    store.mark([], label, window);
+    expect(new WorkspaceFileLabelStore(ws).windows()).toEqual([window]);
+    const written = statSync(join(ws, ".provenance", "file-labels.json")).ino;
+    store.mark([], label, { ...window, since: window.since + 1 });
+    expect(statSync(join(ws, ".provenance", "file-labels.json")).ino).toBe(written);
   });
 });
 
@@ -93,6 +109,19 @@ describe("file labels shared between processes", () => {
     const json = io(ws);
     expect(listLabelsCommand(json, { workspace: ws, json: true })).toBe(0);
     expect(JSON.parse(json.lines.join("\n")).labels[0]).toMatchObject({ level: "untrusted", tool: "exec", sessionId: "s1" });
+    // A window: any file changed in it, and not since, is read at its level.
+    const since = Date.parse("2026-11-26T10:00:00.000Z");
+    writeFileSync(join(ws, "fetched.md"), "x");
+    new WorkspaceFileLabelStore(ws).mark([], label, { ...label, since, until: Date.now() });
+    const withWindow = io(ws);
+    expect(listLabelsCommand(withWindow, { workspace: ws })).toBe(0);
+    expect(withWindow.lines[1]).toMatch(/^untrusted  2026-11-26T10:00:00.000Z  exec  any file changed from 2026-11-26T10:00:00.000Z to \S+Z and not since  \(session s1\)$/);
+    const windowJson = io(ws);
+    expect(listLabelsCommand(windowJson, { workspace: ws, json: true })).toBe(0);
+    expect(JSON.parse(windowJson.lines.join("\n")).windows[0]).toMatchObject({ since, level: "untrusted" });
+    const vouched = io(ws);
+    expect(clearLabelCommand(vouched, "fetched.md", { workspace: ws })).toBe(0);
+    expect(vouched.lines).toEqual([`Cleared the label of ${join(ws, "fetched.md")}: it is read as trusted from the agent's next turn.`]);
     const missing = io(ws);
     expect(clearLabelCommand(missing, "nothing.md", { workspace: ws })).toBe(1);
     expect(missing.errors).toEqual([`provenant labels clear: no label names ${join(ws, "nothing.md")} (see provenant labels list)`]);

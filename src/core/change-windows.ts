@@ -1,0 +1,84 @@
+import { lessTrusted, type TrustLevel } from "./trust-levels.js";
+
+/**
+ * A stretch of time, in wall-clock milliseconds, in which a command below trusted ran that may
+ * write by names it chooses (a script, `git clone`, an installer). It may have written anywhere
+ * (`/tmp`, the home directory, past the bound of the walk that labels what it wrote by name), so
+ * a file whose change time falls in the window, and has not moved since, may hold what it wrote,
+ * and is read at the window's level. The kernel sets a file's change time on every write, rename
+ * and link; no program can set it back.
+ */
+export interface ChangeWindow {
+  readonly since: number;
+  readonly until: number;
+  readonly level: TrustLevel;
+  readonly sessionId: string;
+  readonly tool: string;
+  readonly at: string;
+}
+
+/**
+ * Past this many windows the two closest are joined into one spanning both (at the worse level):
+ * the record stays bounded and a window only ever widens, so nothing it covered is forgotten.
+ */
+export const MAX_CHANGE_WINDOWS = 1024;
+
+/**
+ * The span of times a file's change time stands for: itself, or, on a file system that keeps
+ * whole seconds (ext3, HFS+, some network mounts), the whole second it was rounded down from.
+ */
+export function changeTimeSpan(ctimeMs: number): [from: number, to: number] {
+  return ctimeMs % 1000 === 0 ? [ctimeMs, ctimeMs + 999] : [ctimeMs, ctimeMs];
+}
+
+/** Windows kept in order and disjoint: a window overlapping others is joined with them. */
+export class ChangeWindows {
+  private windows: ChangeWindow[] = [];
+
+  get size(): number {
+    return this.windows.length;
+  }
+
+  entries(): readonly ChangeWindow[] {
+    return this.windows;
+  }
+
+  /** Records a window; true when the record changed (false when a window as bad already covers it). */
+  add(window: ChangeWindow): boolean {
+    if (!(window.since <= window.until)) throw new RangeError(`a change window must not end before it starts (${window.since} to ${window.until})`);
+    const overlapping = this.windows.filter((w) => w.since <= window.until && w.until >= window.since);
+    if (overlapping.some((w) => w.since <= window.since && w.until >= window.until && !lessTrusted(window.level, w.level))) return false;
+    const joined = overlapping.reduce(join, window);
+    this.windows = [...this.windows.filter((w) => !overlapping.includes(w)), joined].sort((a, b) => a.since - b.since);
+    while (this.windows.length > MAX_CHANGE_WINDOWS) this.joinClosest();
+    return true;
+  }
+
+  /** The first window that overlaps the span from `from` to `to` (a change time, or the second a coarse one stands for), if any. */
+  during(from: number, to: number = from): ChangeWindow | undefined {
+    // The first window that ends at or after `from`: the only one that can start by `to` first.
+    let low = 0;
+    let high = this.windows.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.windows[middle]!.until < from) low = middle + 1;
+      else high = middle;
+    }
+    const window = this.windows[low];
+    return window !== undefined && window.since <= to ? window : undefined;
+  }
+
+  private joinClosest(): void {
+    let closest = 0;
+    for (let i = 1; i < this.windows.length - 1; i++) {
+      if (this.windows[i + 1]!.since - this.windows[i]!.until < this.windows[closest + 1]!.since - this.windows[closest]!.until) closest = i;
+    }
+    this.windows.splice(closest, 2, join(this.windows[closest]!, this.windows[closest + 1]!));
+  }
+}
+
+/** One window spanning both, at the worse level (with that window's session and tool). */
+function join(a: ChangeWindow, b: ChangeWindow): ChangeWindow {
+  const worse = lessTrusted(b.level, a.level) ? b : a;
+  return { ...worse, since: Math.min(a.since, b.since), until: Math.max(a.until, b.until) };
+}

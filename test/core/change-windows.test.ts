@@ -1,0 +1,88 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { changeTimeSpan, ChangeWindows, MAX_CHANGE_WINDOWS, type ChangeWindow } from "../../src/core/change-windows.js";
+import { lessTrusted, TRUST_LEVELS, type TrustLevel } from "../../src/core/trust-levels.js";
+
+const window = (since: number, until: number, level: TrustLevel = "untrusted", tool = "exec"): ChangeWindow => ({ since, until, level, sessionId: "s", tool, at: "2026-11-26T10:00:00.000Z" });
+
+describe("change windows", () => {
+  it("a change time inside a window finds it; before, between and after find none", () => {
+    const windows = new ChangeWindows();
+    expect(windows.during(5)).toBeUndefined();
+    windows.add(window(10, 20));
+    windows.add(window(40, 50, "external"));
+    expect(windows.during(9)).toBeUndefined();
+    expect(windows.during(10)?.level).toBe("untrusted");
+    expect(windows.during(20)?.level).toBe("untrusted");
+    expect(windows.during(21)).toBeUndefined();
+    expect(windows.during(45)?.level).toBe("external");
+    expect(windows.during(51)).toBeUndefined();
+    // A span (a whole-second change time) finds a window it overlaps.
+    expect(windows.during(21, 39)).toBeUndefined();
+    expect(windows.during(21, 40)?.level).toBe("external");
+    expect(windows.during(0, 10)?.level).toBe("untrusted");
+  });
+
+  it("overlapping windows are joined at the worse level; one a window as bad already covers changes nothing", () => {
+    const windows = new ChangeWindows();
+    expect(windows.add(window(10, 20, "external", "first"))).toBe(true);
+    expect(windows.add(window(12, 18, "external"))).toBe(false);
+    expect(windows.add(window(12, 18, "shared"))).toBe(false);
+    expect(windows.add(window(15, 30, "untrusted", "second"))).toBe(true);
+    expect(windows.entries()).toEqual([window(10, 30, "untrusted", "second")]);
+    expect(windows.add(window(5, 10, "external"))).toBe(true);
+    expect(windows.entries()).toEqual([window(5, 30, "untrusted", "second")]);
+    // Inside, but worse than the window covering it: the window takes the worse level.
+    const two = new ChangeWindows();
+    two.add(window(0, 100, "external"));
+    expect(two.add(window(40, 60, "untrusted"))).toBe(true);
+    expect(two.entries()).toEqual([window(0, 100, "untrusted")]);
+  });
+
+  it("a window that ends before it starts is refused", () => {
+    expect(() => new ChangeWindows().add(window(20, 10))).toThrow(/must not end before it starts/);
+  });
+
+  it(`past ${MAX_CHANGE_WINDOWS} windows the two closest are joined: the record stays bounded and covers all it covered`, () => {
+    const windows = new ChangeWindows();
+    for (let i = 0; i < MAX_CHANGE_WINDOWS; i++) windows.add(window(i * 100, i * 100 + 10));
+    // The gap after window 7 is the smallest once this one is added beside it.
+    windows.add(window(715, 716, "external"));
+    expect(windows.size).toBe(MAX_CHANGE_WINDOWS);
+    expect(windows.during(711)?.level).toBe("untrusted");
+    expect(windows.during(716)?.level).toBe("untrusted");
+    expect(windows.during(750)).toBeUndefined();
+    // The last pair is joined when it is the closest.
+    windows.add(window(MAX_CHANGE_WINDOWS * 100 + 11, MAX_CHANGE_WINDOWS * 100 + 12));
+    expect(windows.size).toBe(MAX_CHANGE_WINDOWS);
+    expect(windows.during(MAX_CHANGE_WINDOWS * 100 + 10 - 100)).toBeDefined();
+    expect(windows.entries().at(-1)?.until).toBe(MAX_CHANGE_WINDOWS * 100 + 12);
+  });
+
+  it("property: whatever is added, the windows stay in order and disjoint, every time added is found at its level or worse, and no other", () => {
+    const arbitraryWindow = fc.tuple(fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 50 }), fc.constantFrom(...TRUST_LEVELS)).map(([since, length, level]) => window(since, since + length, level));
+    fc.assert(
+      fc.property(fc.array(arbitraryWindow, { maxLength: 40 }), fc.integer({ min: 0, max: 1100 }), (added, probe) => {
+        const windows = new ChangeWindows();
+        for (const w of added) windows.add(w);
+        const list = windows.entries();
+        for (let i = 1; i < list.length; i++) expect(list[i - 1]!.until).toBeLessThan(list[i]!.since);
+        for (const w of added) {
+          for (const time of [w.since, w.until]) {
+            const found = windows.during(time);
+            expect(found).toBeDefined();
+            expect(lessTrusted(w.level, found!.level)).toBe(false);
+          }
+        }
+        // Below the bound nothing is widened: a time is found exactly when a window added covers it.
+        expect(windows.during(probe) !== undefined).toBe(added.some((w) => w.since <= probe && probe <= w.until));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a change time a file system keeps in whole seconds stands for its second", () => {
+    expect(changeTimeSpan(1_700_000_000_000)).toEqual([1_700_000_000_000, 1_700_000_000_999]);
+    expect(changeTimeSpan(1_700_000_000_001)).toEqual([1_700_000_000_001, 1_700_000_000_001]);
+  });
+});
