@@ -1,11 +1,13 @@
 import { closeSync, linkSync, lstatSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import { processIdentity } from "./process-identity.js";
 
 /**
  * An advisory lock between processes sharing one workspace: a lock file created with O_EXCL that
  * holds the owner's pid. Node has no flock, and every store operation is synchronous and short, so
- * a waiter sleeps in small steps. A lock left by a killed process (its pid is gone, or it is our
- * own pid from an earlier life, since this process never holds the lock across calls) is broken.
+ * a waiter sleeps in small steps. A lock left by a killed process (its pid is gone, is another
+ * process's now (state/process-identity.ts), or is our own pid from an earlier life, since this
+ * process never holds the lock across calls) is broken.
  */
 export class LockTimeoutError extends Error {
   constructor(readonly lockPath: string, readonly holder: string) {
@@ -37,12 +39,34 @@ function readHolder(lockPath: string): string | undefined {
   }
 }
 
+let own: string | undefined;
+/** What this process writes into a lock it takes. */
+function ownHolder(): string {
+  if (own === undefined) {
+    const identity = processIdentity(process.pid);
+    own = identity === null ? String(process.pid) : `${process.pid} ${identity}`;
+  }
+  return own;
+}
+
 /** A lock file that was created but never got its pid (killed in between) is stale after this long. */
 const EMPTY_LOCK_GRACE_MS = 2_000;
 
+/** What a lock file holds: `<pid> <process identity>`, or the pid alone where there is no identity (and in older locks). */
+const LOCK_HOLDER = /^(\d+)(?: (\S+))?\s*$/;
+
 function isStale(lockPath: string, holder: string): boolean {
-  const pid = Number.parseInt(holder, 10);
-  if (Number.isSafeInteger(pid) && pid > 0 && String(pid) === holder.trim()) return pid === process.pid || !isProcessAlive(pid);
+  const match = LOCK_HOLDER.exec(holder);
+  const pid = match === null ? Number.NaN : Number(match[1]);
+  if (match !== null && Number.isSafeInteger(pid) && pid > 0 && String(pid) === match[1]) {
+    if (pid === process.pid || !isProcessAlive(pid)) return true;
+    // A live pid is the holder only if it is the process that started when the lock says: after
+    // a crash and a reboot the pid is someone else's, and would hold the lock for good.
+    const written = match[2];
+    if (written === undefined) return false;
+    const now = processIdentity(pid);
+    return now !== null && now !== written;
+  }
   try {
     return Date.now() - statSync(lockPath).mtimeMs > EMPTY_LOCK_GRACE_MS;
   } catch {
@@ -93,7 +117,7 @@ function tryAcquire(lockPath: string): boolean {
     throw error;
   }
   try {
-    writeSync(fd, `${process.pid}\n`);
+    writeSync(fd, `${ownHolder()}\n`);
   } finally {
     closeSync(fd);
   }
