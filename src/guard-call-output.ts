@@ -2,7 +2,7 @@ import { type Dirent, type Stats, existsSync, lstatSync, readdirSync, realpathSy
 import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
-import { changeTimeSpan, type ChangeWindow } from "./core/change-windows.js";
+import type { ChangeWindow } from "./core/change-windows.js";
 import { execOutputTrust, readExec, worseOf, type ExecTrust } from "./core/exec-trust.js";
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
@@ -249,8 +249,8 @@ export class CallOutputTrust {
   }
 
   /**
-   * A file (not a directory: its entries are judged) whose change time falls in a window of a
-   * command below trusted that may have written it, unless the owner vouched for it as it is.
+   * A file (not a directory: its entries are judged) made or last changed in a window of a command
+   * below trusted that may have written it, unless the owner vouched for it as it is.
    */
   private windowLevel(absolute: string): ExecTrust | null {
     let stat: Stats | undefined;
@@ -262,9 +262,9 @@ export class CallOutputTrust {
     if (stat === undefined || stat.isDirectory()) return null;
     const labels = this.options.fileLabels;
     if (labels.vouchedAt(`${stat.dev}:${stat.ino}`) === stat.ctimeMs) return null;
-    const window = labels.windowDuring(...changeTimeSpan(stat.ctimeMs));
+    const window = labels.windowCovering(stat);
     if (window === undefined) return null;
-    return { level: window.level, reason: `${absolute} changed while a ${window.tool} call at ${window.level} ran, which may write files by names it chooses (${window.at})` };
+    return { level: window.level, reason: `${absolute} was made or changed during a command at ${window.level} that may write files by names it chooses (${window.tool}, ${window.at})` };
   }
 
   /**

@@ -32,7 +32,7 @@ export function listLabelsCommand(io: WorkspaceCommandIo, opts: Options): number
       for (const [path, label] of entries) io.out(`${label.level.padEnd(9)}  ${displayText(label.at)}  ${displayText(label.tool)}  ${displayText(path)}  (session ${displayText(label.sessionId)})`);
       for (const w of windows) {
         const span = `${new Date(w.since).toISOString()} to ${new Date(w.until).toISOString()}`;
-        io.out(`${w.level.padEnd(9)}  ${displayText(w.at)}  ${displayText(w.tool)}  any file changed from ${span} and not since  (session ${displayText(w.sessionId)})`);
+        io.out(`${w.level.padEnd(9)}  ${displayText(w.at)}  ${displayText(w.tool)}  any file made or changed from ${span}  (session ${displayText(w.sessionId)})`);
       }
     }
     return 0;

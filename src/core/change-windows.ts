@@ -6,7 +6,7 @@ import { lessTrusted, type TrustLevel } from "./trust-levels.js";
  * (`/tmp`, the home directory, past the bound of the walk that labels what it wrote by name), so
  * a file whose change time falls in the window, and has not moved since, may hold what it wrote,
  * and is read at the window's level. The kernel sets a file's change time on every write, rename
- * and link; no program can set it back.
+ * and link, and its birth time when it creates the file; no program can set either back.
  */
 export interface ChangeWindow {
   readonly since: number;
@@ -52,6 +52,19 @@ export class ChangeWindows {
     this.windows = [...this.windows.filter((w) => !overlapping.includes(w)), joined].sort((a, b) => a.since - b.since);
     while (this.windows.length > MAX_CHANGE_WINDOWS) this.joinClosest();
     return true;
+  }
+
+  /**
+   * The window a file was made or last changed in, the worse if both: a file a command made keeps
+   * its birth time through a later `chmod`, `touch` or `mv` (which move its change time out of the
+   * window); one it changed keeps the change time until the next change. A birth time of 0 is a
+   * file system that keeps none.
+   */
+  covering(file: { readonly ctimeMs: number; readonly birthtimeMs: number }): ChangeWindow | undefined {
+    const changed = this.during(...changeTimeSpan(file.ctimeMs));
+    const made = file.birthtimeMs > 0 ? this.during(...changeTimeSpan(file.birthtimeMs)) : undefined;
+    if (made === undefined) return changed;
+    return changed === undefined || lessTrusted(made.level, changed.level) ? made : changed;
   }
 
   /** The first window that overlaps the span from `from` to `to` (a change time, or the second a coarse one stands for), if any. */

@@ -1,6 +1,6 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, type Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { changeTimeSpan, type ChangeWindow } from "../core/change-windows.js";
+import type { ChangeWindow } from "../core/change-windows.js";
 import { FileLabels, type FileIdentity, type FileLabel } from "../core/file-labels.js";
 import { writeFileAtomic } from "./atomic-file.js";
 import { ensureDirDurable } from "./durable-dir.js";
@@ -16,13 +16,16 @@ export interface FileLabelStore {
    * at once (one locked read and write of the store); durable before it returns.
    */
   mark(paths: readonly string[], label: FileLabel, window?: ChangeWindow): void;
-  /** The first window overlapping a span of change times (core/change-windows.ts), if any. */
-  windowDuring(from: number, to: number): ChangeWindow | undefined;
+  /** The window a file (its `stat`) was made or last changed in (core/change-windows.ts), if any. */
+  windowCovering(file: Stats): ChangeWindow | undefined;
   /** Whether any window is on record (when none is, no file's change time need be looked at). */
   readonly hasWindows: boolean;
   /** The change time at which the owner vouched for this file, if any. */
   vouchedAt(file: FileIdentity): number | undefined;
-  /** A whole-file rewrite from a trusted turn, or the owner vouching for the file. */
+  /**
+   * A whole-file rewrite from a trusted turn: the path's label goes, and the file is vouched for
+   * as it is now if a window covers it (core/change-windows.ts).
+   */
   clear(path: string): void;
   /** Every label, by path. */
   entries(): [string, FileLabel][];
@@ -50,8 +53,8 @@ export class MemoryFileLabelStore implements FileLabelStore {
     for (const path of paths) this.labels.mark(path, label);
     if (window !== undefined) this.labels.windows.add(window);
   }
-  windowDuring(from: number, to: number): ChangeWindow | undefined {
-    return this.labels.windows.during(from, to);
+  windowCovering(file: Stats): ChangeWindow | undefined {
+    return this.labels.windows.covering(file);
   }
   get hasWindows(): boolean {
     return this.labels.windows.size > 0;
@@ -61,6 +64,7 @@ export class MemoryFileLabelStore implements FileLabelStore {
   }
   clear(path: string): void {
     this.labels.clear(path);
+    vouchForContent(this.labels, path);
   }
   entries(): [string, FileLabel][] {
     return this.labels.entries();
@@ -100,8 +104,8 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
     return this.labels.entries();
   }
 
-  windowDuring(from: number, to: number): ChangeWindow | undefined {
-    return this.labels.windows.during(from, to);
+  windowCovering(file: Stats): ChangeWindow | undefined {
+    return this.labels.windows.covering(file);
   }
 
   get hasWindows(): boolean {
@@ -132,7 +136,7 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
   }
 
   clear(path: string): void {
-    this.change((labels) => labels.clear(path));
+    this.change((labels) => [labels.clear(path), vouchForContent(labels, path)].includes(true));
   }
 
   vouchFor(absolutePath: string): string[] {
@@ -193,7 +197,17 @@ function removeSpellings(labels: FileLabels, absolutePath: string): string[] {
   const named = new Set([absolutePath, join(realPathOrNull(dirname(absolutePath)) ?? dirname(absolutePath), basename(absolutePath))]);
   const gone = labels.entries().flatMap(([path]) => (named.has(path) || (target !== null && realPathOrNull(path) === target) ? [path] : []));
   for (const path of gone) labels.clear(path);
-  const stat = statSync(absolutePath, { throwIfNoEntry: false });
-  if (stat !== undefined && labels.windows.during(...changeTimeSpan(stat.ctimeMs)) !== undefined && labels.vouch(`${stat.dev}:${stat.ino}`, stat.ctimeMs) && !gone.includes(absolutePath)) gone.push(absolutePath);
+  if (vouchForContent(labels, absolutePath) && !gone.includes(absolutePath)) gone.push(absolutePath);
   return gone;
+}
+
+/** Vouches for a file's content as of its change time, when a window covers it; true when that is new. */
+function vouchForContent(labels: FileLabels, absolutePath: string): boolean {
+  let stat: Stats | undefined;
+  try {
+    stat = statSync(absolutePath, { throwIfNoEntry: false });
+  } catch {
+    return false;
+  }
+  return stat !== undefined && labels.windows.covering(stat) !== undefined && labels.vouch(`${stat.dev}:${stat.ino}`, stat.ctimeMs);
 }

@@ -81,6 +81,22 @@ describe("change windows", () => {
     );
   });
 
+  it("a file is covered by the window it was made in or last changed in, the worse if both; a birth time of 0 is none", () => {
+    const windows = new ChangeWindows();
+    windows.add(window(10, 20, "external"));
+    windows.add(window(40, 50, "untrusted"));
+    expect(windows.covering({ birthtimeMs: 15, ctimeMs: 100 })?.level).toBe("external");
+    expect(windows.covering({ birthtimeMs: 5, ctimeMs: 45 })?.level).toBe("untrusted");
+    expect(windows.covering({ birthtimeMs: 15, ctimeMs: 45 })?.level).toBe("untrusted");
+    expect(windows.covering({ birthtimeMs: 45, ctimeMs: 15 })?.level).toBe("untrusted");
+    expect(windows.covering({ birthtimeMs: 12, ctimeMs: 15 })?.level).toBe("external");
+    expect(windows.covering({ birthtimeMs: 5, ctimeMs: 30 })).toBeUndefined();
+    expect(windows.covering({ birthtimeMs: 0, ctimeMs: 30 })).toBeUndefined();
+    const fromZero = new ChangeWindows();
+    fromZero.add(window(0, 20));
+    expect(fromZero.covering({ birthtimeMs: 0, ctimeMs: 30 })).toBeUndefined();
+  });
+
   it("a change time a file system keeps in whole seconds stands for its second", () => {
     expect(changeTimeSpan(1_700_000_000_000)).toEqual([1_700_000_000_000, 1_700_000_000_999]);
     expect(changeTimeSpan(1_700_000_000_001)).toEqual([1_700_000_000_001, 1_700_000_000_001]);

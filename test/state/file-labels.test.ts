@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, statSync, symlinkSync, type Stats, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { WorkspaceCommandIo } from "../../src/cli/agent-workspace.js";
@@ -42,8 +42,8 @@ describe("one call's labels, marked at once", () => {
     expect(store.hasWindows).toBe(false);
     store.mark([], label, { ...label, since: 10, until: 20 });
     expect(store.hasWindows).toBe(true);
-    expect(store.windowDuring(15, 15)?.tool).toBe("exec");
-    expect(store.windowDuring(21, 30)).toBeUndefined();
+    expect(store.windowCovering({ ctimeMs: 15, birthtimeMs: 0 } as Stats)?.tool).toBe("exec");
+    expect(store.windowCovering({ ctimeMs: 21, birthtimeMs: 0 } as Stats)).toBeUndefined();
   });
 
   it("a window alone is written; one a window already covers writes nothing", () => {
@@ -109,13 +109,13 @@ describe("file labels shared between processes", () => {
     const json = io(ws);
     expect(listLabelsCommand(json, { workspace: ws, json: true })).toBe(0);
     expect(JSON.parse(json.lines.join("\n")).labels[0]).toMatchObject({ level: "untrusted", tool: "exec", sessionId: "s1" });
-    // A window: any file changed in it, and not since, is read at its level.
+    // A window: any file made or changed in it is read at its level.
     const since = Date.parse("2026-11-26T10:00:00.000Z");
     writeFileSync(join(ws, "fetched.md"), "x");
     new WorkspaceFileLabelStore(ws).mark([], label, { ...label, since, until: Date.now() });
     const withWindow = io(ws);
     expect(listLabelsCommand(withWindow, { workspace: ws })).toBe(0);
-    expect(withWindow.lines[1]).toMatch(/^untrusted  2026-11-26T10:00:00.000Z  exec  any file changed from 2026-11-26T10:00:00.000Z to \S+Z and not since  \(session s1\)$/);
+    expect(withWindow.lines[1]).toMatch(/^untrusted  2026-11-26T10:00:00.000Z  exec  any file made or changed from 2026-11-26T10:00:00.000Z to \S+Z  \(session s1\)$/);
     const windowJson = io(ws);
     expect(listLabelsCommand(windowJson, { workspace: ws, json: true })).toBe(0);
     expect(JSON.parse(windowJson.lines.join("\n")).windows[0]).toMatchObject({ since, level: "untrusted" });
