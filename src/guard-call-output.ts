@@ -114,9 +114,9 @@ export class CallOutputTrust {
     const { fileWriteTools, execTools, backgroundOutputTools } = this.options.catalogue;
     const label: FileLabel = { level: taint, sessionId: session.sessionId, tool, at: now.toISOString() };
     const changed: ChangedFiles = { paths: [], problems: [] };
-    // What a command may have written anywhere, by names it chose, is read at its level while its
-    // change time stays in this window (fileLevel); the walks below label what lies where the
-    // command ran, which also outlasts a later change.
+    // What a command may have written anywhere, by names it chose, is read at its level while it
+    // was made or last changed in this window (fileLevel); the walks below label what lies where
+    // the command ran, which also outlasts a later change.
     let window: ChangeWindow | undefined;
     // A change time may lag the clock by a kernel tick: a change just after the start may read as
     // just before it; one before the result cannot read as after it, but it has a fraction of a
@@ -198,7 +198,7 @@ export class CallOutputTrust {
         if (changedSince(path, since)) changed.paths.push(path);
         return false;
       });
-      if (!complete) changed.problems.push(`more than ${MAX_TREE_ENTRIES} entries under ${real}: files changed past them are not labelled, only read at this command's level until they change again`);
+      if (!complete) changed.problems.push(`more than ${MAX_TREE_ENTRIES} entries under ${real}: files changed past them are not labelled, only read at this command's level by when they were made or changed`);
     }
   }
 
@@ -227,8 +227,8 @@ export class CallOutputTrust {
 
   /**
    * A file's trust: the first `fileTrust` rule it matches, its label and the window of a command
-   * that may have written it (its change time unmoved since), whichever is worst; null when none
-   * says anything.
+   * that may have written it (made or last changed while it ran), whichever is worst; null when
+   * none says anything.
    */
   fileLevel(rawPath: string, base: string = this.options.workspaceDir): ExecTrust | null {
     const labels = this.options.fileLabels;

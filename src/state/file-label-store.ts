@@ -32,7 +32,7 @@ export interface FileLabelStore {
   /**
    * The owner vouches for a file's content as it is now: every label naming the file goes, under
    * whichever spelling it was kept (as named, through a linked directory, where a link leads), and
-   * a window its change time falls in no longer counts for it until it changes again. Returns the
+   * a window it was made or changed in no longer counts for it until it changes again. Returns the
    * paths whose labels went (the path given, when only a window covered it).
    */
   vouchFor(absolutePath: string): string[];
@@ -189,8 +189,8 @@ export class WorkspaceFileLabelStore implements FileLabelStore {
 }
 
 /**
- * Removes every label that names the file at `absolutePath`, and vouches for its change time when
- * a window covers it; returns the labels' paths (and `absolutePath` for the window).
+ * Removes every label that names the file at `absolutePath`, and vouches for the file as it is
+ * when a window covers it; returns the labels' paths (and `absolutePath` for the window).
  */
 function removeSpellings(labels: FileLabels, absolutePath: string): string[] {
   const target = realPathOrNull(absolutePath);

@@ -636,7 +636,7 @@ describe("files a command writes by names it chooses", () => {
       for (let f = 0; f < 1000; f++) writeFileSync(join(workspaceDir, `d${d}`, `f${f}`), "");
     }
     const problems = trust.recordWrites(writer("s"), "untrusted", "exec", { command: "make" }, AT, Date.now());
-    expect(problems).toEqual([`more than 20000 entries under ${workspaceDir}: files changed past them are not labelled, only read at this command's level until they change again`]);
+    expect(problems).toEqual([`more than 20000 entries under ${workspaceDir}: files changed past them are not labelled, only read at this command's level by when they were made or changed`]);
   });
 
   it("rule: a change time counts from a moment before the start (a kernel tick), and a whole-second one from the start's second", () => {

@@ -182,8 +182,8 @@ describe("output trust depends on what the call did (replay)", () => {
     guard.beforeToolCall("big", { id: "m", tool: "exec", params: { command: "make" } });
     guard.afterToolCall("big", { id: "m", tool: "exec", params: { command: "make" }, output: "" });
     const stopped = records.filter((r) => r.data["kind"] === "changed-files-not-labelled");
-    expect(stopped.map((r) => r.data["detail"])).toEqual([`more than 20000 entries under ${realpathSync(ws)}: files changed past them are not labelled, only read at this command's level until they change again`]);
-    expect(lines.warn).toContainEqual(`session big: more than 20000 entries under ${realpathSync(ws)}: files changed past them are not labelled, only read at this command's level until they change again`);
+    expect(stopped.map((r) => r.data["detail"])).toEqual([`more than 20000 entries under ${realpathSync(ws)}: files changed past them are not labelled, only read at this command's level by when they were made or changed`]);
+    expect(lines.warn).toContainEqual(`session big: more than 20000 entries under ${realpathSync(ws)}: files changed past them are not labelled, only read at this command's level by when they were made or changed`);
     guard.close();
   });
 
