@@ -253,13 +253,13 @@ export class CallOutputTrust {
    * below trusted that may have written it, unless the owner vouched for it as it is.
    */
   private windowLevel(absolute: string): ExecTrust | null {
-    let stat: Stats | undefined;
+    let stat: Stats;
     try {
-      stat = statSync(absolute, { throwIfNoEntry: false });
+      stat = statSync(absolute);
     } catch {
-      return null; // not readable by the gateway: nor by the tool that names it
+      return null; // not there, or not readable by the gateway: nor by the tool that names it
     }
-    if (stat === undefined || stat.isDirectory()) return null;
+    if (stat.isDirectory()) return null;
     const labels = this.options.fileLabels;
     if (labels.vouchedAt(`${stat.dev}:${stat.ino}`) === stat.ctimeMs) return null;
     const window = labels.windowCovering(stat);

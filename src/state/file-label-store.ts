@@ -203,11 +203,11 @@ function removeSpellings(labels: FileLabels, absolutePath: string): string[] {
 
 /** Vouches for a file's content as of its change time, when a window covers it; true when that is new. */
 function vouchForContent(labels: FileLabels, absolutePath: string): boolean {
-  let stat: Stats | undefined;
+  let stat: Stats;
   try {
-    stat = statSync(absolutePath, { throwIfNoEntry: false });
+    stat = statSync(absolutePath);
   } catch {
     return false;
   }
-  return stat !== undefined && labels.windows.covering(stat) !== undefined && labels.vouch(`${stat.dev}:${stat.ino}`, stat.ctimeMs);
+  return labels.windows.covering(stat) !== undefined && labels.vouch(`${stat.dev}:${stat.ino}`, stat.ctimeMs);
 }

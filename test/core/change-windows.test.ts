@@ -39,6 +39,17 @@ describe("change windows", () => {
     expect(two.entries()).toEqual([window(0, 100, "untrusted")]);
   });
 
+  it("a window as bad that starts where the new one starts and ends after it covers it; equal gaps past the bound join the first pair", () => {
+    const windows = new ChangeWindows();
+    windows.add(window(10, 20));
+    expect(windows.add(window(10, 15))).toBe(false);
+    expect(windows.add(window(15, 20))).toBe(false);
+    const even = new ChangeWindows();
+    for (let i = 0; i <= MAX_CHANGE_WINDOWS; i++) even.add(window(i * 100, i * 100 + 10));
+    expect(even.entries()[0]).toMatchObject({ since: 0, until: 110 });
+    expect(even.entries().at(-1)).toMatchObject({ since: MAX_CHANGE_WINDOWS * 100, until: MAX_CHANGE_WINDOWS * 100 + 10 });
+  });
+
   it("a window that ends before it starts is refused", () => {
     expect(() => new ChangeWindows().add(window(20, 10))).toThrow(/must not end before it starts/);
   });

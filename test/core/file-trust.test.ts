@@ -122,8 +122,10 @@ describe("file labels", () => {
     expect(() => FileLabels.parse(v2({ windows: [{ ...window, since: "1" }] }))).toThrow(/must be times/);
     expect(() => FileLabels.parse(v2({ windows: [{ ...window, level: "fine" }] }))).toThrow(/windows\[0\]: level "fine"/);
     expect(() => FileLabels.parse(v2({ windows: [{ ...window, tool: 1 }] }))).toThrow(/must be strings/);
-    expect(() => FileLabels.parse(v2({ vouched: [] }))).toThrow(/vouched is not an object/);
-    expect(() => FileLabels.parse(v2({ vouched: { "/a": 1 } }))).toThrow(/not device:inode/);
+    expect(() => FileLabels.parse(v2({ windows: [5] }))).toThrow(/windows\[0\]: not an object/);
+    for (const vouched of [[], null, 5]) expect(() => FileLabels.parse(v2({ vouched }))).toThrow(/vouched is not an object/);
+    for (const key of ["/a", "x1:2", "1:2x"]) expect(() => FileLabels.parse(v2({ vouched: { [key]: 1 } }))).toThrow(/not device:inode/);
+    expect(FileLabels.parse(v2({ windows: [{ ...window, since: 2, until: 2 }] })).windows.during(2)).toBeDefined();
     expect(() => FileLabels.parse(v2({ vouched: { "1:2": "1" } }))).toThrow(/the change time is not a number/);
     expect(() => FileLabels.parse(v2({ vouched: { "1:2": null } }))).toThrow(/the change time is not a number/);
     expect(FileLabels.parse(v2({ windows: [window], vouched: { "1:2": 1.5 } })).windows.during(2)?.tool).toBe("exec");

@@ -46,6 +46,34 @@ describe("one call's labels, marked at once", () => {
     expect(store.windowCovering({ ctimeMs: 21, birthtimeMs: 0 } as Stats)).toBeUndefined();
   });
 
+  it("a trusted rewrite (clear) vouches for a file a window covers, in one write; a file no window covers, or that is not there, is not vouched for", () => {
+    const ws = workspace();
+    const store = new WorkspaceFileLabelStore(ws);
+    expect(store.hasWindows).toBe(false);
+    const made = join(ws, "made.md");
+    writeFileSync(made, "x");
+    store.mark([], label, { ...label, since: Date.now() - 60_000, until: Date.now() + 1 });
+    expect(store.hasWindows).toBe(true);
+    const stat = statSync(made);
+    expect(store.vouchedAt(`${stat.dev}:${stat.ino}`)).toBeUndefined();
+    store.clear(made);
+    expect(new WorkspaceFileLabelStore(ws).vouchedAt(`${stat.dev}:${stat.ino}`)).toBe(stat.ctimeMs);
+    const written = statSync(join(ws, ".provenance", "file-labels.json")).ino;
+    store.clear(made);
+    store.clear(join(ws, "missing.md"));
+    store.clear(join(made, "below-a-file.md"));
+    expect(statSync(join(ws, ".provenance", "file-labels.json")).ino).toBe(written);
+    expect(store.vouchFor(join(made, "below-a-file.md"))).toEqual([]);
+    // Made before every window: nothing to vouch for.
+    const old = join(ws, "old.md");
+    writeFileSync(old, "x");
+    const before = new Date(Date.now() - 3_600_000);
+    const fresh = workspace();
+    const other = new WorkspaceFileLabelStore(fresh);
+    other.mark([], label, { ...label, since: before.getTime() - 1000, until: before.getTime() });
+    expect(other.vouchFor(old)).toEqual([]);
+  });
+
   it("a window alone is written; one a window already covers writes nothing", () => {
     const ws = workspace();
     const store = new WorkspaceFileLabelStore(ws);

@@ -1,5 +1,5 @@
-import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -47,6 +47,40 @@ describe("a lock names its holder by pid and by when that process started", () =
     expect(() => withFileLock(lock, () => "taken", 50)).toThrow(LockTimeoutError);
     writeFileSync(lock, `${holder.pid}\n`);
     expect(() => withFileLock(lock, () => "taken", 50)).toThrow(LockTimeoutError);
+  });
+
+  it("the start time is the 22nd field of the kernel's stat line, counted after the process's name (which may hold spaces and parentheses)", () => {
+    const field22 = (pid: number) => {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    };
+    expect(processIdentity(holder.pid!)).toBe(`${boot}/${execFileSync("awk", ["{ print $22 }", `/proc/${holder.pid}/stat`], { encoding: "utf8" }).trim()}`);
+    const titled = spawn(process.execPath, ["-e", "process.title = 'a) b (c'; setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      // The title reaches the kernel's name for the process once set.
+      for (let i = 0; i < 200 && !readFileSync(`/proc/${titled.pid}/stat`, "utf8").includes("a) b (c"); i++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+      expect(readFileSync(`/proc/${titled.pid}/stat`, "utf8")).toContain("(a) b (c)");
+      expect(processIdentity(titled.pid!)).toBe(`${boot}/${field22(titled.pid!)}`);
+    } finally {
+      titled.kill("SIGKILL");
+    }
+  });
+
+  it("our own pid is ours from an earlier life; a lock of pid 0 or of a pid written otherwise than the kernel writes it is judged by its age", () => {
+    const lock = lockIn();
+    writeFileSync(lock, `${process.pid} ${processIdentity(process.pid)}\n`);
+    expect(withFileLock(lock, () => "taken", 50)).toBe("taken");
+    const aged = (text: string) => {
+      writeFileSync(lock, text);
+      const then = new Date(Date.now() - 10_000);
+      utimesSync(lock, then, then);
+    };
+    for (const text of ["0\n", `0${holder.pid}\n`]) {
+      aged(text);
+      expect(withFileLock(lock, () => "taken", 50), text).toBe("taken");
+      writeFileSync(lock, text);
+      expect(() => withFileLock(lock, () => "taken", 50), text).toThrow(LockTimeoutError);
+    }
   });
 
   it("fuzz: whatever a lock file holds, the lock is taken or the wait times out", () => {
