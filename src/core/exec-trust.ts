@@ -1,5 +1,6 @@
 import { isAbsolute, join } from "node:path";
 import { parseShell, visitNodes, type BashCommand, type BashRedirect, type BashWord } from "./bash-ast.js";
+import { braceExpansions } from "./brace-expansion.js";
 import { embeddedWork, FD_EXEC } from "./embedded-commands.js";
 import { optionValues } from "./option-values.js";
 import { scriptVariables, wordValues, type ShellVariables } from "./shell-variables.js";
@@ -120,7 +121,9 @@ export function execOutputTrust(command: string, options: ExecTrustOptions): Exe
   // not: more places looked at can only find worse).
   const reading = readExec(command);
   const dirs = reading.directories;
-  const within = (level: FileLevel): FileLevel => (path) => {
+  const within = (level: FileLevel): FileLevel => (named) => {
+    const path = commandsOwnPath(named);
+    if (path === null) return { level: "untrusted", reason: `${named} names a file through a process's own links, known only at run time` };
     let worst = level(path);
     if (!isAbsolute(path) && !path.startsWith("~")) for (const dir of dirs.known) worst = worseOf(worst, level(join(dir, path)));
     return worst;
@@ -143,6 +146,24 @@ export function execOutputTrust(command: string, options: ExecTrustOptions): Exe
   const pointer = [command, ...reading.words].map((text) => GIT_LOCATION.exec(text)?.[0]).find((name) => name !== undefined);
   if (pointer !== undefined) found = worseOf(found, { level: "untrusted", reason: `the command sets ${pointer}: git may read another repository` }) ?? found;
   return found;
+}
+
+/**
+ * A path through the links `/proc` gives each process, as the command's own process sees them:
+ * `/proc/self/cwd/x` is `x` where the command runs (not where the guard runs, which is what
+ * resolving the link here would give), `/proc/self/root/x` is `/x`. Another process's links, a
+ * file descriptor's (`/proc/self/fd/3`, `/dev/fd/3`: whatever the shell opened) and the program
+ * itself (`exe`) are known only at run time: null. Any other path is returned as it is.
+ */
+export function commandsOwnPath(path: string): string | null {
+  const tidy = path.replace(/\/(?:\.?\/)+/g, "/");
+  if (/^\/dev\/fd(\/|$)/.test(tidy)) return null;
+  const proc = /^\/proc\/(self|thread-self|\d+)(\/task\/\d+)?\/(cwd|root|fd|fdinfo|map_files|exe)(\/.*)?$/.exec(tidy);
+  if (proc === null) return path;
+  const [, whose, , link, rest = ""] = proc;
+  if ((whose !== "self" && whose !== "thread-self") || (link !== "cwd" && link !== "root")) return null;
+  if (link === "root") return rest === "" ? "/" : rest;
+  return rest === "" || rest === "/" ? "." : rest.slice(1);
 }
 
 /** The environment that tells git where a repository is. */
@@ -344,11 +365,19 @@ class Classifier {
     }
     const suffix = (command.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect");
     this.values.clear();
+    const args: string[] = [];
     for (const w of suffix) {
+      args.push(w.text);
       if (/^~[+-]/.test(w.text)) this.values.set(w.text, null);
       else if ((w.expansion ?? []).length > 0) this.values.set(w.text, wordValues(w, this.variables));
+      else {
+        // `cat notes/{page,copy}.md` is two operands (kept beside the word as written: see braceExpansions).
+        const expanded = braceExpansions(w.text);
+        if (expanded === null) this.values.set(w.text, null);
+        else args.push(...expanded);
+      }
     }
-    this.program([name.text, ...suffix.map((w) => w.text)], depth, this.fedByListing.has(command));
+    this.program([name.text, ...args], depth, this.fedByListing.has(command));
   }
 
   /**
@@ -662,7 +691,14 @@ export interface ExecReading {
 export function readExec(command: string): ExecReading {
   const found: WriteScan = { files: new Set(), words: new Set(), cd: [], unnamedWrites: false };
   collectWrites(command, found, 0);
-  return { files: [...found.files], words: [...found.words], directories: readDirectories(found.cd), mayWriteUnnamed: found.unnamedWrites };
+  // `> /proc/self/cwd/x` writes `x`; through a descriptor's link, which file cannot be told.
+  const files: string[] = [];
+  for (const file of found.files) {
+    const path = commandsOwnPath(file);
+    if (path === null) found.unnamedWrites = true;
+    else files.push(path);
+  }
+  return { files: [...new Set(files)], words: [...found.words], directories: readDirectories(found.cd), mayWriteUnnamed: found.unnamedWrites };
 }
 
 interface WriteScan {
@@ -739,7 +775,7 @@ function collectWrites(script: string, found: WriteScan, depth: number): void {
       const c = node as unknown as BashCommand;
       if (c.name !== undefined) {
         const words = (c.suffix ?? []).filter((w): w is BashWord => w.type !== "Redirect");
-        for (const argv of argvValues(words, variables)) {
+        for (const argv of argvValues(words, variables, found)) {
           for (const word of argv) found.words.add(word);
           programWrites([c.name.text, ...argv], found, depth);
         }
@@ -752,12 +788,20 @@ function collectWrites(script: string, found: WriteScan, depth: number): void {
  * The argument lists a command's words can make (a word whose value is known only at run time
  * kept as written), at most 64 of them.
  */
-function argvValues(words: readonly BashWord[], variables: ShellVariables): string[][] {
+function argvValues(words: readonly BashWord[], variables: ShellVariables, found: WriteScan): string[][] {
   let lists: string[][] = [[]];
-  for (const word of words) {
-    const values = (word.expansion ?? []).length === 0 ? [word.text] : (wordValues(word, variables) ?? [word.text]);
+  for (const [at, word] of words.entries()) {
+    if ((word.expansion ?? []).length === 0) {
+      // Brace expansion makes more words, not other values of this one (kept as written beside them).
+      const expanded = braceExpansions(word.text);
+      // Past the bound, which names the program writes cannot be told: it may write any.
+      if (expanded === null) found.unnamedWrites = true;
+      lists = lists.map((list) => [...list, word.text, ...(expanded ?? [])]);
+      continue;
+    }
+    const values = wordValues(word, variables) ?? [word.text];
     const next = lists.flatMap((list) => values.map((value) => [...list, value]));
-    if (next.length > 64) return lists.map((list) => [...list, ...words.slice(list.length).map((w) => w.text)]);
+    if (next.length > 64) return lists.map((list) => [...list, ...words.slice(at).map((w) => w.text)]);
     lists = next;
   }
   return lists;

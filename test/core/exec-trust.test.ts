@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { execOutputTrust, execWrittenFiles, readExec, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
+import { commandsOwnPath, execOutputTrust, execWrittenFiles, readExec, LOCAL_COMMANDS, NETWORK_COMMANDS, recursiveOperands, type FileLevel } from "../../src/core/exec-trust.js";
 
 const noFiles: FileLevel = () => null;
 /** Where a command's cds may take it. */
@@ -415,6 +415,45 @@ describe("exec output trust from the parsed command", () => {
     expect(execWrittenFiles('d=docs; tee "$d/x.md" < inbox/m')).toEqual(["docs/x.md"]);
     // Known only at run time: no file the guard can name.
     expect(execWrittenFiles('curl -s https://x > "$1"')).toEqual([]);
+  });
+
+  it("brace expansion: each word a list or sequence makes is an operand read and a file written; past the bound, known only at run time", () => {
+    const labelled: FileLevel = (path) => (path === "notes/page.md" || path === "part2.md" ? { level: "untrusted", reason: `${path} is labelled` } : null);
+    expect(level("cat notes/{page,copy}.md", {}, labelled)).toBe("untrusted");
+    expect(level("cat part{1..3}.md", {}, labelled)).toBe("untrusted");
+    expect(level("cat notes/{copy,other}.md", {}, labelled)).toBe("trusted");
+    // The word as written is looked up too: quoted, the shell leaves it alone.
+    expect(level("cat '{a,b}'", {}, (path) => (path === "{a,b}" ? { level: "external", reason: "x" } : null))).toBe("external");
+    expect(level("cat f{1..100}.md")).toBe("untrusted");
+    expect(level("echo f{1..100}.md")).toBe("trusted");
+    expect(execWrittenFiles("cat inbox/m | tee notes/{a,b}.md")).toEqual(["notes/{a,b}.md", "notes/a.md", "notes/b.md"]);
+    expect(execWrittenFiles("cp x {d,e}")).toEqual(expect.arrayContaining(["e", "e/x", "e/d"]));
+    expect(readExec("cat inbox/m | tee f{1..100}.md").mayWriteUnnamed).toBe(true);
+    expect(readExec("cat inbox/m | tee f{1..3}.md").mayWriteUnnamed).toBe(false);
+  });
+
+  it("a path through /proc/self is where the command runs, not where the guard does; another process's or a descriptor's link is known only at run time", () => {
+    const seen: string[] = [];
+    const record: FileLevel = (path) => {
+      seen.push(path);
+      return null;
+    };
+    expect(level("cat /proc/self/cwd/notes/page.md /proc/thread-self/cwd/a.md /proc//self/./root/etc/hosts", {}, record)).toBe("trusted");
+    expect(seen).toEqual(["notes/page.md", "a.md", "/etc/hosts"]);
+    for (const command of ["cat /proc/1/cwd/page.md", "cat /proc/self/fd/3", "cat /dev/fd/3", "cat /proc/self/map_files/x"]) {
+      expect(execOutputTrust(command, { overrides: {}, fileLevel: noFiles }), command).toMatchObject({ level: "untrusted", reason: expect.stringContaining("known only at run time") });
+    }
+    expect(commandsOwnPath("/proc/self/cwd")).toBe(".");
+    expect(commandsOwnPath("/proc/self/cwd/")).toBe(".");
+    expect(commandsOwnPath("/proc/self/root")).toBe("/");
+    expect(commandsOwnPath("/proc/self/task/7/cwd/x")).toBe("x");
+    expect(commandsOwnPath("/proc/cpuinfo")).toBe("/proc/cpuinfo");
+    expect(commandsOwnPath("/proc/self/status")).toBe("/proc/self/status");
+    expect(commandsOwnPath("/proc/self/exe")).toBeNull();
+    // Writes through them: the file where the command runs; through a descriptor, any.
+    expect(execWrittenFiles("cat inbox/m > /proc/self/cwd/out.md")).toEqual(["out.md"]);
+    expect(readExec("cat inbox/m > /dev/fd/3").mayWriteUnnamed).toBe(true);
+    expect(readExec("cat inbox/m > out.md").mayWriteUnnamed).toBe(false);
   });
 
   it("files a command writes: download and copy destinations, also inside bash -c, eval and wrappers", () => {
