@@ -42,32 +42,41 @@ export interface FileLabelStore {
   readonly unreadable: string | null;
 }
 
-/** Labels held in memory only (a guard built without a workspace, tests). */
-export class MemoryFileLabelStore implements FileLabelStore {
-  private readonly labels = new FileLabels();
-  readonly unreadable = null;
+/** What every store answers from the labels it holds. */
+abstract class HeldLabels {
+  protected labels = new FileLabels();
+
   get(path: string): FileLabel | undefined {
     return this.labels.get(path);
   }
+
+  entries(): [string, FileLabel][] {
+    return this.labels.entries();
+  }
+
+  windowCovering(file: Stats): ChangeWindow | undefined {
+    return this.labels.windows.covering(file);
+  }
+
+  get hasWindows(): boolean {
+    return this.labels.windows.size > 0;
+  }
+
+  vouchedAt(file: FileIdentity): number | undefined {
+    return this.labels.vouchedAt(file);
+  }
+}
+
+/** Labels held in memory only (a guard built without a workspace, tests). */
+export class MemoryFileLabelStore extends HeldLabels implements FileLabelStore {
+  readonly unreadable = null;
   mark(paths: readonly string[], label: FileLabel, window?: ChangeWindow): void {
     for (const path of paths) this.labels.mark(path, label);
     if (window !== undefined) this.labels.windows.add(window);
   }
-  windowCovering(file: Stats): ChangeWindow | undefined {
-    return this.labels.windows.covering(file);
-  }
-  get hasWindows(): boolean {
-    return this.labels.windows.size > 0;
-  }
-  vouchedAt(file: FileIdentity): number | undefined {
-    return this.labels.vouchedAt(file);
-  }
   clear(path: string): void {
     this.labels.clear(path);
     vouchForContent(this.labels, path);
-  }
-  entries(): [string, FileLabel][] {
-    return this.labels.entries();
   }
   vouchFor(absolutePath: string): string[] {
     return removeSpellings(this.labels, absolutePath);
@@ -82,38 +91,18 @@ export class MemoryFileLabelStore implements FileLabelStore {
  * it every file counts as `untrusted`, because forgetting the labels would make tainted files
  * trusted again.
  */
-export class WorkspaceFileLabelStore implements FileLabelStore {
+export class WorkspaceFileLabelStore extends HeldLabels implements FileLabelStore {
   private readonly dir: string;
   private readonly path: string;
-  private labels = new FileLabels();
   /** The file as last read; another stamp means another process wrote it since. */
   private stamp: FileStamp | null = null;
   unreadable: string | null = null;
 
   constructor(workspaceDir: string) {
+    super();
     this.dir = join(workspaceDir, ".provenance");
     this.path = join(this.dir, "file-labels.json");
     this.labels = this.load() ?? new FileLabels();
-  }
-
-  get(path: string): FileLabel | undefined {
-    return this.labels.get(path);
-  }
-
-  entries(): [string, FileLabel][] {
-    return this.labels.entries();
-  }
-
-  windowCovering(file: Stats): ChangeWindow | undefined {
-    return this.labels.windows.covering(file);
-  }
-
-  get hasWindows(): boolean {
-    return this.labels.windows.size > 0;
-  }
-
-  vouchedAt(file: FileIdentity): number | undefined {
-    return this.labels.vouchedAt(file);
   }
 
   /** Every window, oldest first. */
