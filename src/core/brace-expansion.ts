@@ -5,8 +5,9 @@
  * (which the shell leaves alone) looks the same: callers keep the word as written beside what it
  * expands to, which can only name more files. A `{` after `$` opens a parameter, not a list.
  *
- * Returns [] when the word has nothing to expand, or null past MAX_BRACE_WORDS words (which the
- * caller treats as a word known only at run time).
+ * Returns [] when the word has nothing to expand; null past MAX_BRACE_WORDS words, past
+ * MAX_BRACE_WORD_LENGTH characters with a brace in them, or past the work nested braces that are no
+ * list make (the caller treats such a word as known only at run time).
  */
 export function braceExpansions(word: string): string[] | null {
   // Each `{` is matched by a scan of the rest: a word past this length is not looked into.
