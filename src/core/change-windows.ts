@@ -4,9 +4,9 @@ import { lessTrusted, type TrustLevel } from "./trust-levels.js";
  * A stretch of time, in wall-clock milliseconds, in which a command below trusted ran that may
  * write by names it chooses (a script, `git clone`, an installer). It may have written anywhere
  * (`/tmp`, the home directory, past the bound of the walk that labels what it wrote by name), so
- * a file whose change time falls in the window, and has not moved since, may hold what it wrote,
- * and is read at the window's level. The kernel sets a file's change time on every write, rename
- * and link, and its birth time when it creates the file; no program can set either back.
+ * a file made or last changed in the window may hold what it wrote, and is read at the window's
+ * level. The kernel sets a file's change time on every write, rename and link, and its birth time
+ * when it creates the file; no program can set either back.
  */
 export interface ChangeWindow {
   readonly since: number;
