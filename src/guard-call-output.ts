@@ -260,9 +260,7 @@ export class CallOutputTrust {
       return null; // not there, or not readable by the gateway: nor by the tool that names it
     }
     if (stat.isDirectory()) return null;
-    const labels = this.options.fileLabels;
-    if (labels.vouchedAt(`${stat.dev}:${stat.ino}`) === stat.ctimeMs) return null;
-    const window = labels.windowCovering(stat);
+    const window = this.options.fileLabels.windowFor(stat);
     if (window === undefined) return null;
     return { level: window.level, reason: `${absolute} was made or changed during a command at ${window.level} that may write files by names it chooses (${window.tool}, ${window.at})` };
   }

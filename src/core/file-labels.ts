@@ -77,6 +77,11 @@ export class FileLabels {
     return this.vouched.get(file);
   }
 
+  /** The window a file (its `stat`) was made or last changed in, unless vouched for as it is now. */
+  windowFor(file: { readonly dev: number; readonly ino: number; readonly ctimeMs: number; readonly birthtimeMs: number }): ChangeWindow | undefined {
+    return this.vouchedAt(`${file.dev}:${file.ino}`) === file.ctimeMs ? undefined : this.windows.covering(file);
+  }
+
   /** Every label, by path. */
   entries(): [string, FileLabel][] {
     return [...this.labels].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

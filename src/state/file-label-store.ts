@@ -16,8 +16,11 @@ export interface FileLabelStore {
    * at once (one locked read and write of the store); durable before it returns.
    */
   mark(paths: readonly string[], label: FileLabel, window?: ChangeWindow): void;
-  /** The window a file (its `stat`) was made or last changed in (core/change-windows.ts), if any. */
-  windowCovering(file: Stats): ChangeWindow | undefined;
+  /**
+   * The window a file (its `stat`) was made or last changed in (core/change-windows.ts), unless
+   * vouched for as it is now; undefined when none.
+   */
+  windowFor(file: Stats): ChangeWindow | undefined;
   /** Whether any window is on record (when none is, no file's change time need be looked at). */
   readonly hasWindows: boolean;
   /** The change time at which the owner vouched for this file, if any. */
@@ -54,8 +57,8 @@ abstract class HeldLabels {
     return this.labels.entries();
   }
 
-  windowCovering(file: Stats): ChangeWindow | undefined {
-    return this.labels.windows.covering(file);
+  windowFor(file: Stats): ChangeWindow | undefined {
+    return this.labels.windowFor(file);
   }
 
   get hasWindows(): boolean {

@@ -99,6 +99,18 @@ describe("file labels", () => {
     expect(v1.windows.size).toBe(0);
   });
 
+  it("a file is in the window it was made or changed in until vouched for at its change time; changed again, it is back", () => {
+    const labels = new FileLabels();
+    labels.windows.add({ ...label, since: 100, until: 200 });
+    const file = { dev: 7, ino: 9, ctimeMs: 150, birthtimeMs: 0 };
+    expect(labels.windowFor(file)?.since).toBe(100);
+    labels.vouch("7:9", 150);
+    expect(labels.windowFor(file)).toBeUndefined();
+    expect(labels.windowFor({ ...file, ino: 10 })?.since).toBe(100);
+    expect(labels.windowFor({ ...file, ctimeMs: 151 })?.since).toBe(100);
+    expect(labels.windowFor({ ...file, ctimeMs: 300 })).toBeUndefined();
+  });
+
   it(`past ${MAX_VOUCHED_CHANGES} vouched files the oldest is forgotten (its file is read at its window's level again)`, () => {
     const labels = new FileLabels();
     for (let i = 0; i <= MAX_VOUCHED_CHANGES; i++) labels.vouch(`1:${i}`, i);

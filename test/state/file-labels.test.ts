@@ -42,8 +42,8 @@ describe("one call's labels, marked at once", () => {
     expect(store.hasWindows).toBe(false);
     store.mark([], label, { ...label, since: 10, until: 20 });
     expect(store.hasWindows).toBe(true);
-    expect(store.windowCovering({ ctimeMs: 15, birthtimeMs: 0 } as Stats)?.tool).toBe("exec");
-    expect(store.windowCovering({ ctimeMs: 21, birthtimeMs: 0 } as Stats)).toBeUndefined();
+    expect(store.windowFor({ dev: 1, ino: 1, ctimeMs: 15, birthtimeMs: 0 } as Stats)?.tool).toBe("exec");
+    expect(store.windowFor({ dev: 1, ino: 1, ctimeMs: 21, birthtimeMs: 0 } as Stats)).toBeUndefined();
   });
 
   it("a trusted rewrite (clear) vouches for a file a window covers, in one write; a file no window covers, or that is not there, is not vouched for", () => {
