@@ -7,6 +7,7 @@ import { parseOwnerCommand } from "../../core/owner-commands.js";
 import { failSafeDecision } from "../../guard-fail-safe.js";
 import { HeldCallInbox } from "./held-call-inbox.js";
 import { inlinedContent } from "./inlined-content.js";
+import { LINK_UNDERSTANDING_KEY, linkUnderstandingOn, withoutFetchedPages } from "./link-understanding.js";
 import { OWNER_TOOL_NAMES, ownerToolFactory } from "./owner-tools.js";
 import { splitPluginConfig } from "./plugin-config.js";
 import { processState, sharedGuard } from "./process-state.js";
@@ -72,6 +73,35 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   for (const gap of findRuntimeGaps(api.config, pluginId)) {
     logger.error(`UNPROTECTED: ${gap.key} ${gap.message}`);
   }
+
+  /**
+   * OpenClaw's configuration as it stands at this turn, not only as it was at registration: a
+   * host that applies a hot reload of `tools` without registering plugins again must not leave
+   * link understanding unseen. A host that cannot say counts as having it on.
+   */
+  const linksFetched = (): boolean => {
+    try {
+      return linkUnderstandingOn(api.runtime?.config?.current?.() ?? api.config);
+    } catch {
+      return true;
+    }
+  };
+  let linksWarned = false;
+  const warnOfLinks = (): void => {
+    if (linksWarned) return;
+    linksWarned = true;
+    logger.warn(
+      `${LINK_UNDERSTANDING_KEY} is on: OpenClaw appends the pages it fetches for a message's links to the message itself, unmarked. ` +
+        "A message holding a link is read as the sender's words only up to the first blank line after its first link; the rest " +
+        "makes the turn untrusted, so its side effects ask.",
+    );
+  };
+  if (linkUnderstandingOn(api.config)) warnOfLinks();
+  const pagesOf = (text: string): ReturnType<typeof withoutFetchedPages> => {
+    if (!linksFetched()) return { text, found: null };
+    warnOfLinks();
+    return withoutFetchedPages(text);
+  };
 
   // A bad configuration stops registration here, with every problem named (ConfigError).
   const plugin = splitPluginConfig(api.pluginConfig ?? {});
@@ -157,7 +187,9 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       const sessionId = sessions.sessionIdFor(ctx);
       if (sessionId === undefined) return undefined;
       const text = event.currentUserMessage ?? event.prompt;
-      const inlined = inlinedContent(text);
+      const pages = pagesOf(text);
+      const inlined = inlinedContent(pages.text);
+      const foreign = pages.found === null ? inlined.found : [...inlined.found, pages.found];
       const inbound = sessions.inboundSender(ctx.sessionKey);
       const withSender = ctx.senderId === undefined && inbound !== undefined ? { ...ctx, senderId: inbound.senderId, messageProvider: ctx.messageProvider ?? inbound.channel } : ctx;
       const turn: TurnState = {
@@ -169,7 +201,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         origin: originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text),
         agentId: ctx.agentId ?? null,
         text: inlined.ownWords,
-        foreignContext: new Map(inlined.found.map((found) => [found.what, { ...found, reason: `the turn's message: ${found.what}`, applied: false }])),
+        foreignContext: new Map(foreign.map((found) => [found.what, { ...found, reason: `the turn's message: ${found.what}`, applied: false }])),
         messageId: event.currentUserMessageId ?? ctx.runId,
         jobId: ctx.jobId,
         inputProvenance: ctx.inputProvenance,

@@ -1,3 +1,4 @@
+import { hostConfigValue } from "./host-config.js";
 /**
  * Configurations under which upstream OpenClaw cannot give the guard what it needs. Each finding
  * is logged as an error at start: an agent that looks protected but is not is worse than one
@@ -13,8 +14,8 @@ const ENFORCED_RUNTIMES = new Set(["auto", "embedded", "openclaw", "pi"]);
 
 export function findRuntimeGaps(openclawConfig: unknown, pluginId: string): RuntimeGap[] {
   const gaps: RuntimeGap[] = [];
-  const hooks = at(openclawConfig, ["plugins", "entries", pluginId, "hooks"]);
-  if (at(hooks, ["allowConversationAccess"]) !== true) {
+  const hooks = hostConfigValue(openclawConfig, ["plugins", "entries", pluginId, "hooks"]);
+  if (hostConfigValue(hooks, ["allowConversationAccess"]) !== true) {
     gaps.push({
       key: `plugins.entries.${pluginId}.hooks.allowConversationAccess`,
       message:
@@ -23,7 +24,7 @@ export function findRuntimeGaps(openclawConfig: unknown, pluginId: string): Runt
         "as coming from an unknown sender. Set it to true.",
     });
   }
-  if (at(hooks, ["allowPromptInjection"]) === false) {
+  if (hostConfigValue(hooks, ["allowPromptInjection"]) === false) {
     gaps.push({
       key: `plugins.entries.${pluginId}.hooks.allowPromptInjection`,
       message: "is false: before_prompt_build is withheld, so the model is shown tools the policy restricts (calls are still checked).",
@@ -54,14 +55,14 @@ export function findRuntimeGaps(openclawConfig: unknown, pluginId: string): Runt
  * `linkPreview`, or each account's where accounts are configured (an account's setting wins).
  */
 function telegramLinkPreviews(config: unknown): string[] {
-  const telegram = at(config, ["channels", "telegram"]);
-  if (telegram === null || typeof telegram !== "object" || at(telegram, ["enabled"]) === false) return [];
-  const top = at(telegram, ["linkPreview"]);
-  const accounts = at(telegram, ["accounts"]);
+  const telegram = hostConfigValue(config, ["channels", "telegram"]);
+  if (telegram === null || typeof telegram !== "object" || hostConfigValue(telegram, ["enabled"]) === false) return [];
+  const top = hostConfigValue(telegram, ["linkPreview"]);
+  const accounts = hostConfigValue(telegram, ["accounts"]);
   if (accounts === null || typeof accounts !== "object" || Object.keys(accounts).length === 0) return top === false ? [] : ["channels.telegram.linkPreview"];
   return Object.keys(accounts)
-    .filter((id) => at(accounts, [id, "enabled"]) !== false && (at(accounts, [id, "linkPreview"]) ?? top) !== false)
-    .map((id) => (at(accounts, [id, "linkPreview"]) === undefined ? "channels.telegram.linkPreview" : `channels.telegram.accounts.${id}.linkPreview`));
+    .filter((id) => hostConfigValue(accounts, [id, "enabled"]) !== false && (hostConfigValue(accounts, [id, "linkPreview"]) ?? top) !== false)
+    .map((id) => (hostConfigValue(accounts, [id, "linkPreview"]) === undefined ? "channels.telegram.linkPreview" : `channels.telegram.accounts.${id}.linkPreview`));
 }
 
 /** Every `agentRuntime.id` in the configuration, with where it is. */
@@ -76,23 +77,15 @@ function runtimeIds(config: unknown): { path: string; id: string }[] {
     for (const [key, value] of Object.entries(node)) {
       const here = path === "" ? key : `${path}.${key}`;
       if (key === "agentRuntime") {
-        const id = at(value, ["id"]);
+        const id = hostConfigValue(value, ["id"]);
         if (typeof id === "string") found.push({ path: `${here}.id`, id });
         continue;
       }
       walk(value, here, depth + 1);
     }
   };
-  walk(at(config, ["agents"]), "agents", 0);
-  walk(at(config, ["models"]), "models", 0);
+  walk(hostConfigValue(config, ["agents"]), "agents", 0);
+  walk(hostConfigValue(config, ["models"]), "models", 0);
   return found;
 }
 
-function at(node: unknown, path: readonly string[]): unknown {
-  let here = node;
-  for (const key of path) {
-    if (here === null || typeof here !== "object" || Array.isArray(here)) return undefined;
-    here = (here as Record<string, unknown>)[key];
-  }
-  return here;
-}

@@ -318,6 +318,8 @@ export interface PluginApi {
   readonly pluginConfig?: Record<string, unknown>;
   /** OpenClaw's own resolved configuration (read to detect unprotected runtimes). */
   readonly config: unknown;
+  /** The host's runtime helpers; `config.current()` is its configuration as last (hot-)reloaded. */
+  readonly runtime?: { readonly config?: { readonly current?: () => unknown } };
   readonly logger: PluginLogger;
   // One overload per hook (not a generic over HookName), so the real API's generic `on`, whose
   // map has every hook, is checked against each handler this adapter registers.

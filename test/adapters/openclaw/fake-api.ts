@@ -34,6 +34,8 @@ export class FakeOpenClaw {
   withoutTrustedPolicies = false;
   readonly logs: string[] = [];
   readonly workspace: string;
+  /** OpenClaw's configuration as reloaded since registration (`api.runtime.config.current()`); unset: as registered. */
+  liveConfig: unknown;
 
   constructor(
     readonly pluginConfig: Record<string, unknown> = {},
@@ -48,6 +50,7 @@ export class FakeOpenClaw {
       id: "provenant",
       pluginConfig: this.pluginConfig,
       config: this.openclawConfig,
+      runtime: { config: { current: () => this.liveConfig ?? this.openclawConfig } },
       logger: { info: (m) => this.logs.push(`info ${m}`), warn: (m) => this.logs.push(`warn ${m}`), error: (m) => this.logs.push(`error ${m}`) },
       on: ((name: HookName, handler: HookHandlers[HookName]) => {
         this.hooks.set(name, handler);

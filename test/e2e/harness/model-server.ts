@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo, type Socket } from "node:net";
 
 /**
  * A scripted OpenAI-compatible chat-completions server that plays a fully obedient victim: it calls
@@ -21,9 +21,14 @@ export interface ModelRequest {
 
 export interface ModelServer {
   readonly url: string;
-  /** Where pages are served from: GET `${pageUrl}/<name>` answers with `pages.get(name)`. */
+  /**
+   * Where pages are served from: GET `${pageUrl}/<name>` answers with `pages.get(name)`; so does
+   * `http://<any host>/pages/<name>` through the server as a forward proxy (`proxyUrl`).
+   */
   readonly pageUrl: string;
   readonly pages: Map<string, string>;
+  /** The server as an HTTP forward proxy. */
+  readonly proxyUrl: string;
   /** Every page path requested (`/pages/<name>`), in order: the attacker server's hit log. */
   readonly hits: string[];
   readonly requests: ModelRequest[];
@@ -309,7 +314,10 @@ export async function startModelServer(): Promise<ModelServer> {
   const counter = { n: 0 };
   const server: Server = createServer((req, res) => {
     void (async () => {
-      const path = (req.url ?? "").split("?")[0] ?? "";
+      // A request through the server as a forward proxy (OpenClaw's `proxy.proxyUrl`) names its
+      // whole URL: pages are then served on any host, as the attacker's web.
+      const target = req.url ?? "";
+      const path = (/^https?:\/\//i.test(target) ? target.replace(/^https?:\/\/[^/]*/i, "") : target).split("?")[0] ?? "";
       if (path.startsWith("/pages/")) hits.push(decodeURIComponent(path.slice("/pages/".length)));
       if (req.method === "GET" && path.startsWith("/pages/")) {
         const page = pages.get(decodeURIComponent(path.slice("/pages/".length)));
@@ -338,12 +346,37 @@ export async function startModelServer(): Promise<ModelServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  // As a forward proxy OpenClaw's undici tunnels even a plain-HTTP request (CONNECT): the tunnel
+  // leads back to this server, which serves the page whatever host was asked for.
+  const tunnels = new Set<Socket>();
+  server.on("connect", (_req: IncomingMessage, client: Socket, head: Buffer) => {
+    const upstream = connect(port, "127.0.0.1", () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    for (const socket of [client, upstream]) {
+      tunnels.add(socket);
+      socket.on("error", () => undefined);
+      socket.on("close", () => {
+        tunnels.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+  });
   return {
     url: `http://127.0.0.1:${port}/v1`,
     pageUrl: `http://127.0.0.1:${port}/pages`,
+    proxyUrl: `http://127.0.0.1:${port}`,
     pages,
     hits,
     requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of tunnels) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

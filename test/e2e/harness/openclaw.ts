@@ -93,6 +93,8 @@ export interface HomeOptions {
     readonly owners: readonly number[];
     readonly groups?: readonly number[];
   };
+  /** OpenClaw's managed forward proxy (`proxy.proxyUrl`): everything but loopback goes through it. */
+  readonly proxyUrl?: string;
   /** Extra environment for OpenClaw's processes (a fixture's log file). */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -170,6 +172,7 @@ export class OpenClawHome {
         : { hooks: { enabled: true, token: this.options.hooksToken, path: "/hooks", allowedAgentIds: ["main"], allowRequestSessionKey: true } }),
       plugins: { allow: Object.keys(entries), load: { paths: loadPaths }, entries },
       ...(this.options.telegram === undefined ? {} : telegramConfig(this.options.telegram)),
+      ...(this.options.proxyUrl === undefined ? {} : { proxy: { proxyUrl: this.options.proxyUrl } }),
     };
     writeFileSync(this.configPath, JSON.stringify(config, null, 2));
   }
@@ -289,6 +292,29 @@ export class OpenClawHome {
 
   log(): string {
     return this.gatewayLog;
+  }
+
+  /**
+   * Changes the configuration file under the running gateway, as an owner editing it would, and
+   * waits until the gateway has taken up the change of `key` (its hot reload).
+   */
+  async changeConfig(key: string, change: (config: Record<string, unknown>) => void): Promise<void> {
+    const config = JSON.parse(readFileSync(this.configPath, "utf8")) as Record<string, unknown>;
+    change(config);
+    const from = this.gatewayLog.length;
+    writeFileSync(this.configPath, JSON.stringify(config, null, 2));
+    const deadline = Date.now() + 60_000;
+    const detected = new RegExp(`config change detected; evaluating reload \\([^)\\n]*${key.replace(/\./g, "\\.")}`);
+    while (Date.now() < deadline) {
+      const since = this.gatewayLog.slice(from);
+      if (detected.test(since)) {
+        // The reload is applied right after it is evaluated; the next line of the gateway's log marks it.
+        await sleep(2_000);
+        return;
+      }
+      await sleep(200);
+    }
+    throw new Error(`the gateway did not reload ${key}:\n${this.gatewayLog.slice(from).slice(-4000)}`);
   }
 
   async stopGateway(): Promise<void> {
