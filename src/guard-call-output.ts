@@ -109,8 +109,6 @@ export class CallOutputTrust {
    * only dates the labels. Returns what could not be looked at.
    */
   recordWrites(session: WritingSession, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date, startedAt: number | null): string[] {
-    let targets: string[];
-    let base = this.options.workspaceDir;
     const { fileWriteTools, execTools, backgroundOutputTools } = this.options.catalogue;
     const label: FileLabel = { level: taint, sessionId: session.sessionId, tool, at: now.toISOString() };
     const changed: ChangedFiles = { paths: [], problems: [] };
@@ -122,11 +120,11 @@ export class CallOutputTrust {
     // just before it; one before the result cannot read as after it, but it has a fraction of a
     // millisecond the clock's whole milliseconds leave off (`Date.now()` 542 for a change at 542.04).
     const windowFrom = (since: number): ChangeWindow => ({ ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 });
-    if (fileWriteTools.has(tool)) targets = writeTargets(tool, params, this.options.home, extractPatchTargets);
-    else if (execTools.has(tool) && typeof params["command"] === "string") {
+    if (fileWriteTools.has(tool)) {
+      // A file tool writes only what it names.
+    } else if (execTools.has(tool) && typeof params["command"] === "string") {
       const reading = readExec(params["command"]);
-      targets = reading.files;
-      base = this.baseDir(workdirOf(params));
+      const base = this.baseDir(workdirOf(params));
       if (taint !== "trusted" && reading.mayWriteUnnamed) {
         // A host that reported neither the call's start nor its duration to this process: as far
         // back as the longest a command runs in the foreground.
@@ -135,17 +133,50 @@ export class CallOutputTrust {
         window = windowFrom(since);
         this.findChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(reading.words, base)], since, changed);
       }
-    } else {
-      if (backgroundOutputTools.has(tool) && taint !== "trusted" && session.backgroundSince !== null) {
-        window = windowFrom(session.backgroundSince);
-        this.findChangedFiles([this.options.workspaceDir], session.backgroundSince, changed);
-      }
-      targets = [];
+    } else if (backgroundOutputTools.has(tool) && taint !== "trusted" && session.backgroundSince !== null) {
+      window = windowFrom(session.backgroundSince);
+      this.findChangedFiles([this.options.workspaceDir], session.backgroundSince, changed);
     }
-    const written = targets.flatMap((target) => this.absoluteReadings(target, base));
+    const written = this.namedWrites(tool, params);
     if (taint !== "trusted") this.options.fileLabels.mark([...written, ...changed.paths], label, window);
     else if (tool === "write" || tool === "Write") for (const absolute of written) this.options.fileLabels.clear(absolute);
     return changed.problems;
+  }
+
+  /**
+   * Before a call runs: each file it names that a window covers (a file tool's targets; any word of
+   * a command, which may write what it names without saying so: `sed -i`) is labelled at the
+   * window's level. The call's change moves the file's change time on, and a file only changed (not
+   * made) in the window would then leave it, with what the window's command wrote in it read as
+   * trusted (`sed -i`, or an edit at trusted, of a file a script below trusted had appended to).
+   * Harmless for a file the call only reads, or when it does not run: the file already reads at
+   * that level. A whole-file rewrite at trusted then clears the label, as it clears any.
+   */
+  holdWindows(tool: string, params: Readonly<Record<string, unknown>>): void {
+    const labels = this.options.fileLabels;
+    if (!labels.hasWindows) return;
+    const { execTools } = this.options.catalogue;
+    const command = params["command"];
+    const named =
+      execTools.has(tool) && typeof command === "string"
+        ? ((base) => {
+            const reading = readExec(command);
+            return [...reading.files, ...reading.words].flatMap((word) => this.absoluteReadings(word, base));
+          })(this.baseDir(workdirOf(params)))
+        : this.namedWrites(tool, params);
+    for (const absolute of named) {
+      const window = this.windowOf(absolute);
+      if (window !== undefined) labels.mark([absolute], { level: window.level, sessionId: window.sessionId, tool: window.tool, at: window.at });
+    }
+  }
+
+  /** The absolute paths a call names to write: a file tool's targets, or what an `exec`'s command writes by name. */
+  private namedWrites(tool: string, params: Readonly<Record<string, unknown>>): string[] {
+    const { fileWriteTools, execTools } = this.options.catalogue;
+    if (fileWriteTools.has(tool)) return writeTargets(tool, params, this.options.home, extractPatchTargets).flatMap((target) => this.absoluteReadings(target, this.options.workspaceDir));
+    if (!execTools.has(tool) || typeof params["command"] !== "string") return [];
+    const base = this.baseDir(workdirOf(params));
+    return readExec(params["command"]).files.flatMap((target) => this.absoluteReadings(target, base));
   }
 
   /** Existing directories a command's words name, less those that hold the home directory or the workspace (`/`, `~`: everything). */
@@ -253,16 +284,20 @@ export class CallOutputTrust {
    * below trusted that may have written it, unless the owner vouched for it as it is.
    */
   private windowLevel(absolute: string): ExecTrust | null {
+    const window = this.windowOf(absolute);
+    if (window === undefined) return null;
+    return { level: window.level, reason: `${absolute} was made or changed during a command at ${window.level} that may write files by names it chooses (${window.tool}, ${window.at})` };
+  }
+
+  /** The window a file (not a directory) was made or last changed in, unless vouched for as it is. */
+  private windowOf(absolute: string): ChangeWindow | undefined {
     let stat: Stats;
     try {
       stat = statSync(absolute);
     } catch {
-      return null; // not there, or not readable by the gateway: nor by the tool that names it
+      return undefined; // not there, or not readable by the gateway: nor by the tool that names it
     }
-    if (stat.isDirectory()) return null;
-    const window = this.options.fileLabels.windowFor(stat);
-    if (window === undefined) return null;
-    return { level: window.level, reason: `${absolute} was made or changed during a command at ${window.level} that may write files by names it chooses (${window.tool}, ${window.at})` };
+    return stat.isDirectory() ? undefined : this.options.fileLabels.windowFor(stat);
   }
 
   /**

