@@ -6,7 +6,7 @@
  * project of 60 source files beside a git-ignored `node_modules/` of 2,000; a command below
  * trusted (`curl`) walks it for the files that changed while it ran, and leaves a change window
  * on record, after which every file read is also judged by its change time, and every file a call
- * names is looked at before it runs (beforeToolCall rows: the decision included).
+ * names is looked at before it runs (the rows with the decision).
  * Run: node --import tsx bench/output-trust.ts
  */
 import { execFileSync } from "node:child_process";
@@ -59,19 +59,25 @@ for (let d = 0; d < 100; d++) {
 }
 const cc = Guard.open({ workspaceDir: project, config: { host: "claude-code" } });
 cc.beginTurn({ sessionId: "c", sender: { id: "o", isOwner: true }, provider: "claude-code", text: "go" });
+let callId = 0;
+const decidedAndRan = (command: string): void => {
+  const call = { id: `c${++callId}`, tool: "Bash", params: { command: fresh(command) } };
+  cc.beforeToolCall("c", call);
+  cc.afterToolCall("c", { ...call, output: "x", ran: true }); // once tainted, held: the owner approved
+};
 for (const [name, fn] of [
   ["Bash grep -rn x src", () => cc.afterToolCall("c", { tool: "Bash", params: { command: fresh("grep -rn x src") }, output: "x" })],
   ["Bash grep -rn x . (node_modules stands for itself)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: fresh("grep -rn x .") }, output: "x" })],
   ["Bash git diff (git names the changed files)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: fresh("git diff") }, output: "x" })],
   ["Grep x (git ls-files, then the walk)", () => cc.afterToolCall("c", { tool: "Grep", params: { pattern: "x" }, output: "x" })],
-  // beforeToolCall: the decision, and the files the call names held at their window's level (none yet).
-  ["beforeToolCall Bash sed -i s/a/b/ src/m0/f0.ts", () => cc.beforeToolCall("c", { tool: "Bash", params: { command: fresh("sed -i s/a/b/ src/m0/f0.ts") } })],
+  // The decision too, where the files a call names are held at their window's level (none yet).
+  ["Bash sed -i s/a/b/ src/m0/f0.ts (decision and result)", () => decidedAndRan("sed -i s/a/b/ src/m0/f0.ts")],
   // Below trusted, so the files changed while it ran are looked for (node_modules is external: not entered).
   ["Bash curl -s https://x (then what changed on disk)", () => cc.afterToolCall("c", { tool: "Bash", params: { command: fresh("curl -s https://x") }, output: "x" })],
   // The curls above left change windows on record: each file read is also looked at for its change time.
   ["Bash grep -rn x src, with change windows on record", () => cc.afterToolCall("c", { tool: "Bash", params: { command: fresh("grep -rn x src") }, output: "x" })],
   ["Read src/m0/f0.ts, with change windows on record", () => cc.afterToolCall("c", { tool: "Read", params: { file_path: "src/m0/f0.ts" }, output: "x" })],
-  ["beforeToolCall Bash sed -i s/a/b/ src/m0/f0.ts, with change windows on record", () => cc.beforeToolCall("c", { tool: "Bash", params: { command: fresh("sed -i s/a/b/ src/m0/f0.ts") } })],
+  ["Bash sed -i s/a/b/ src/m0/f0.ts (decision and result), with change windows on record", () => decidedAndRan("sed -i s/a/b/ src/m0/f0.ts")],
 ] as const) {
   const s = sampleMicros(fn, 200, 20);
   rows.push([name, median(s).toFixed(1), percentile(s, 0.99).toFixed(1), (median(s) / base).toFixed(1)]);

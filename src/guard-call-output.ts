@@ -155,28 +155,40 @@ export class CallOutputTrust {
   holdWindows(tool: string, params: Readonly<Record<string, unknown>>): void {
     const labels = this.options.fileLabels;
     if (!labels.hasWindows) return;
-    const { execTools } = this.options.catalogue;
-    const command = params["command"];
-    const named =
-      execTools.has(tool) && typeof command === "string"
-        ? ((base) => {
-            const reading = readExec(command);
-            return [...reading.files, ...reading.words].flatMap((word) => this.absoluteReadings(word, base));
-          })(this.baseDir(workdirOf(params)))
-        : this.namedWrites(tool, params);
-    for (const absolute of named) {
-      const window = this.windowOf(absolute);
-      if (window !== undefined) labels.mark([absolute], { level: window.level, sessionId: window.sessionId, tool: window.tool, at: window.at });
+    const { names, base } = this.namedPaths(tool, params, true);
+    for (const name of names) {
+      for (const reading of hostPathReadings(name, "tool", this.options.home)) {
+        // One look at each name first: most of a command's words are no file at all.
+        const window = this.windowOf(resolve(base, reading));
+        if (window === undefined) continue;
+        // Held already (by an earlier call): the store is not locked and read again for nothing.
+        const unheld = this.absoluteReadings(reading, base).filter((path) => {
+          const held = labels.get(path);
+          return held === undefined || lessTrusted(window.level, held.level);
+        });
+        if (unheld.length > 0) labels.mark(unheld, { level: window.level, sessionId: window.sessionId, tool: window.tool, at: window.at });
+      }
     }
   }
 
-  /** The absolute paths a call names to write: a file tool's targets, or what an `exec`'s command writes by name. */
-  private namedWrites(tool: string, params: Readonly<Record<string, unknown>>): string[] {
+  /**
+   * What a call names to write, as written, and where its relative paths start: a file tool's
+   * targets, what an `exec`'s command writes by name, and with `words` every word of the command.
+   */
+  private namedPaths(tool: string, params: Readonly<Record<string, unknown>>, words: boolean): { names: string[]; base: string } {
     const { fileWriteTools, execTools } = this.options.catalogue;
-    if (fileWriteTools.has(tool)) return writeTargets(tool, params, this.options.home, extractPatchTargets).flatMap((target) => this.absoluteReadings(target, this.options.workspaceDir));
-    if (!execTools.has(tool) || typeof params["command"] !== "string") return [];
-    const base = this.baseDir(workdirOf(params));
-    return readExec(params["command"]).files.flatMap((target) => this.absoluteReadings(target, base));
+    const base = this.options.workspaceDir;
+    if (fileWriteTools.has(tool)) return { names: writeTargets(tool, params, this.options.home, extractPatchTargets), base };
+    const command = params["command"];
+    if (!execTools.has(tool) || typeof command !== "string") return { names: [], base };
+    const reading = readExec(command);
+    return { names: words ? [...reading.files, ...reading.words] : reading.files, base: this.baseDir(workdirOf(params)) };
+  }
+
+  /** The absolute paths a call names to write. */
+  private namedWrites(tool: string, params: Readonly<Record<string, unknown>>): string[] {
+    const { names, base } = this.namedPaths(tool, params, false);
+    return names.flatMap((name) => this.absoluteReadings(name, base));
   }
 
   /** Existing directories a command's words name, less those that hold the home directory or the workspace (`/`, `~`: everything). */
