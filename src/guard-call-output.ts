@@ -109,7 +109,12 @@ export class CallOutputTrust {
    * only dates the labels. Returns what could not be looked at.
    */
   recordWrites(session: WritingSession, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date, startedAt: number | null): string[] {
-    const { fileWriteTools, execTools, backgroundOutputTools } = this.options.catalogue;
+    const written = this.namedWrites(tool, params);
+    if (taint === "trusted") {
+      if (tool === "write" || tool === "Write") for (const absolute of written) this.options.fileLabels.clear(absolute);
+      return [];
+    }
+    const { execTools, backgroundOutputTools } = this.options.catalogue;
     const label: FileLabel = { level: taint, sessionId: session.sessionId, tool, at: now.toISOString() };
     const changed: ChangedFiles = { paths: [], problems: [] };
     // What a command may have written anywhere, by names it chose, is read at its level while it
@@ -120,26 +125,23 @@ export class CallOutputTrust {
     // just before it; one before the result cannot read as after it, but it has a fraction of a
     // millisecond the clock's whole milliseconds leave off (`Date.now()` 542 for a change at 542.04).
     const windowFrom = (since: number): ChangeWindow => ({ ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 });
-    if (fileWriteTools.has(tool)) {
-      // A file tool writes only what it names.
-    } else if (execTools.has(tool) && typeof params["command"] === "string") {
+    // A file tool writes only what it names.
+    if (execTools.has(tool) && typeof params["command"] === "string") {
       const reading = readExec(params["command"]);
-      const base = this.baseDir(workdirOf(params));
-      if (taint !== "trusted" && reading.mayWriteUnnamed) {
+      if (reading.mayWriteUnnamed) {
         // A host that reported neither the call's start nor its duration to this process: as far
         // back as the longest a command runs in the foreground.
         const since = startedAt ?? Date.now() - UNKNOWN_START_WINDOW_MS;
+        const base = this.baseDir(workdirOf(params));
         session.backgroundSince = since;
         window = windowFrom(since);
         this.findChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(reading.words, base)], since, changed);
       }
-    } else if (backgroundOutputTools.has(tool) && taint !== "trusted" && session.backgroundSince !== null) {
+    } else if (backgroundOutputTools.has(tool) && session.backgroundSince !== null) {
       window = windowFrom(session.backgroundSince);
       this.findChangedFiles([this.options.workspaceDir], session.backgroundSince, changed);
     }
-    const written = this.namedWrites(tool, params);
-    if (taint !== "trusted") this.options.fileLabels.mark([...written, ...changed.paths], label, window);
-    else if (tool === "write" || tool === "Write") for (const absolute of written) this.options.fileLabels.clear(absolute);
+    this.options.fileLabels.mark([...written, ...changed.paths], label, window);
     return changed.problems;
   }
 

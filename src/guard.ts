@@ -442,7 +442,8 @@ export class Guard {
           return this.displaySafe({ tool: call.tool, verdict: "allow", taint: s.graph.maxTaint, rule: "decided-as-parent", reason: `decided as the call ${next.parentId} that made it`, provenance: null });
         }
         const decision = this.displaySafe(this.decide(s, { ...bounded, ...next.call }));
-        if (decision.verdict !== "block") this.outputTrust.holdWindows(next.call.tool, next.call.params);
+        // Whatever the verdict: a call held now may run once approved, and holding is harmless.
+        this.outputTrust.holdWindows(next.call.tool, next.call.params);
         this.calls.decided(sessionId, bounded, next.call, decision.verdict);
         // The ledger keeps why, not the live approval code: it is a file tools can read.
         const { code, ...kept } = decision;

