@@ -41,6 +41,17 @@ export class CallOutputTrust {
     this.fileTrust = new FileTrustRules(options.config.fileTrust, options.hostInstallations);
   }
 
+  /**
+   * What a session this process has not seen before knows of its commands: whatever ran in the
+   * background under another process (before a restart, in an earlier hook) is unknown, so its
+   * output counts as untrusted, and what changed since the latest window of the session began is
+   * looked for at the next `process` (none on record: only from then on).
+   */
+  resume(session: WritingSession & { execLevel: TrustLevel }): void {
+    session.execLevel = "untrusted";
+    session.backgroundSince = this.options.fileLabels.lastWindowSince(session.sessionId) ?? null;
+  }
+
   /** Labels another process changed since (another front end's write, the owner's `provenant labels clear`). */
   refreshLabels(): void {
     this.options.fileLabels.refresh();

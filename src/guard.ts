@@ -715,6 +715,9 @@ export class Guard {
     if (s === undefined) {
       s = this.newSession(turn.sessionId);
       this.sessions.set(turn.sessionId, s);
+      // Another process had this session (its watermark is on record): a restarted gateway or
+      // service, a hook deciding alone. What it left running is not known here.
+      if (this.deps.watermarks.get(turn.sessionId) !== undefined) this.outputTrust.resume(s);
     } else if (!s.graph.sealed) {
       this.endTurn(turn.sessionId);
     }

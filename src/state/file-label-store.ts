@@ -23,6 +23,8 @@ export interface FileLabelStore {
   windowFor(file: Stats): ChangeWindow | undefined;
   /** Whether any window is on record (when none is, no file's change time need be looked at). */
   readonly hasWindows: boolean;
+  /** When the latest window on record of this session began, if one still names it. */
+  lastWindowSince(sessionId: string): number | undefined;
   /** The change time at which the owner vouched for this file, if any. */
   vouchedAt(file: FileIdentity): number | undefined;
   /**
@@ -63,6 +65,11 @@ abstract class HeldLabels {
 
   get hasWindows(): boolean {
     return this.labels.windows.size > 0;
+  }
+
+  lastWindowSince(sessionId: string): number | undefined {
+    const own = this.labels.windows.entries().filter((w) => w.sessionId === sessionId);
+    return own.length === 0 ? undefined : Math.max(...own.map((w) => w.since));
   }
 
   vouchedAt(file: FileIdentity): number | undefined {
