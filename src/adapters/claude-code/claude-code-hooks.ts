@@ -33,6 +33,27 @@ const OWNER = Object.freeze({ id: "local-user", isOwner: true });
 const PROVIDER = "claude-code";
 /** How Claude Code 2.1.332 opens the prompt it submits when a background agent finishes. */
 const TASK_NOTIFICATION = "<task-notification>";
+/**
+ * The elements Claude Code 2.1.332 wraps someone else's text in when it submits that text as a
+ * prompt of the session (its own names for them): a channel's message (an MCP server pushing a
+ * chat's messages in, `<channel source="…">`), a teammate's, another session's or agent's, a
+ * Slack mention, a review's findings, fetched web content, a relayed call. None is typed by the owner.
+ */
+const SUBMITTED_FOR_OTHERS = [
+  "channel",
+  "teammate-message",
+  "cross-session-message",
+  "agent-message",
+  "coordinator-relay",
+  "slack-ping",
+  "slack-tag-message",
+  "remote-review",
+  "remote-review-progress",
+  "fetched-web-content",
+  "untrusted-widget-state",
+  "voice-call-talk",
+];
+const SUBMITTED_FOR_OTHER = new RegExp(`^\\s*<(${SUBMITTED_FOR_OTHERS.join("|")})[\\s>]`);
 
 /**
  * Claude Code's hook events onto the guard's event model. `UserPromptSubmit` opens the owner's
@@ -74,6 +95,14 @@ export class ClaudeCodeHooks {
           // not the owner's words, and enters the graph as the Agent tool's result would.
           this.resume(session);
           this.guard.afterToolCall(session, { tool: "Agent", params: {}, output: event.prompt, ran: true });
+          return NO_OPINION;
+        }
+        const wrapped = SUBMITTED_FOR_OTHER.exec(event.prompt)?.[1];
+        if (wrapped !== undefined) {
+          // Someone else's words in the session, not a turn of the owner's: they vouch for nothing,
+          // and what the session does next asks.
+          this.resume(session);
+          this.guard.inheritTaint(session, "untrusted", `Claude Code submitted a <${wrapped}> as a prompt: someone else's words, not the owner's`);
           return NO_OPINION;
         }
         this.seen.add(session);
