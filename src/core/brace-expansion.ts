@@ -26,7 +26,9 @@ const MAX_EXPAND_STEPS = 1_000;
 function expand(word: string, from: number, work: { steps: number }): string[] | null {
   if (++work.steps > MAX_EXPAND_STEPS) return null;
   for (let open = word.indexOf("{", from); open !== -1; open = word.indexOf("{", open + 1)) {
-    if (word[open - 1] === "$") continue;
+    // `${` opens a parameter; a word that starts with `{}` starts with two characters (`{}a,b}`
+    // stays as it is), though elsewhere such a `{` opens a list whose first `}` is text (`x{},a}`).
+    if (word[open - 1] === "$" || (open === 0 && word[1] === "}")) continue;
     const close = listEnd(word, open);
     if (close === -1) {
       // Braces around what is no list (`{a{b,c}}`) stay, and the lists inside expand; but bash
@@ -38,8 +40,9 @@ function expand(word: string, from: number, work: { steps: number }): string[] |
     }
     const body = word.slice(open + 1, close);
     const parts = splitTopLevel(body);
+    // (listEnd found a comma of the list's own or a sequence: never undefined here.)
     const alternatives = parts.length > 1 ? parts : sequence(body);
-    if (alternatives === null || alternatives === undefined || alternatives.length > MAX_BRACE_WORDS) return null;
+    if (alternatives === null || alternatives === undefined) return null;
     return joined(alternatives.map((alternative) => expand(word.slice(0, open) + alternative + word.slice(close + 1), open, work)));
   }
   return [word];
@@ -64,20 +67,28 @@ function joined(expansions: readonly (string[] | null)[]): string[] | null {
 function listEnd(word: string, open: number): number {
   let depth = 1;
   let comma = false;
+  // Whether the body so far could be a sequence (however long its zero padding: bash expands
+  // `{0000…01..3}` whatever its width): once it holds anything else, it is looked at no more,
+  // so a word is read once, not once for each `}` in it.
+  let plain = true;
   for (let i = open + 1; i < word.length; i++) {
-    const c = word[i];
+    const c = word[i] ?? "";
     if (c === "{") {
+      plain = false;
       if (word[i + 1] === "}") i++;
       else depth++;
     } else if (c === "," && depth === 1) comma = true;
     else if (c === "}" && i !== open + 1) {
       if (depth > 1) depth--;
-      // A sequence is short: `{-0001..1000..10}` at most.
-      else if (comma || (i - open < 32 && sequence(word.slice(open + 1, i)) !== undefined)) return i;
+      else if (comma || (plain && sequence(word.slice(open + 1, i)) !== undefined)) return i;
     }
+    if (!SEQUENCE_CHARACTER.test(c)) plain = false;
   }
   return -1;
 }
+
+/** What a sequence's body is made of (`-05..+10..2`, `a..e`). */
+const SEQUENCE_CHARACTER = /^[-+.0-9A-Za-z]$/;
 
 /** The first `}` from `from` that brings the depth of the `{` at `open` back to nothing, or -1. */
 function matchingBrace(word: string, open: number, from = open + 1): number {
@@ -112,13 +123,14 @@ function splitTopLevel(body: string): string[] {
 
 /** `1..5`, `05..10`, `10..1..3`, `a..e`: the items; undefined when the body is no sequence, null past the bound. */
 function sequence(body: string): string[] | null | undefined {
-  const numeric = /^(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?$/.exec(body);
+  // A number may carry its sign (`{+1..3}`); only a leading 0 (`05`, `-05`) pads to the wider end.
+  const numeric = /^([-+]?\d+)\.\.([-+]?\d+)(?:\.\.([-+]?\d+))?$/.exec(body);
   if (numeric !== null) {
     const [, from = "", to = "", by] = numeric;
     const width = /^-?0\d/.test(from) || /^-?0\d/.test(to) ? Math.max(from.length, to.length) : 0;
-    return steps(Number(from), Number(to), by, (n) => (width > 0 ? (n < 0 ? "-" + String(-n).padStart(width - 1, "0") : String(n).padStart(width, "0")) : String(n)));
+    return steps(Number(from), Number(to), by, (n) => (n < 0 ? "-" + String(-n).padStart(width - 1, "0") : String(n).padStart(width, "0")));
   }
-  const letters = /^([a-zA-Z])\.\.([a-zA-Z])(?:\.\.(-?\d+))?$/.exec(body);
+  const letters = /^([a-zA-Z])\.\.([a-zA-Z])(?:\.\.([-+]?\d+))?$/.exec(body);
   if (letters !== null) {
     const [, from = "", to = "", by] = letters;
     return steps(from.charCodeAt(0), to.charCodeAt(0), by, (n) => String.fromCharCode(n));

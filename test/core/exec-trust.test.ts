@@ -450,6 +450,15 @@ describe("exec output trust from the parsed command", () => {
     expect(commandsOwnPath("/proc/cpuinfo")).toBe("/proc/cpuinfo");
     expect(commandsOwnPath("/proc/self/status")).toBe("/proc/self/status");
     expect(commandsOwnPath("/proc/self/exe")).toBeNull();
+    // Spelled with doubled slashes and `.` steps, as the kernel reads them; any pid, task or descriptor number.
+    expect(commandsOwnPath("/proc//self/./cwd/x")).toBe("x");
+    expect(commandsOwnPath("/proc/self///root/.//etc/x")).toBe("/etc/x");
+    expect(commandsOwnPath("/proc/self/task/1234/cwd/x")).toBe("x");
+    expect(commandsOwnPath("/proc/4321/cwd/x")).toBeNull();
+    expect(commandsOwnPath("/dev/fd/12")).toBeNull();
+    expect(commandsOwnPath("/dev/fd")).toBeNull();
+    // Only the links themselves: a path that merely holds one of their names is a path.
+    for (const path of ["/dev/fdx", "/tmp/dev/fd/3", "notes/proc/self/cwd/x", "/proc/self/cwdx/y", "/proc/selfish/cwd/x"]) expect(commandsOwnPath(path), path).toBe(path);
     // Writes through them: the file where the command runs; through a descriptor, any.
     expect(execWrittenFiles("cat inbox/m > /proc/self/cwd/out.md")).toEqual(["out.md"]);
     expect(readExec("cat inbox/m > /dev/fd/3").mayWriteUnnamed).toBe(true);
