@@ -84,6 +84,21 @@ describe("one call's labels, marked at once", () => {
     store.mark([], label, { ...window, since: window.since + 1 });
     expect(statSync(join(ws, ".provenance", "file-labels.json")).ino).toBe(written);
   });
+
+  it("the start of a session's latest window, for a process that resumes the session; another session's do not count", () => {
+    const ws = workspace();
+    const store = new WorkspaceFileLabelStore(ws);
+    const at = (sessionId: string, since: number) => ({ ...label, sessionId, since, until: since + 1_000 });
+    expect(store.lastWindowSince(label.sessionId)).toBeUndefined();
+    store.mark([], label, at(label.sessionId, 1_700_000_000_000));
+    store.mark([], label, at(label.sessionId, 1_700_000_100_000));
+    store.mark([], label, at("another", 1_700_000_200_000));
+    const resumed = new WorkspaceFileLabelStore(ws);
+    expect(resumed.lastWindowSince(label.sessionId)).toBe(1_700_000_100_000);
+    expect(resumed.lastWindowSince("another")).toBe(1_700_000_200_000);
+    expect(resumed.lastWindowSince("none")).toBeUndefined();
+    expect(new MemoryFileLabelStore().lastWindowSince(label.sessionId)).toBeUndefined();
+  });
 });
 
 describe("file labels shared between processes", () => {

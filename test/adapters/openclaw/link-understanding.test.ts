@@ -18,6 +18,7 @@ describe("OpenClaw's link understanding: fetched pages appended to the owner's m
     expect(linkUnderstandingOn(links({ enabled: true }))).toBe(false);
     expect(linkUnderstandingOn(links({ enabled: true, models: [] }))).toBe(false);
     expect(linkUnderstandingOn(links({ enabled: false, models: [{ command: "cat" }] }))).toBe(false);
+    expect(linkUnderstandingOn(links(null))).toBe(false);
     for (const config of [undefined, null, {}, { tools: null }, { tools: { links: "on" } }, [], "tools"]) expect(linkUnderstandingOn(config)).toBe(false);
     // Inherited keys are not settings.
     expect(linkUnderstandingOn(Object.create({ tools: { links: { models: [{}] } } }) as unknown)).toBe(false);

@@ -304,14 +304,10 @@ export class OpenClawHome {
     const from = this.gatewayLog.length;
     writeFileSync(this.configPath, JSON.stringify(config, null, 2));
     const deadline = Date.now() + 60_000;
-    const detected = new RegExp(`config change detected; evaluating reload \\([^)\\n]*${key.replace(/\./g, "\\.")}`);
+    // The gateway's own word that the change is in effect (logged at info, as the change itself).
+    const applied = new RegExp(`config hot reload applied \\([^)\\n]*${key.replace(/\./g, "\\.")}`);
     while (Date.now() < deadline) {
-      const since = this.gatewayLog.slice(from);
-      if (detected.test(since)) {
-        // The reload is applied right after it is evaluated; the next line of the gateway's log marks it.
-        await sleep(2_000);
-        return;
-      }
+      if (applied.test(this.gatewayLog.slice(from))) return;
       await sleep(200);
     }
     throw new Error(`the gateway did not reload ${key}:\n${this.gatewayLog.slice(from).slice(-4000)}`);
