@@ -3,7 +3,7 @@ import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
 import type { ChangeWindow } from "./core/change-windows.js";
-import { execOutputTrust, readExec, worseOf, type ExecTrust } from "./core/exec-trust.js";
+import { execOutputTrust, readExec, worseOf, type ExecReading, type ExecTrust } from "./core/exec-trust.js";
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
 import { FileTrustRules } from "./core/file-trust.js";
@@ -120,12 +120,12 @@ export class CallOutputTrust {
    * only dates the labels. Returns what could not be looked at.
    */
   recordWrites(session: WritingSession, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date, startedAt: number | null): string[] {
-    const written = this.namedWrites(tool, params);
+    const { base, targets, command } = this.named(tool, params);
+    const written = targets.flatMap((target) => this.absoluteReadings(target, base));
     if (taint === "trusted") {
       if (tool === "write" || tool === "Write") for (const absolute of written) this.options.fileLabels.clear(absolute);
       return [];
     }
-    const { execTools, backgroundOutputTools } = this.options.catalogue;
     const label: FileLabel = { level: taint, sessionId: session.sessionId, tool, at: now.toISOString() };
     const changed: ChangedFiles = { paths: [], problems: [] };
     // What a command may have written anywhere, by names it chose, is read at its level while it
@@ -137,18 +137,16 @@ export class CallOutputTrust {
     // millisecond the clock's whole milliseconds leave off (`Date.now()` 542 for a change at 542.04).
     const windowFrom = (since: number): ChangeWindow => ({ ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 });
     // A file tool writes only what it names.
-    if (execTools.has(tool) && typeof params["command"] === "string") {
-      const reading = readExec(params["command"]);
-      if (reading.mayWriteUnnamed) {
+    if (command !== null) {
+      if (command.mayWriteUnnamed) {
         // A host that reported neither the call's start nor its duration to this process: as far
         // back as the longest a command runs in the foreground.
         const since = startedAt ?? Date.now() - UNKNOWN_START_WINDOW_MS;
-        const base = this.baseDir(workdirOf(params));
         session.backgroundSince = since;
         window = windowFrom(since);
-        this.findChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(reading.words, base)], since, changed);
+        this.findChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(command.words, base)], since, changed);
       }
-    } else if (backgroundOutputTools.has(tool) && session.backgroundSince !== null) {
+    } else if (this.options.catalogue.backgroundOutputTools.has(tool) && session.backgroundSince !== null) {
       window = windowFrom(session.backgroundSince);
       this.findChangedFiles([this.options.workspaceDir], session.backgroundSince, changed);
     }
@@ -168,8 +166,8 @@ export class CallOutputTrust {
   holdWindows(tool: string, params: Readonly<Record<string, unknown>>): void {
     const labels = this.options.fileLabels;
     if (!labels.hasWindows) return;
-    const { names, base } = this.namedPaths(tool, params, true);
-    for (const name of names) {
+    const { base, targets, command } = this.named(tool, params);
+    for (const name of command === null ? targets : [...targets, ...command.words]) {
       for (const reading of hostPathReadings(name, "tool", this.options.home)) {
         // One look at each name first: most of a command's words are no file at all.
         const window = this.windowOf(resolve(base, reading));
@@ -185,23 +183,17 @@ export class CallOutputTrust {
   }
 
   /**
-   * What a call names to write, as written, and where its relative paths start: a file tool's
-   * targets, what an `exec`'s command writes by name, and with `words` every word of the command.
+   * What a call names, as written, and where its relative paths start: the files it writes by name
+   * (a file tool's targets, an `exec`'s redirections and the like), and an `exec`'s command as read.
    */
-  private namedPaths(tool: string, params: Readonly<Record<string, unknown>>, words: boolean): { names: string[]; base: string } {
+  private named(tool: string, params: Readonly<Record<string, unknown>>): { base: string; targets: readonly string[]; command: ExecReading | null } {
     const { fileWriteTools, execTools } = this.options.catalogue;
     const base = this.options.workspaceDir;
-    if (fileWriteTools.has(tool)) return { names: writeTargets(tool, params, this.options.home, extractPatchTargets), base };
-    const command = params["command"];
-    if (!execTools.has(tool) || typeof command !== "string") return { names: [], base };
-    const reading = readExec(command);
-    return { names: words ? [...reading.files, ...reading.words] : reading.files, base: this.baseDir(workdirOf(params)) };
-  }
-
-  /** The absolute paths a call names to write. */
-  private namedWrites(tool: string, params: Readonly<Record<string, unknown>>): string[] {
-    const { names, base } = this.namedPaths(tool, params, false);
-    return names.flatMap((name) => this.absoluteReadings(name, base));
+    if (fileWriteTools.has(tool)) return { base, targets: writeTargets(tool, params, this.options.home, extractPatchTargets), command: null };
+    const text = params["command"];
+    if (!execTools.has(tool) || typeof text !== "string") return { base, targets: [], command: null };
+    const command = readExec(text);
+    return { base: this.baseDir(workdirOf(params)), targets: command.files, command };
   }
 
   /** Existing directories a command's words name, less those that hold the home directory or the workspace (`/`, `~`: everything). */

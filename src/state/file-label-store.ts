@@ -25,8 +25,6 @@ export interface FileLabelStore {
   readonly hasWindows: boolean;
   /** When the latest window on record of this session began, if one still names it. */
   lastWindowSince(sessionId: string): number | undefined;
-  /** The change time at which the owner vouched for this file, if any. */
-  vouchedAt(file: FileIdentity): number | undefined;
   /**
    * A whole-file rewrite from a trusted turn: the path's label goes, and the file is vouched for
    * as it is now if a window covers it (core/change-windows.ts).
