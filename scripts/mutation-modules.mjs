@@ -99,11 +99,23 @@ export const MUTATION_MODULES = {
     tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts", "test/adapters/openclaw/prompt-files.test.ts", "test/adapters/openclaw/inlined-content.test.ts", "test/adapters/openclaw/link-understanding.test.ts"],
   },
   // What a Claude Code session's context holds beyond its tool calls: the hook events onto the
-  // guard, the @-mentions of a prompt, the instruction files Claude Code loads itself and the
-  // directories it was launched with.
+  // guard, the @-mentions of a prompt, what a prompt came with beside its text, the instruction
+  // files Claude Code loads itself and the directories it was launched with.
   "claude-code-context": {
-    mutate: ["src/adapters/claude-code/claude-code-hooks.ts", "src/adapters/claude-code/instruction-files.ts", "src/adapters/claude-code/at-paths.ts", "src/adapters/claude-code/launch-directories.ts"],
-    tests: ["test/adapters/claude-code/claude-code-hooks.test.ts", "test/adapters/claude-code/instruction-files.test.ts", "test/adapters/claude-code/at-paths.test.ts", "test/adapters/claude-code/launch-directories.test.ts"],
+    mutate: [
+      "src/adapters/claude-code/claude-code-hooks.ts",
+      "src/adapters/claude-code/instruction-files.ts",
+      "src/adapters/claude-code/at-paths.ts",
+      "src/adapters/claude-code/launch-directories.ts",
+      "src/adapters/claude-code/prompt-attachments.ts",
+    ],
+    tests: [
+      "test/adapters/claude-code/claude-code-hooks.test.ts",
+      "test/adapters/claude-code/instruction-files.test.ts",
+      "test/adapters/claude-code/at-paths.test.ts",
+      "test/adapters/claude-code/launch-directories.test.ts",
+      "test/adapters/claude-code/prompt-attachments.test.ts",
+    ],
   },
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
   // the tool-result MACs, against the unit, known-answer and property tests that exercise them.

@@ -11,7 +11,8 @@ import type { HookEvent } from "./hook-event.js";
 import { atPaths } from "./at-paths.js";
 import { waitForOwner, type HookWait, type WaitingGuard } from "./held-call-wait.js";
 import { addedDirectoryInstructionFiles, nestedInstructionFiles, startInstructionFiles, type InstructionFiles } from "./instruction-files.js";
-import { launchDirectories, settingsDirectories } from "./launch-directories.js";
+import { launchDirectories, settingsDirectories, takesContentBlocks } from "./launch-directories.js";
+import { promptAttachments } from "./prompt-attachments.js";
 
 export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolCall" | "endTurn" | "taint" | "inheritTaint" | "contextFiles">;
 
@@ -27,6 +28,14 @@ const FORK_REASON = "a fork of an earlier conversation, which may hold content f
 
 /** What an MCP server's prompt is, as the MCP catalogue has its tools' output. */
 const MCP_PROMPT_TAINT = "untrusted";
+
+/**
+ * What an image or a document the owner sent with a prompt is: content someone made (a screenshot
+ * of a mail, an invoice), as OpenClaw's attachments are.
+ */
+const ATTACHMENT_TAINT = "untrusted";
+
+type ToolEvent = Extract<HookEvent, { hook_event_name: "PreToolUse" }>;
 
 /** The local user at the terminal is the owner: Claude Code has no other sender. */
 const OWNER = Object.freeze({ id: "local-user", isOwner: true });
@@ -65,6 +74,8 @@ const SUBMITTED_FOR_OTHER = new RegExp(`^\\s*<(${SUBMITTED_FOR_OTHERS.join("|")}
  */
 export class ClaudeCodeHooks {
   private readonly seen = new Set<string>();
+  /** Per session, the prompt whose attachments were last looked for and where its transcript was read to (null: no need to read on). */
+  private readonly attachmentsRead = new Map<string, { readonly promptId: string; readonly next: number | null }>();
 
   /** `home` is the user's, where Claude Code keeps the user's own instructions (`~/.claude/`). */
   constructor(
@@ -79,6 +90,7 @@ export class ClaudeCodeHooks {
   async handleWaiting(event: HookEvent, wait: HookWait | null, guard: WaitingGuard | null, hookPid?: number): Promise<HookAnswer> {
     if (event.hook_event_name !== "PreToolUse" || wait === null || guard === null) return this.handle(event, hookPid);
     this.resume(event.session_id);
+    this.judgeAttachments(event, hookPid);
     const call = { ...(event.tool_use_id !== undefined ? { id: event.tool_use_id } : {}), tool: event.tool_name, params: event.tool_input };
     const decision = this.guard.beforeToolCall(event.session_id, call);
     if (decision.verdict !== "confirm" || decision.code === undefined) return decisionAnswer(decision);
@@ -136,6 +148,7 @@ export class ClaudeCodeHooks {
         return NO_OPINION;
       case "PreToolUse": {
         this.resume(session);
+        this.judgeAttachments(event, hookPid);
         return decisionAnswer(this.guard.beforeToolCall(session, { ...(event.tool_use_id !== undefined ? { id: event.tool_use_id } : {}), tool: event.tool_name, params: event.tool_input }));
       }
       case "PreSkillShellCommand": {
@@ -185,10 +198,40 @@ export class ClaudeCodeHooks {
       case "SessionEnd":
         this.guard.endTurn(session);
         this.seen.delete(session);
+        if (event.hook_event_name === "SessionEnd") this.attachmentsRead.delete(session);
         return NO_OPINION;
       case "SubagentStop":
         return NO_OPINION;
     }
+  }
+
+  /**
+   * An image or a document that came with the turn's prompt taints the session before the turn's
+   * calls are decided (prompt-attachments.ts). Where that cannot be looked up, the session is
+   * tainted as if it had, except when Claude Code keeps no transcript and its command line shows
+   * prompts that are text only (`-p` without `--input-format stream-json`).
+   */
+  private judgeAttachments(event: ToolEvent, hookPid: number | undefined): void {
+    const promptId = event.prompt_id;
+    // A call of no prompt's turn: nothing the owner sent comes with it.
+    if (promptId === undefined) return;
+    const session = event.session_id;
+    const earlier = this.attachmentsRead.get(session);
+    if (earlier?.promptId === promptId && earlier.next === null) return;
+    const from = earlier?.promptId === promptId ? earlier.next : null;
+    const check =
+      event.transcript_path === undefined
+        ? { checked: false as const, why: "Claude Code named no transcript", noTranscript: true }
+        : promptAttachments(event.transcript_path, promptId, from);
+    if (check.checked) {
+      const carried = check.kinds.length > 0;
+      this.attachmentsRead.set(session, { promptId, next: carried ? null : check.next });
+      if (carried) this.guard.inheritTaint(session, ATTACHMENT_TAINT, `the prompt came with ${check.kinds.map((k) => displayText(k)).join(", ")}: what it shows is whoever made it, not the owner's words`);
+      return;
+    }
+    this.attachmentsRead.set(session, { promptId, next: null });
+    if (check.noTranscript && hookPid !== undefined && takesContentBlocks(hookPid) === false) return;
+    this.guard.inheritTaint(session, ATTACHMENT_TAINT, `what the prompt came with beside its text could not be looked up: ${check.why}`);
   }
 
   /** Each instruction file enters the session as a Read of it would; the session's taint after them. */

@@ -25,7 +25,17 @@ const schema = z.discriminatedUnion("hook_event_name", [
   z.object({ ...common, hook_event_name: z.literal("UserPromptSubmit"), prompt: z.string() }),
   // What a slash command or an MCP server's prompt expanded the owner's prompt into.
   z.object({ ...common, hook_event_name: z.literal("UserPromptExpansion"), expansion_type: z.string().max(64), command_name: z.string().max(4096).optional() }),
-  z.object({ ...common, hook_event_name: z.literal("PreToolUse"), tool_name: toolName, tool_input: toolInput, tool_use_id: z.string().max(200).optional() }),
+  z.object({
+    ...common,
+    hook_event_name: z.literal("PreToolUse"),
+    tool_name: toolName,
+    tool_input: toolInput,
+    tool_use_id: z.string().max(200).optional(),
+    // The turn's prompt and the session's transcript, where what the prompt carried beside its
+    // text is found (prompt-attachments.ts).
+    prompt_id: z.string().min(1).max(200).optional(),
+    transcript_path: path.optional(),
+  }),
   // A shell command a skill's or a slash command's text runs (`!\`cmd\``) before the prompt is
   // sent: no PostToolUse follows, and its output is part of the prompt.
   z.object({ ...common, hook_event_name: z.literal("PreSkillShellCommand"), tool_name: toolName, tool_input: toolInput, tool_use_id: z.string().max(200).optional(), command_name: z.string().max(4096).optional() }),

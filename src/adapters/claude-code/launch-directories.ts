@@ -9,7 +9,8 @@ import { procLink, procText } from "../../state/process-files.js";
  * launched with (`--add-dir`, the SDK's `additionalDirectories`) and those its settings add
  * (`permissions.additionalDirectories`). No hook event names them, so they are read where Claude
  * Code reads them: its own command line (the hook's ancestors, on Linux through /proc) and the
- * settings files. Generous: a word that is not a directory costs nothing.
+ * settings files. Generous: a word that is not a directory costs nothing. The same command line
+ * says whether its prompts can carry more than text.
  */
 
 /** The hook runs under a shell Claude Code starts; a few levels up is plenty, and bounds the walk. */
@@ -37,14 +38,31 @@ export function addDirArguments(argv: readonly string[]): string[] {
 export function launchDirectories(pid: number): string[] {
   // A child forked but not yet running its program still shows its parent's command line: each once.
   const out = new Set<string>();
+  for (const { argv, cwd } of launchCommandLines(pid)) for (const dir of addDirArguments(argv)) out.add(resolve(cwd ?? "/", dir));
+  return [...out];
+}
+
+/**
+ * Whether Claude Code above `pid` takes its prompts as `--input-format stream-json` messages,
+ * which may hold images and documents beside text (the Agent SDK always launches it so); null
+ * when the hook's own command line cannot be read, so nothing can be told.
+ */
+export function takesContentBlocks(pid: number): boolean | null {
+  const lines = launchCommandLines(pid);
+  if (lines.length === 0) return null;
+  return lines.some(({ argv }) => argv.some((word, i) => word === "--input-format=stream-json" || (word === "--input-format" && argv[i + 1] === "stream-json")));
+}
+
+/** The command lines of `pid` and of the processes above it (with their working directories). */
+function launchCommandLines(pid: number): { readonly argv: readonly string[]; readonly cwd: string | undefined }[] {
+  const out: { argv: string[]; cwd: string | undefined }[] = [];
   // pid 1 (and 0, where a chain ends) is the system's, never Claude Code.
   for (let current = pid, level = 0; current > 1 && level < MAX_ANCESTORS; current = parentOf(current), level++) {
     const argv = procText(current, "cmdline")?.split("\0");
     if (argv === undefined) break;
-    const cwd = procLink(current, "cwd");
-    for (const dir of addDirArguments(argv)) out.add(resolve(cwd ?? "/", dir));
+    out.push({ argv, cwd: procLink(current, "cwd") });
   }
-  return [...out];
+  return out;
 }
 
 /** `permissions.additionalDirectories` of the user's and the project's settings files. */

@@ -278,6 +278,74 @@ describe("someone else's message, submitted by Claude Code as a prompt", () => {
   });
 });
 
+describe("an image or a document sent with the owner's prompt (found in Claude Code's transcript)", () => {
+  const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+  const entry = (promptId: string, content: unknown) => `${JSON.stringify({ promptId, type: "user", message: { role: "user", content } })}\n`;
+  const prompt = (text: string, ...blocks: Record<string, unknown>[]) => [{ type: "text", text }, ...blocks];
+  const image = { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } };
+  /** A PreToolUse of prompt `p1`'s turn, as Claude Code 2.1.332 sends it, for a call with a side effect. */
+  const touch = (transcript: string, promptId = "p1") => ({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch /tmp/x" }, prompt_id: promptId, transcript_path: transcript });
+  const reasonOf = (a: HookAnswer) => (JSON.parse(a.stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason;
+
+  it("a screenshot with the prompt: the turn's calls ask, the image named; a prompt of text only runs unasked", () => {
+    const { dir, send } = hooks();
+    const transcript = join(dir, "t.jsonl");
+    writeFileSync(transcript, entry("p0", prompt("fix the tests")));
+    send({ hook_event_name: "UserPromptSubmit", prompt: "fix the tests" });
+    expect(decisionOf(send(touch(transcript, "p0")))).toBeNull();
+    send({ hook_event_name: "UserPromptSubmit", prompt: "do what the screenshot says" });
+    writeFileSync(transcript, entry("p1", prompt("do what the screenshot says", image)), { flag: "a" });
+    const asked = send(touch(transcript));
+    expect(decisionOf(asked)).toBe("ask");
+    expect(reasonOf(asked)).toContain("the prompt came with image: what it shows is whoever made it");
+  });
+
+  it("an image queued into the running turn is found by a later call of the same turn", () => {
+    const { dir, send } = hooks();
+    const transcript = join(dir, "t.jsonl");
+    writeFileSync(transcript, entry("p1", "run the tests"));
+    send({ hook_event_name: "UserPromptSubmit", prompt: "run the tests" });
+    expect(decisionOf(send(touch(transcript)))).toBeNull();
+    expect(decisionOf(send(touch(transcript)))).toBeNull();
+    writeFileSync(transcript, entry("q2", [image]), { flag: "a" });
+    expect(decisionOf(send(touch(transcript)))).toBe("ask");
+  });
+
+  it("a call of no prompt's turn is not looked up; one whose transcript cannot be read asks, the reason given", () => {
+    const { dir, send } = hooks();
+    send({ hook_event_name: "UserPromptSubmit", prompt: "go" });
+    expect(decisionOf(send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch /tmp/x" }, transcript_path: join(dir, "none.jsonl") }))).toBeNull();
+    const asked = send(touch(join(dir, "none.jsonl")));
+    expect(decisionOf(asked)).toBe("ask");
+    expect(reasonOf(asked)).toContain("what the prompt came with beside its text could not be looked up: Claude Code keeps no transcript of the session");
+    const other = hooks();
+    other.send({ hook_event_name: "UserPromptSubmit", prompt: "go" });
+    expect(reasonOf(other.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: {}, prompt_id: "p1" }))).toContain("Claude Code named no transcript");
+  });
+
+  it("with no transcript kept, Claude Code's command line tells: `-p` with text prompts runs unasked, `--input-format stream-json` asks", async () => {
+    for (const [args, expected] of [
+      [["-p", "--no-session-persistence", "fix it"], null],
+      [["-p", "--no-session-persistence", "--input-format", "stream-json"], "ask"],
+      [["-p", "--input-format=stream-json", "--no-session-persistence"], "ask"],
+    ] as const) {
+      // A stand-in for Claude Code: its command line; a child of it stands in for the hook.
+      const claude = spawn("bash", ["-c", "sleep 30 & echo $!; wait", "claude", ...args], { stdio: ["ignore", "pipe", "ignore"] });
+      const hookPid = await new Promise<number>((resolve) => claude.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+      try {
+        const dir = project();
+        const guard = Guard.open({ config: { host: "claude-code" }, workspaceDir: dir, homeDir: dir });
+        const h = new ClaudeCodeHooks(guard, dir);
+        h.handle(parseHookEvent(ev(dir, { hook_event_name: "UserPromptSubmit", prompt: "fix it" })), hookPid);
+        expect(decisionOf(h.handle(parseHookEvent(ev(dir, touch(join(dir, "none.jsonl")))), hookPid)), args.join(" ")).toBe(expected);
+      } finally {
+        process.kill(hookPid);
+        claude.kill();
+      }
+    }
+  });
+});
+
 const noService = (): Promise<HookAnswer | null> => Promise.resolve(null);
 
 describe("a hook deciding in its own process while the project's ledger is held", () => {

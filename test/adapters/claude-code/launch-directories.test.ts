@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { addDirArguments, launchDirectories, settingsDirectories } from "../../../src/adapters/claude-code/launch-directories.js";
+import { addDirArguments, launchDirectories, settingsDirectories, takesContentBlocks } from "../../../src/adapters/claude-code/launch-directories.js";
 
 const made: string[] = [];
 const children: ChildProcess[] = [];
@@ -44,6 +44,9 @@ describe("the directories Claude Code was launched with", () => {
     expect(launchDirectories(hookPid)).toEqual([join(cwd, "repo"), "/abs/other"]);
     // A process that is gone has no ancestors to read.
     expect(launchDirectories(2 ** 22 + 12_345)).toEqual([]);
+    // The same command line says its prompts are text (no `--input-format stream-json`); a gone process says nothing.
+    expect(takesContentBlocks(hookPid)).toBe(false);
+    expect(takesContentBlocks(2 ** 22 + 12_345)).toBeNull();
   });
 
   it("a command line eight processes above the hook or further is not read: the walk stops there", async () => {

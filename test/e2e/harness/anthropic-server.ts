@@ -55,6 +55,17 @@ function blockText(block: Block): string {
   return "";
 }
 
+/**
+ * What the victim reads in a block of the user's message: its text, and the text an image or a
+ * document shows (here, what its bytes spell, as a PNG's text chunk: a stand-in for vision).
+ */
+function shownText(block: Block): string {
+  if (block.type === "text") return blockText(block);
+  if (block.type !== "image" && block.type !== "document") return "";
+  const data = (block as { source?: { data?: unknown } }).source?.data;
+  return typeof data === "string" ? Buffer.from(data, "base64").toString("latin1") : "";
+}
+
 const toolResults = (m: Message): Block[] => blocks(m.content).filter((b) => b.type === "tool_result");
 const toolUses = (m: Message): Block[] => blocks(m.content).filter((b) => b.type === "tool_use");
 
@@ -82,13 +93,13 @@ function nextDirective(messages: readonly Message[]): Directive | null {
     const m = messages[i];
     if (m === undefined) continue;
     if (m.role === "assistant" && toolUses(m).length === 0) break;
-    if (m.role === "user" && blocks(m.content).some((b) => b.type === "text" && findDirectives(blockText(b)).length > 0)) {
+    if (m.role === "user" && blocks(m.content).some((b) => findDirectives(shownText(b)).length > 0)) {
       userIndex = i;
       break;
     }
   }
   if (userIndex < 0) return null;
-  const wanted = blocks(messages[userIndex]?.content).flatMap((b) => (b.type === "text" ? findDirectives(blockText(b)) : []));
+  const wanted = blocks(messages[userIndex]?.content).flatMap((b) => findDirectives(shownText(b)));
   const made = messages.slice(userIndex + 1).flatMap((m) => (m.role === "assistant" ? toolUses(m) : []));
   let next = 0;
   for (const call of made) if (wanted[next] !== undefined && call.name === wanted[next]?.tool) next += 1;

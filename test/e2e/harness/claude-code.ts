@@ -45,6 +45,11 @@ export interface ClaudeRunOptions {
   readonly prompt: string;
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * The prompt as one `--input-format stream-json` user message with these blocks after the
+   * prompt's text (an image, a document), as the Agent SDK sends a chat app's upload.
+   */
+  readonly attached?: readonly Readonly<Record<string, unknown>>[];
 }
 
 /**
@@ -52,11 +57,13 @@ export interface ClaudeRunOptions {
  * model: an API key that is not one, no traffic beyond the model, HOME in the temporary home.
  */
 export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
-  const args = ["-p", options.prompt, "--output-format", "stream-json", "--verbose", ...(options.args ?? [])];
+  const input = options.attached === undefined ? null : { type: "user", message: { role: "user", content: [{ type: "text", text: options.prompt }, ...options.attached] } };
+  const prompt = input === null ? [options.prompt] : ["--input-format", "stream-json"];
+  const args = ["-p", ...prompt, "--output-format", "stream-json", "--verbose", ...(options.args ?? [])];
   const child = spawn(claudeBinary(), args, {
     cwd: options.home.project,
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [input === null ? "ignore" : "pipe", "pipe", "pipe"],
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: options.home.home,
@@ -67,10 +74,11 @@ export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
       ...options.env,
     },
   });
+  child.stdin?.end(`${JSON.stringify(input)}\n`);
   let stdout = "";
   let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");

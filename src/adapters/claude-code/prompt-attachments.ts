@@ -1,0 +1,168 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+
+/**
+ * What the owner's prompt carried beside its text. Claude Code 2.1.332 hands its UserPromptSubmit
+ * hook the prompt's text only: an image or a document sent with it (pasted into the terminal, or a
+ * content block of `--input-format stream-json`, as the Agent SDK sends a chat app's uploads) is
+ * not in the event. It is in the session's transcript (`transcript_path`), in the user entry of
+ * that prompt (`promptId`, the `prompt_id` of every hook event of the turn), which Claude Code
+ * writes before it first asks the model, so before the turn's first tool call.
+ *
+ * Every user entry from the prompt's own to the transcript's end is looked through, whichever
+ * prompt it files itself under (a message queued into the running turn is the turn's too); a
+ * tool's result is left to the PostToolUse that reports it.
+ */
+export type AttachmentCheck =
+  | {
+      readonly checked: true;
+      /** The kinds of block the turn's user entries carry beside text (`image`, `document`), each once. */
+      readonly kinds: readonly string[];
+      /** Where the next check of the same prompt starts: the end of the last whole line read. */
+      readonly next: number;
+    }
+  | { readonly checked: false; readonly why: string; readonly noTranscript: boolean };
+
+/** How a transcript is read: in chunks of `chunk` bytes, at most `maxRead` bytes a check. */
+export interface ReadLimits {
+  readonly chunk: number;
+  readonly maxRead: number;
+}
+
+/** A turn whose transcript is longer than 64 MiB is not looked through. */
+export const TRANSCRIPT_READ: ReadLimits = Object.freeze({ chunk: 1 << 20, maxRead: 64 << 20 });
+/** A user entry's blocks that are not something the prompt carried. */
+const NOT_CARRIED: ReadonlySet<string> = new Set(["text", "tool_result"]);
+const NEWLINE = 0x0a;
+
+/**
+ * The turn of `promptId` in `transcript`: from `from` (the `next` of an earlier check of the same
+ * prompt) to the end, or, with `from` null (or past a transcript that has since shrunk), back from
+ * the end to the prompt's own entry.
+ */
+export function promptAttachments(transcript: string, promptId: string, from: number | null, limits: ReadLimits = TRANSCRIPT_READ): AttachmentCheck {
+  let fd: number;
+  try {
+    fd = openSync(transcript, "r");
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+    return { checked: false, why: missing ? "Claude Code keeps no transcript of the session" : `its transcript could not be read (${(error as Error).message})`, noTranscript: missing };
+  }
+  try {
+    const size = fstatSync(fd).size;
+    return from !== null && from <= size ? forward(fd, from, size, limits) : backward(fd, size, promptId, limits);
+  } catch (error) {
+    return { checked: false, why: `its transcript could not be read (${(error as Error).message})`, noTranscript: false };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function forward(fd: number, from: number, size: number, limits: ReadLimits): AttachmentCheck {
+  if (size - from > limits.maxRead) return tooLong(limits);
+  const bytes = read(fd, from, size - from);
+  const end = bytes.lastIndexOf(NEWLINE) + 1;
+  const kinds = new Set<string>();
+  for (let start = 0; start < end; ) {
+    const stop = bytes.indexOf(NEWLINE, start);
+    const entry = userEntry(bytes.subarray(start, stop));
+    if (entry !== null) for (const kind of entry.carried) kinds.add(kind);
+    start = stop + 1;
+  }
+  return { checked: true, kinds: [...kinds], next: from + end };
+}
+
+/**
+ * Back from the end to the prompt's own entry: it stops at the user entry of another prompt that
+ * precedes it. The line being written (no newline yet) is left for the next check.
+ */
+function backward(fd: number, size: number, promptId: string, limits: ReadLimits): AttachmentCheck {
+  const next = endOfLastLine(fd, size, limits);
+  if (next === null) return tooLong(limits);
+  const kinds = new Set<string>();
+  let seen = false;
+  for (const line of linesBack(fd, next, limits)) {
+    if (line === null) return tooLong(limits);
+    const entry = userEntry(line);
+    if (entry === null) continue;
+    if (entry.promptId === promptId) seen = true;
+    else if (seen && entry.promptId !== undefined) break;
+    for (const kind of entry.carried) kinds.add(kind);
+  }
+  if (!seen) return { checked: false, why: "its transcript holds no entry of the prompt", noTranscript: false };
+  return { checked: true, kinds: [...kinds], next };
+}
+
+/** Where the last whole line of the file ends (0: there is none); null past the read limit. */
+function endOfLastLine(fd: number, size: number, limits: ReadLimits): number | null {
+  for (let position = size; position > 0; ) {
+    if (size - position >= limits.maxRead) return null;
+    const length = Math.min(limits.chunk, position);
+    position -= length;
+    const last = read(fd, position, length).lastIndexOf(NEWLINE);
+    if (last >= 0) return position + last + 1;
+  }
+  return 0;
+}
+
+/**
+ * The whole lines before `end` (which follows a newline), last first, without their newlines;
+ * null once more than the read limit would be read.
+ */
+function* linesBack(fd: number, end: number, limits: ReadLimits): Generator<Buffer | null> {
+  // `pending`: the bytes from `position` to the start of the last line given, ending in a newline.
+  let position = end;
+  let pending = Buffer.alloc(0);
+  while (pending.length > 0 || position > 0) {
+    const previous = pending.length < 2 ? -1 : pending.lastIndexOf(NEWLINE, pending.length - 2);
+    if (previous >= 0 || (position === 0 && pending.length > 0)) {
+      yield pending.subarray(previous + 1, pending.length - 1);
+      pending = pending.subarray(0, previous + 1);
+      continue;
+    }
+    if (end - position >= limits.maxRead) {
+      yield null;
+      return;
+    }
+    const length = Math.min(limits.chunk, position);
+    position -= length;
+    pending = Buffer.concat([read(fd, position, length), pending]);
+  }
+}
+
+function tooLong(limits: ReadLimits): AttachmentCheck {
+  return { checked: false, why: `the turn's transcript is longer than the ${limits.maxRead} bytes looked through`, noTranscript: false };
+}
+
+function read(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const got = readSync(fd, buffer, done, length - done, position + done);
+    if (got === 0) break;
+    done += got;
+  }
+  return buffer.subarray(0, done);
+}
+
+/** A transcript line that is a user entry: the prompt it files itself under and what it carries. */
+function userEntry(line: Buffer): { readonly promptId: string | undefined; readonly carried: readonly string[] } | null {
+  if (!line.includes('"user"')) return null;
+  let entry: unknown;
+  try {
+    entry = JSON.parse(line.toString("utf8"));
+  } catch {
+    return null;
+  }
+  if (entry === null || typeof entry !== "object") return null;
+  const { type, promptId, message } = entry as { type?: unknown; promptId?: unknown; message?: unknown };
+  if (type !== "user") return null;
+  const content = message !== null && typeof message === "object" ? (message as { content?: unknown }).content : undefined;
+  const carried = Array.isArray(content)
+    ? content.flatMap((block: unknown) => {
+        const kind = block !== null && typeof block === "object" ? (block as { type?: unknown }).type : undefined;
+        if (typeof kind !== "string") return ["a block of no known kind"];
+        return NOT_CARRIED.has(kind) ? [] : [kind];
+      })
+    : [];
+  return { promptId: typeof promptId === "string" ? promptId : undefined, carried };
+}

@@ -1,0 +1,120 @@
+import fc from "fast-check";
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { promptAttachments, TRANSCRIPT_READ } from "../../../src/adapters/claude-code/prompt-attachments.js";
+
+const dir = mkdtempSync(join(tmpdir(), "provenant-transcript-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const transcript = (lines: readonly string[], tail = ""): string => {
+  const file = join(dir, `t${++files}.jsonl`);
+  writeFileSync(file, lines.map((l) => `${l}\n`).join("") + tail);
+  return file;
+};
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const image = { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } };
+const pdf = { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } };
+/** Entries as Claude Code 2.1.332 writes them (the fields read here; it writes many more). */
+const user = (promptId: string | undefined, content: unknown, extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ parentUuid: null, ...(promptId === undefined ? {} : { promptId }), type: "user", message: { role: "user", content }, ...extra });
+const text = (t: string) => [{ type: "text", text: t }];
+const assistant = JSON.stringify({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls" } }] } });
+const attachment = (size: number) => JSON.stringify({ type: "attachment", attachment: { type: "skill_listing", content: "x".repeat(size) } });
+const queue = JSON.stringify({ type: "queue-operation", operation: "enqueue" });
+
+describe("what a prompt came with, from Claude Code's transcript", () => {
+  it("an image sent with the prompt is found; a prompt of text only carries nothing; `next` is the file's end", () => {
+    const lines = [queue, user("p1", [...text("what does this say?"), image]), attachment(500), user("p1", text("[Image: source: /tmp/claude-0/x/1.png]"), { isMeta: true }), assistant];
+    const file = transcript(lines);
+    const size = lines.join("\n").length + 1;
+    expect(promptAttachments(file, "p1", null)).toEqual({ checked: true, kinds: ["image"], next: size });
+    expect(promptAttachments(transcript([queue, user("p2", "fix the tests"), assistant]), "p2", null)).toEqual({ checked: true, kinds: [], next: expect.any(Number) });
+    expect(promptAttachments(transcript([user("p3", [...text("file this"), pdf, image])]), "p3", null)).toMatchObject({ kinds: ["document", "image"] });
+  });
+
+  it("an earlier prompt's image is not this prompt's; an entry queued into the turn under another prompt id is", () => {
+    const earlier = [user("p0", [...text("look"), image]), assistant, user("p0", [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }])];
+    expect(promptAttachments(transcript([...earlier, user("p1", text("now run the tests")), assistant]), "p1", null)).toMatchObject({ checked: true, kinds: [] });
+    expect(promptAttachments(transcript([...earlier, user("p1", text("run")), assistant, user("q9", [pdf])]), "p1", null)).toMatchObject({ checked: true, kinds: ["document"] });
+  });
+
+  it("an image a tool returned is the tool's result, judged where it is reported, not here", () => {
+    const result = user("p1", [{ type: "tool_result", tool_use_id: "toolu_1", content: [image] }]);
+    expect(promptAttachments(transcript([user("p1", text("read shot.png")), assistant, result]), "p1", null)).toMatchObject({ kinds: [] });
+  });
+
+  it("a block of no known kind counts as carried; a line that is not JSON, or not a user entry, is passed over", () => {
+    expect(promptAttachments(transcript([user("p1", [{ type: "container_upload" }, { nope: 1 }])]), "p1", null)).toMatchObject({ kinds: ["container_upload", "a block of no known kind"] });
+    expect(promptAttachments(transcript(['{"type":"user", broken', '"user"', user("p1", text("hi")), "[]"]), "p1", null)).toMatchObject({ checked: true, kinds: [] });
+  });
+
+  it("the line being written is left for the next check, which reads on from `next`", () => {
+    const head = [user("p1", text("go")), assistant];
+    const partial = user("q2", [image]);
+    const file = transcript(head, partial.slice(0, 20));
+    const first = promptAttachments(file, "p1", null);
+    expect(first).toEqual({ checked: true, kinds: [], next: head.join("\n").length + 1 });
+    appendFileSync(file, `${partial.slice(20)}\n`);
+    const second = promptAttachments(file, "p1", first.checked ? first.next : null);
+    expect(second).toMatchObject({ checked: true, kinds: ["image"] });
+    // A transcript shorter than `next` (rewritten since) is read back from its end again.
+    expect(promptAttachments(transcript(head), "p1", 10_000)).toMatchObject({ checked: true, kinds: [] });
+  });
+
+  it("no transcript, no entry of the prompt, a turn past the read limit: not checked, and why", () => {
+    expect(promptAttachments(join(dir, "absent.jsonl"), "p1", null)).toEqual({ checked: false, why: "Claude Code keeps no transcript of the session", noTranscript: true });
+    expect(promptAttachments(dir, "p1", null)).toMatchObject({ checked: false, noTranscript: false, why: expect.stringMatching(/^its transcript could not be read/) });
+    expect(promptAttachments(transcript([user("p0", text("hi")), assistant]), "p1", null)).toMatchObject({ checked: false, why: "its transcript holds no entry of the prompt" });
+    expect(promptAttachments(transcript([]), "p1", null)).toMatchObject({ checked: false });
+    const limits = { chunk: 64, maxRead: 1024 };
+    const long = transcript([user("p1", [image]), attachment(2000), assistant]);
+    expect(promptAttachments(long, "p1", null, limits)).toMatchObject({ checked: false, why: "the turn's transcript is longer than the 1024 bytes looked through" });
+    // Forward too: more than the limit appended since the last check.
+    expect(promptAttachments(long, "p1", 0, limits)).toMatchObject({ checked: false });
+    // The same transcript within the limit is looked through.
+    expect(promptAttachments(long, "p1", null, { chunk: 64, maxRead: 1 << 20 })).toMatchObject({ checked: true, kinds: ["image"] });
+    expect(TRANSCRIPT_READ).toEqual({ chunk: 1 << 20, maxRead: 64 << 20 });
+  });
+
+  it("a final line as long as the read limit, with no newline, leaves nothing to read: not checked", () => {
+    const limits = { chunk: 16, maxRead: 256 };
+    expect(promptAttachments(transcript([user("p1", text("hi"))], "x".repeat(400)), "p1", null, limits)).toMatchObject({ checked: false });
+  });
+
+  it("fuzz: read back in chunks of any size, the answer is the one a plain reading of the lines gives", () => {
+    const ids = ["p1", "p2", "p3"];
+    const entry = fc.oneof(
+      fc.record({ id: fc.option(fc.constantFrom(...ids), { nil: undefined }), blocks: fc.array(fc.constantFrom("text", "image", "document", "tool_result"), { maxLength: 3 }), pad: fc.nat(90) }).map(({ id, blocks, pad }) => ({
+        line: user(id, blocks.map((t) => (t === "text" ? { type: "text", text: "y".repeat(pad) } : { type: t }))),
+        user: { id, carried: blocks.filter((t) => t === "image" || t === "document") },
+      })),
+      fc.nat(150).map((n) => ({ line: attachment(n), user: null })),
+      fc.constant({ line: "", user: null }),
+    );
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 14 }), fc.constantFrom(...ids), fc.integer({ min: 1, max: 300 }), fc.string({ maxLength: 30 }), (entries, id, chunk, tail) => {
+        const file = transcript(
+          entries.map((e) => e.line),
+          tail.replace(/\n/g, ""),
+        );
+        const got = promptAttachments(file, id, null, { chunk, maxRead: 1 << 20 });
+        // The plain reading: back from the last line, up to the user entry of another prompt that precedes the prompt's own.
+        const kinds = new Set<string>();
+        let seen = false;
+        for (const e of [...entries].reverse()) {
+          if (e.user === null) continue;
+          if (e.user.id === id) seen = true;
+          else if (seen && e.user.id !== undefined) break;
+          for (const k of e.user.carried) kinds.add(k);
+        }
+        const size = entries.map((e) => `${e.line}\n`).join("").length;
+        if (!seen) expect(got).toMatchObject({ checked: false });
+        else expect(got).toEqual({ checked: true, kinds: [...kinds], next: size });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
