@@ -298,6 +298,10 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
     const asked = send(touch(transcript));
     expect(decisionOf(asked)).toBe("ask");
     expect(reasonOf(asked)).toContain("the prompt came with image: what it shows is whoever made it");
+    const two = hooks();
+    writeFileSync(transcript, entry("p2", prompt("file these", image, { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } })));
+    two.send({ hook_event_name: "UserPromptSubmit", prompt: "file these" });
+    expect(reasonOf(two.send(touch(transcript, "p2")))).toContain("the prompt came with image, document: what it shows");
   });
 
   it("an image queued into the running turn is found by a later call of the same turn", () => {
@@ -324,10 +328,14 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
   });
 
   it("with no transcript kept, Claude Code's command line tells: `-p` with text prompts runs unasked, `--input-format stream-json` asks", async () => {
-    for (const [args, expected] of [
-      [["-p", "--no-session-persistence", "fix it"], null],
-      [["-p", "--no-session-persistence", "--input-format", "stream-json"], "ask"],
-      [["-p", "--input-format=stream-json", "--no-session-persistence"], "ask"],
+    for (const [args, expected, transcriptNamed] of [
+      [["-p", "--no-session-persistence", "fix it"], null, true],
+      [["-p", "--output-format", "stream-json", "--no-session-persistence", "fix it"], null, true],
+      [["-p", "--input-format", "text", "stream-json"], null, true],
+      // None named is as good as none kept.
+      [["-p", "fix it"], null, false],
+      [["-p", "--no-session-persistence", "--input-format", "stream-json"], "ask", true],
+      [["-p", "--input-format=stream-json", "--no-session-persistence"], "ask", true],
     ] as const) {
       // A stand-in for Claude Code: its command line; a child of it stands in for the hook.
       const claude = spawn("bash", ["-c", "sleep 30 & echo $!; wait", "claude", ...args], { stdio: ["ignore", "pipe", "ignore"] });
@@ -337,7 +345,11 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
         const guard = Guard.open({ config: { host: "claude-code" }, workspaceDir: dir, homeDir: dir });
         const h = new ClaudeCodeHooks(guard, dir);
         h.handle(parseHookEvent(ev(dir, { hook_event_name: "UserPromptSubmit", prompt: "fix it" })), hookPid);
-        expect(decisionOf(h.handle(parseHookEvent(ev(dir, touch(join(dir, "none.jsonl")))), hookPid)), args.join(" ")).toBe(expected);
+        const { transcript_path: _named, ...unnamed } = touch(join(dir, "none.jsonl"));
+        expect(decisionOf(h.handle(parseHookEvent(ev(dir, transcriptNamed ? touch(join(dir, "none.jsonl")) : unnamed)), hookPid)), args.join(" ")).toBe(expected);
+        // A transcript that is kept but holds no entry of the prompt asks whatever the command line says.
+        writeFileSync(join(dir, "other.jsonl"), entry("p0", "hi"));
+        expect(decisionOf(h.handle(parseHookEvent(ev(dir, touch(join(dir, "other.jsonl"), "p7"))), hookPid))).toBe("ask");
       } finally {
         process.kill(hookPid);
         claude.kill();

@@ -8,6 +8,8 @@ describe("parseHookEvent", () => {
   it("reads the events Claude Code sends, ignoring fields it adds", () => {
     const e = parseHookEvent(JSON.stringify({ ...base, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "toolu_1", permission_mode: "default", effort: { level: "medium" } }));
     expect(e).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } });
+    const turn = { prompt_id: "5d8eedd1-f6ff-43ee-bb1b-7e5f499016c2", transcript_path: "/home/u/.claude/projects/-home-u-project/s.jsonl" };
+    expect(parseHookEvent(JSON.stringify({ ...base, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: {}, ...turn }))).toMatchObject(turn);
   });
 
   it("reads a result's duration_ms; one that is not a duration is as if absent", () => {
@@ -28,6 +30,8 @@ describe("parseHookEvent", () => {
       [{ ...base, session_id: "../../etc", hook_event_name: "Stop" }, /session_id/],
       [{ ...base, cwd: "relative", hook_event_name: "Stop" }, /cwd/],
       [{ ...base, hook_event_name: "UserPromptSubmit" }, /prompt/],
+      [{ ...base, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: {}, transcript_path: "t.jsonl" }, /transcript_path: an absolute path/],
+      [{ ...base, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: {}, prompt_id: "" }, /prompt_id/],
     ];
     for (const [input, message] of bad) {
       expect(() => parseHookEvent(typeof input === "string" ? input : JSON.stringify(input))).toThrow(message);

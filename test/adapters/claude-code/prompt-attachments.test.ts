@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -49,6 +49,13 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
   it("a block of no known kind counts as carried; a line that is not JSON, or not a user entry, is passed over", () => {
     expect(promptAttachments(transcript([user("p1", [{ type: "container_upload" }, { nope: 1 }])]), "p1", null)).toMatchObject({ kinds: ["container_upload", "a block of no known kind"] });
     expect(promptAttachments(transcript(['{"type":"user", broken', '"user"', user("p1", text("hi")), "[]"]), "p1", null)).toMatchObject({ checked: true, kinds: [] });
+    // Another entry's blocks are not the prompt's, whatever its text says; a user entry of no message, or of a block that is null, is read as what it is.
+    const said = JSON.stringify({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text: 'the "user" asked' }, { type: "tool_use", id: "t", name: "Bash", input: {} }] } });
+    expect(promptAttachments(transcript([user("p1", text("hi")), said]), "p1", null)).toMatchObject({ checked: true, kinds: [] });
+    const bare = JSON.stringify({ promptId: "p1", type: "user", message: null });
+    const unnamed = JSON.stringify({ type: "user", message: "hi" });
+    expect(promptAttachments(transcript([bare, unnamed]), "p1", null)).toMatchObject({ checked: true, kinds: [] });
+    expect(promptAttachments(transcript([user("p1", [null])]), "p1", null)).toMatchObject({ checked: true, kinds: ["a block of no known kind"] });
   });
 
   it("the line being written is left for the next check, which reads on from `next`", () => {
@@ -59,7 +66,10 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     expect(first).toEqual({ checked: true, kinds: [], next: head.join("\n").length + 1 });
     appendFileSync(file, `${partial.slice(20)}\n`);
     const second = promptAttachments(file, "p1", first.checked ? first.next : null);
-    expect(second).toMatchObject({ checked: true, kinds: ["image"] });
+    expect(second).toEqual({ checked: true, kinds: ["image"], next: statSync(file).size });
+    // Read on from there, the next line being written is left again.
+    appendFileSync(file, user("q3", [pdf]).slice(0, 30));
+    expect(promptAttachments(file, "p1", second.checked ? second.next : null)).toEqual({ checked: true, kinds: [], next: second.checked ? second.next : -1 });
     // A transcript shorter than `next` (rewritten since) is read back from its end again.
     expect(promptAttachments(transcript(head), "p1", 10_000)).toMatchObject({ checked: true, kinds: [] });
   });
@@ -67,7 +77,10 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
   it("no transcript, no entry of the prompt, a turn past the read limit: not checked, and why", () => {
     expect(promptAttachments(join(dir, "absent.jsonl"), "p1", null)).toEqual({ checked: false, why: "Claude Code keeps no transcript of the session", noTranscript: true });
     expect(promptAttachments(dir, "p1", null)).toMatchObject({ checked: false, noTranscript: false, why: expect.stringMatching(/^its transcript could not be read/) });
-    expect(promptAttachments(transcript([user("p0", text("hi")), assistant]), "p1", null)).toMatchObject({ checked: false, why: "its transcript holds no entry of the prompt" });
+    // A path that cannot be opened for another reason than its absence (a file in its way).
+    const inTheWay = transcript([]);
+    expect(promptAttachments(join(inTheWay, "t.jsonl"), "p1", null)).toEqual({ checked: false, noTranscript: false, why: expect.stringMatching(/^its transcript could not be read \(ENOTDIR/) });
+    expect(promptAttachments(transcript([user("p0", text("hi")), assistant]), "p1", null)).toEqual({ checked: false, why: "its transcript holds no entry of the prompt", noTranscript: false });
     expect(promptAttachments(transcript([]), "p1", null)).toMatchObject({ checked: false });
     const limits = { chunk: 64, maxRead: 1024 };
     const long = transcript([user("p1", [image]), attachment(2000), assistant]);
@@ -76,12 +89,31 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     expect(promptAttachments(long, "p1", 0, limits)).toMatchObject({ checked: false });
     // The same transcript within the limit is looked through.
     expect(promptAttachments(long, "p1", null, { chunk: 64, maxRead: 1 << 20 })).toMatchObject({ checked: true, kinds: ["image"] });
+    // The limit counts what is read, not where in the file: a short tail far into a long file is read.
+    const size = statSync(long).size;
+    expect(promptAttachments(long, "p1", size - 300, limits)).toEqual({ checked: true, kinds: [], next: size });
+    expect(promptAttachments(long, "p1", size - 1024, limits)).toMatchObject({ checked: true });
+    const mid = transcript([user("p1", [image]), attachment(550)]);
+    expect(statSync(mid).size).toBeGreaterThan(512);
+    expect(promptAttachments(mid, "p1", null, limits)).toMatchObject({ checked: true, kinds: ["image"] });
     expect(TRANSCRIPT_READ).toEqual({ chunk: 1 << 20, maxRead: 64 << 20 });
   });
 
   it("a final line as long as the read limit, with no newline, leaves nothing to read: not checked", () => {
     const limits = { chunk: 16, maxRead: 256 };
     expect(promptAttachments(transcript([user("p1", text("hi"))], "x".repeat(400)), "p1", null, limits)).toMatchObject({ checked: false });
+  });
+
+  it("leaves no file open", () => {
+    const file = transcript([user("p1", [image])]);
+    const open = () => readdirSync("/proc/self/fd").length;
+    const before = open();
+    for (let i = 0; i < 50; i++) {
+      promptAttachments(file, "p1", null);
+      promptAttachments(file, "p1", 0);
+      promptAttachments(dir, "p1", null);
+    }
+    expect(open()).toBe(before);
   });
 
   it("fuzz: read back in chunks of any size, the answer is the one a plain reading of the lines gives", () => {
