@@ -3,7 +3,8 @@
  * PostToolUse of Read through the hook handler (the call judged, then the instruction files of the
  * directories down to the file looked for) against the guard's judgement of the same Read alone, in
  * a project four directories deep with a CLAUDE.md in one of them; and SessionStart (every
- * directory up to the root, the user's own, the rules, the skills and commands, the imports),
+ * directory up to the root, the user's own, the rules, the skills and commands, the imports, the
+ * project's auto memory: an index and three notes),
  * alone and with the directories the session was launched with looked up (the settings, and the
  * command lines of the processes above this one). Medians in µs.
  * Run: node --import tsx bench/claude-code-instructions.ts
@@ -11,6 +12,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { projectKey } from "../src/adapters/claude-code/auto-memory.js";
 import { ClaudeCodeHooks } from "../src/adapters/claude-code/claude-code-hooks.js";
 import { parseHookEvent } from "../src/adapters/claude-code/hook-event.js";
 import { Guard } from "../src/guard.js";
@@ -28,6 +30,12 @@ mkdirSync(join(project, "docs"));
 writeFileSync(join(project, "docs", "style.md"), "Two spaces.\n");
 writeFileSync(join(project, ".claude", "rules", "tests.md"), "Run the tests.\n");
 writeFileSync(join(project, "packages", "core", "CLAUDE.md"), "# core\n");
+// A git working copy with an auto memory of an index and three notes, as Claude Code keeps it.
+mkdirSync(join(project, ".git"));
+const memory = join(home, ".claude", "projects", projectKey(project), "memory");
+mkdirSync(memory, { recursive: true });
+writeFileSync(join(memory, "MEMORY.md"), "- [deploy](deploy.md): how we deploy\n- [style](style.md)\n- [people](people.md)\n");
+for (const note of ["deploy", "style", "people"]) writeFileSync(join(memory, `${note}.md`), `---\nname: ${note}\n---\nA note.\n`);
 writeFileSync(join(deep, "lexer.ts"), "export {};\n");
 
 const guard = Guard.open({ workspaceDir: project, homeDir: home, config: { host: "claude-code" } });
@@ -43,7 +51,7 @@ let base = Number.NaN;
 for (const [name, fn] of [
   ["guard.afterToolCall Read (baseline: the file alone)", () => guard.afterToolCall("b", { tool: "Read", params: read.tool_input, output: read.tool_response, ran: true })],
   ["PostToolUse Read, with the directories' instructions", () => hooks.handle(postRead)],
-  ["SessionStart (memory, rules, skills, commands, imports)", () => hooks.handle(start)],
+  ["SessionStart (memory, rules, skills, commands, imports, auto memory)", () => hooks.handle(start)],
   ["SessionStart, with the launch directories looked up", () => hooks.handle(start, process.pid)],
 ] as const) {
   const s = sampleMicros(fn, SAMPLES, 200);

@@ -100,7 +100,7 @@ export const MUTATION_MODULES = {
   },
   // What a Claude Code session's context holds beyond its tool calls: the hook events onto the
   // guard, the @-mentions of a prompt, what a prompt came with beside its text, the instruction
-  // files Claude Code loads itself and the directories it was launched with.
+  // files and auto-memory notes Claude Code loads itself and the directories it was launched with.
   "claude-code-context": {
     mutate: [
       "src/adapters/claude-code/claude-code-hooks.ts",
@@ -108,6 +108,7 @@ export const MUTATION_MODULES = {
       "src/adapters/claude-code/at-paths.ts",
       "src/adapters/claude-code/launch-directories.ts",
       "src/adapters/claude-code/prompt-attachments.ts",
+      "src/adapters/claude-code/auto-memory.ts",
     ],
     tests: [
       "test/adapters/claude-code/claude-code-hooks.test.ts",
@@ -115,6 +116,7 @@ export const MUTATION_MODULES = {
       "test/adapters/claude-code/at-paths.test.ts",
       "test/adapters/claude-code/launch-directories.test.ts",
       "test/adapters/claude-code/prompt-attachments.test.ts",
+      "test/adapters/claude-code/auto-memory.test.ts",
     ],
   },
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and

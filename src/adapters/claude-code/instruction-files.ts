@@ -39,9 +39,9 @@ export interface InstructionFiles {
  * What a session loads when it starts (and again after `/clear` or a compaction): the instruction
  * files of `cwd` and of every directory above it, the user's own (`~/.claude/`), those of the
  * directories it works in beside `cwd` (`--add-dir`), each directory's rule files, skills and
- * commands, and their imports.
+ * commands, the notes of its auto memory (`memory`, auto-memory.ts), and their imports.
  */
-export function startInstructionFiles(cwd: string, home: string, additional: readonly string[] = []): InstructionFiles {
+export function startInstructionFiles(cwd: string, home: string, additional: readonly string[] = [], memory: readonly string[] = []): InstructionFiles {
   const found = new Collector(home);
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     found.directory(dir);
@@ -49,6 +49,7 @@ export function startInstructionFiles(cwd: string, home: string, additional: rea
   }
   found.directory(resolve(home));
   for (const dir of additional) found.directory(resolve(dir));
+  for (const dir of memory) found.markdownTree(resolve(dir));
   return found.result();
 }
 
@@ -112,7 +113,7 @@ class Collector {
    * Every `.md` beneath a directory, subdirectories (linked ones too) included: a rule's `paths` only
    * say when it loads, and a command or an agent in a subdirectory is namespaced by it.
    */
-  private markdownTree(dir: string): void {
+  markdownTree(dir: string): void {
     const stack = [dir];
     for (let visited = 0; stack.length > 0; visited++) {
       if (visited === MAX_TREE_DIRECTORIES) {

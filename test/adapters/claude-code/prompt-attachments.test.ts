@@ -50,7 +50,7 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     expect(promptAttachments(transcript([user("p1", [{ type: "container_upload" }, { nope: 1 }])]), "p1", null)).toMatchObject({ kinds: ["container_upload", "a block of no known kind"] });
     expect(promptAttachments(transcript(['{"type":"user", broken', '"user"', user("p1", text("hi")), "[]"]), "p1", null)).toMatchObject({ checked: true, kinds: [] });
     // Another entry's blocks are not the prompt's, whatever its text says; a user entry of no message, or of a block that is null, is read as what it is.
-    const said = JSON.stringify({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text: 'the "user" asked' }, { type: "tool_use", id: "t", name: "Bash", input: {} }] } });
+    const said = JSON.stringify({ type: "attachment", promptId: "p1", message: { role: "user", content: [{ type: "image" }, { type: "tool_use", id: "t", name: "Bash", input: {} }] } });
     expect(promptAttachments(transcript([user("p1", text("hi")), said]), "p1", null)).toMatchObject({ checked: true, kinds: [] });
     const bare = JSON.stringify({ promptId: "p1", type: "user", message: null });
     const unnamed = JSON.stringify({ type: "user", message: "hi" });
