@@ -51,7 +51,9 @@ export const CLAUDE_CODE_TOOLS: Readonly<Record<string, CatalogueEntry>> = {
   // Background output of this session's commands: as trusted as its worst command (exec-trust).
   BashOutput: entry("trusted", "safe", "read"),
   TaskOutput: entry("trusted", "safe", "read"),
-  Monitor: entry("trusted", "safe", "read"),
+  // Starts a watch: a shell command whose every line is an event (a command like Bash's, judged
+  // the same), or a WebSocket whose every frame is one (no command: untrusted).
+  Monitor: entry("trusted", "taint", "exec"),
   // No shell parser reads PowerShell here: its output is untrusted.
   PowerShell: entry("untrusted", "taint", "exec"),
   // A sub-agent acts with the session's tools; its calls come through the hooks as well.
