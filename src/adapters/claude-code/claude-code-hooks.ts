@@ -36,7 +36,7 @@ const MCP_PROMPT_TAINT = "untrusted";
  */
 const ATTACHMENT_TAINT = "untrusted";
 
-type ToolEvent = Extract<HookEvent, { hook_event_name: "PreToolUse" }>;
+type TurnEvent = Extract<HookEvent, { hook_event_name: "PreToolUse" | "Stop" }>;
 
 /** The local user at the terminal is the owner: Claude Code has no other sender. */
 const OWNER = Object.freeze({ id: "local-user", isOwner: true });
@@ -197,6 +197,12 @@ export class ClaudeCodeHooks {
         return NO_OPINION;
       case "Stop":
       case "SessionEnd":
+        // A turn that made no call still leaves what its prompt came with in the conversation,
+        // which the next turn's calls would act on.
+        if (event.hook_event_name === "Stop") {
+          this.resume(session);
+          this.judgeAttachments(event, hookPid);
+        }
         this.guard.endTurn(session);
         this.seen.delete(session);
         if (event.hook_event_name === "SessionEnd") this.attachmentsRead.delete(session);
@@ -208,11 +214,11 @@ export class ClaudeCodeHooks {
 
   /**
    * An image or a document that came with the turn's prompt taints the session before the turn's
-   * calls are decided (prompt-attachments.ts). Where that cannot be looked up, the session is
+   * calls are decided, and at the turn's end (prompt-attachments.ts). Where that cannot be looked up, the session is
    * tainted as if it had, except when Claude Code keeps no transcript and its command line shows
    * prompts that are text only (`-p` without `--input-format stream-json`).
    */
-  private judgeAttachments(event: ToolEvent, hookPid: number | undefined): void {
+  private judgeAttachments(event: TurnEvent, hookPid: number | undefined): void {
     const promptId = event.prompt_id;
     // A call of no prompt's turn: nothing the owner sent comes with it.
     if (promptId === undefined) return;

@@ -55,7 +55,8 @@ const schema = z.discriminatedUnion("hook_event_name", [
   z.object({ ...common, hook_event_name: z.literal("InstructionsLoaded"), file_path: path }),
   // A directory the session works in from now on (`/add-dir`): its skills and commands are listed.
   z.object({ ...common, hook_event_name: z.literal("DirectoryAdded"), directory: path }),
-  z.object({ ...common, hook_event_name: z.literal("Stop") }),
+  // The turn's end: its prompt and transcript, as for PreToolUse.
+  z.object({ ...common, hook_event_name: z.literal("Stop"), prompt_id: z.string().min(1).max(200).optional(), transcript_path: path.optional() }),
   z.object({ ...common, hook_event_name: z.literal("SubagentStop") }),
   z.object({ ...common, hook_event_name: z.literal("SessionEnd") }),
 ]);

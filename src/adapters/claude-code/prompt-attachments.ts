@@ -9,8 +9,9 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
  * writes before it first asks the model, so before the turn's first tool call.
  *
  * Every user entry from the prompt's own to the transcript's end is looked through, whichever
- * prompt it files itself under (a message queued into the running turn is the turn's too); a
- * tool's result is left to the PostToolUse that reports it.
+ * prompt it files itself under, and every message sent while the turn ran, which Claude Code
+ * queues into it as a `queued_command` attachment (its UserPromptSubmit names the running turn's
+ * prompt); a tool's result is left to the PostToolUse that reports it.
  */
 export type AttachmentCheck =
   | {
@@ -32,6 +33,8 @@ export interface ReadLimits {
 export const TRANSCRIPT_READ: ReadLimits = Object.freeze({ chunk: 1 << 20, maxRead: 64 << 20 });
 /** A user entry's blocks that are not something the prompt carried. */
 const NOT_CARRIED: ReadonlySet<string> = new Set(["text", "tool_result"]);
+/** The attachment a message sent while the turn ran is queued into the turn as. */
+const QUEUED = '"queued_command"';
 const NEWLINE = 0x0a;
 
 /**
@@ -144,9 +147,12 @@ function read(fd: number, position: number, length: number): Buffer {
   return buffer.subarray(0, done);
 }
 
-/** A transcript line that is a user entry: the prompt it files itself under and what it carries. */
+/**
+ * A transcript line that is a user entry, or a message queued into the turn: the prompt it files
+ * itself under (none for a queued message) and what it carries.
+ */
 function userEntry(line: Buffer): { readonly promptId: string | undefined; readonly carried: readonly string[] } | null {
-  if (!line.includes('"user"')) return null;
+  if (!line.includes('"user"') && !line.includes(QUEUED)) return null;
   let entry: unknown;
   try {
     entry = JSON.parse(line.toString("utf8"));
@@ -154,15 +160,22 @@ function userEntry(line: Buffer): { readonly promptId: string | undefined; reado
     return null;
   }
   if (entry === null || typeof entry !== "object") return null;
-  const { type, promptId, message } = entry as { type?: unknown; promptId?: unknown; message?: unknown };
+  const { type, promptId, message, attachment } = entry as { type?: unknown; promptId?: unknown; message?: unknown; attachment?: unknown };
+  if (type === "attachment") {
+    const queued = attachment !== null && typeof attachment === "object" ? (attachment as { type?: unknown; prompt?: unknown }) : undefined;
+    return queued?.type === "queued_command" ? { promptId: undefined, carried: carriedBlocks(queued.prompt) } : null;
+  }
   if (type !== "user") return null;
   const content = message !== null && typeof message === "object" ? (message as { content?: unknown }).content : undefined;
-  const carried = Array.isArray(content)
-    ? content.flatMap((block: unknown) => {
-        const kind = block !== null && typeof block === "object" ? (block as { type?: unknown }).type : undefined;
-        if (typeof kind !== "string") return ["a block of no known kind"];
-        return NOT_CARRIED.has(kind) ? [] : [kind];
-      })
-    : [];
-  return { promptId: typeof promptId === "string" ? promptId : undefined, carried };
+  return { promptId: typeof promptId === "string" ? promptId : undefined, carried: carriedBlocks(content) };
+}
+
+/** The kinds of a message's blocks other than text and tool results (a string is text). */
+function carriedBlocks(content: unknown): string[] {
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block: unknown) => {
+    const kind = block !== null && typeof block === "object" ? (block as { type?: unknown }).type : undefined;
+    if (typeof kind !== "string") return ["a block of no known kind"];
+    return NOT_CARRIED.has(kind) ? [] : [kind];
+  });
 }

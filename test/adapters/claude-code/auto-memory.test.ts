@@ -55,6 +55,9 @@ describe("Claude Code's auto memory, found where it keeps it", () => {
     const main = memoryOf(project);
     const own = memoryOf(worktree);
     expect(autoMemoryDirectories(worktree, home)).toEqual([own, main]);
+    // The line as git writes it may end in spaces or a carriage return.
+    writeFileSync(join(worktree, ".git"), `gitdir: ${join(project, ".git", "worktrees", "feature")}  \r\n`);
+    expect(autoMemoryDirectories(worktree, home)).toEqual([own, main]);
     // A `.git` file that names no gitdir still makes its directory a root.
     writeFileSync(join(worktree, ".git"), "nothing here\n");
     expect(autoMemoryDirectories(worktree, home)).toEqual([own]);
@@ -68,6 +71,12 @@ describe("Claude Code's auto memory, found where it keeps it", () => {
     const projects = join(home, ".claude", "projects");
     for (const name of [`${cut}-1a2b3c`, `${cut}x-other`, cut]) mkdirSync(join(projects, name, "memory"), { recursive: true });
     expect(autoMemoryDirectories(deep, home)).toEqual([join(projects, `${cut}-1a2b3c`, "memory")]);
+    // A key of exactly 200 characters is kept whole.
+    const exact = join(home, "f".repeat(200 - projectKey(home).length - 1));
+    mkdirSync(exact);
+    expect(projectKey(exact)).toHaveLength(200);
+    mkdirSync(join(projects, projectKey(exact), "memory"), { recursive: true });
+    expect(autoMemoryDirectories(exact, home)).toEqual([join(projects, projectKey(exact), "memory")]);
     // No projects directory at all: nothing.
     expect(autoMemoryDirectories(deep, join(home, "nobody"))).toEqual([]);
   });
@@ -77,11 +86,17 @@ describe("Claude Code's auto memory, found where it keeps it", () => {
     mkdirSync(join(home, ".claude"), { recursive: true });
     mkdirSync(join(project, ".claude"), { recursive: true });
     mkdirSync(join(home, "notes", "mem"), { recursive: true });
+    mkdirSync(join(project, "team-mem"));
     mkdirSync(join(project, "local-mem"));
     writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ autoMemoryDirectory: "~/notes/mem" }));
+    writeFileSync(join(project, ".claude", "settings.json"), JSON.stringify({ autoMemoryDirectory: "team-mem" }));
     writeFileSync(join(project, ".claude", "settings.local.json"), JSON.stringify({ autoMemoryDirectory: "local-mem" }));
+    expect(autoMemoryDirectories(project, home)).toEqual([join(home, "notes", "mem"), join(project, "team-mem"), join(project, "local-mem")]);
+    // A file that is no JSON, a value that is no directory name: nothing, and no throw.
     writeFileSync(join(project, ".claude", "settings.json"), "{ not json");
-    expect(autoMemoryDirectories(project, home)).toEqual([join(home, "notes", "mem"), join(project, "local-mem")]);
+    writeFileSync(join(project, ".claude", "settings.local.json"), JSON.stringify({ autoMemoryDirectory: 5 }));
+    writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ autoMemoryDirectory: "" }));
+    expect(autoMemoryDirectories(project, home)).toEqual([]);
   });
 
   it("the notes enter the files a session starts with, the index and every note beneath it", () => {

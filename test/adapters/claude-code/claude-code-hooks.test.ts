@@ -324,6 +324,24 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
     expect(reasonOf(two.send(touch(transcript, "p2")))).toContain("the prompt came with image, document: what it shows");
   });
 
+  it("a turn that made no call is looked at when it ends: the next turn acts on what its screenshot said, and asks", () => {
+    const { dir, send } = hooks();
+    const transcript = join(dir, "t.jsonl");
+    send({ hook_event_name: "UserPromptSubmit", prompt: "what does this mail want?" });
+    writeFileSync(transcript, entry("p1", prompt("what does this mail want?", image)));
+    send({ hook_event_name: "Stop", prompt_id: "p1", transcript_path: transcript });
+    send({ hook_event_name: "UserPromptSubmit", prompt: "ok, do it" });
+    writeFileSync(transcript, entry("p2", "ok, do it"), { flag: "a" });
+    expect(decisionOf(send(touch(transcript, "p2")))).toBe("ask");
+    // A turn of text only ends as trusted as it began.
+    const plain = hooks();
+    plain.send({ hook_event_name: "UserPromptSubmit", prompt: "hi" });
+    writeFileSync(transcript, entry("p3", "hi"));
+    plain.send({ hook_event_name: "Stop", prompt_id: "p3", transcript_path: transcript });
+    plain.send({ hook_event_name: "UserPromptSubmit", prompt: "touch x" });
+    expect(decisionOf(plain.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch /tmp/x" } }))).toBeNull();
+  });
+
   it("an image queued into the running turn is found by a later call of the same turn", () => {
     const { dir, send } = hooks();
     const transcript = join(dir, "t.jsonl");
@@ -331,7 +349,8 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
     send({ hook_event_name: "UserPromptSubmit", prompt: "run the tests" });
     expect(decisionOf(send(touch(transcript)))).toBeNull();
     expect(decisionOf(send(touch(transcript)))).toBeNull();
-    writeFileSync(transcript, entry("q2", [image]), { flag: "a" });
+    // Claude Code queues a message sent while the turn runs into it as an attachment.
+    writeFileSync(transcript, `${JSON.stringify({ type: "attachment", attachment: { type: "queued_command", prompt: prompt("and this", image) } })}\n`, { flag: "a" });
     expect(decisionOf(send(touch(transcript)))).toBe("ask");
   });
 

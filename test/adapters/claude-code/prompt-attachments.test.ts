@@ -41,6 +41,22 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     expect(promptAttachments(transcript([...earlier, user("p1", text("run")), assistant, user("q9", [pdf])]), "p1", null)).toMatchObject({ checked: true, kinds: ["document"] });
   });
 
+  it("a message sent while the turn ran, queued into it as an attachment, is the turn's: its image is found, back and on", () => {
+    const queued = (prompt: unknown) => JSON.stringify({ type: "attachment", attachment: { type: "queued_command", prompt } });
+    const head = [user("p1", text("run the tests")), assistant];
+    expect(promptAttachments(transcript([...head, queued([...text("also this"), image])]), "p1", null)).toMatchObject({ checked: true, kinds: ["image"] });
+    const file = transcript(head);
+    const first = promptAttachments(file, "p1", null);
+    appendFileSync(file, `${queued("text only")}\n${queued([...text("and this")])}\n${JSON.stringify({ type: "attachment", attachment: { type: "file", content: [image] } })}\n`);
+    expect(promptAttachments(file, "p1", first.checked ? first.next : null)).toMatchObject({ checked: true, kinds: [] });
+    appendFileSync(file, `${queued([pdf])}\n`);
+    expect(promptAttachments(file, "p1", first.checked ? first.next : null)).toMatchObject({ checked: true, kinds: ["document"] });
+    // A queued message files itself under no prompt: reading back, the turn ends at the user entry
+    // of another prompt, so one queued at the end of the turn before counts (it is in the
+    // conversation all the same).
+    expect(promptAttachments(transcript([user("p0", [image]), queued([pdf]), user("p1", text("go"))]), "p1", null)).toMatchObject({ checked: true, kinds: ["document"] });
+  });
+
   it("an image a tool returned is the tool's result, judged where it is reported, not here", () => {
     const result = user("p1", [{ type: "tool_result", tool_use_id: "toolu_1", content: [image] }]);
     expect(promptAttachments(transcript([user("p1", text("read shot.png")), assistant, result]), "p1", null)).toMatchObject({ kinds: [] });
@@ -84,7 +100,7 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     expect(promptAttachments(transcript([]), "p1", null)).toMatchObject({ checked: false });
     const limits = { chunk: 64, maxRead: 1024 };
     const long = transcript([user("p1", [image]), attachment(2000), assistant]);
-    expect(promptAttachments(long, "p1", null, limits)).toMatchObject({ checked: false, why: "the turn's transcript is longer than the 1024 bytes looked through" });
+    expect(promptAttachments(long, "p1", null, limits)).toEqual({ checked: false, why: "the turn's transcript is longer than the 1024 bytes looked through", noTranscript: false });
     // Forward too: more than the limit appended since the last check.
     expect(promptAttachments(long, "p1", 0, limits)).toMatchObject({ checked: false });
     // The same transcript within the limit is looked through.

@@ -50,20 +50,25 @@ export interface ClaudeRunOptions {
    * prompt's text (an image, a document), as the Agent SDK sends a chat app's upload.
    */
   readonly attached?: readonly Readonly<Record<string, unknown>>[];
+  /** A second stream-json message, sent `afterMs` after the first while its turn runs (Claude Code queues it into the turn). */
+  readonly queued?: { readonly afterMs: number; readonly text: string; readonly attached?: readonly Readonly<Record<string, unknown>>[] };
 }
+
+const streamMessage = (text: string, attached: readonly Readonly<Record<string, unknown>>[] = []): string =>
+  `${JSON.stringify({ type: "user", message: { role: "user", content: [{ type: "text", text }, ...attached] } })}\n`;
 
 /**
  * `claude -p <prompt> --output-format stream-json --verbose` in the project, against the scripted
  * model: an API key that is not one, no traffic beyond the model, HOME in the temporary home.
  */
 export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
-  const input = options.attached === undefined ? null : { type: "user", message: { role: "user", content: [{ type: "text", text: options.prompt }, ...options.attached] } };
-  const prompt = input === null ? [options.prompt] : ["--input-format", "stream-json"];
+  const streamed = options.attached !== undefined || options.queued !== undefined;
+  const prompt = streamed ? ["--input-format", "stream-json"] : [options.prompt];
   const args = ["-p", ...prompt, "--output-format", "stream-json", "--verbose", ...(options.args ?? [])];
   const child = spawn(claudeBinary(), args, {
     cwd: options.home.project,
     detached: true,
-    stdio: [input === null ? "ignore" : "pipe", "pipe", "pipe"],
+    stdio: [streamed ? "pipe" : "ignore", "pipe", "pipe"],
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: options.home.home,
@@ -74,7 +79,10 @@ export function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
       ...options.env,
     },
   });
-  child.stdin?.end(`${JSON.stringify(input)}\n`);
+  if (streamed) child.stdin?.write(streamMessage(options.prompt, options.attached));
+  const { queued } = options;
+  if (queued === undefined) child.stdin?.end();
+  else setTimeout(() => child.stdin?.end(streamMessage(queued.text, queued.attached)), queued.afterMs);
   let stdout = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
