@@ -109,6 +109,7 @@ export const MUTATION_MODULES = {
       "src/adapters/claude-code/launch-directories.ts",
       "src/adapters/claude-code/prompt-attachments.ts",
       "src/adapters/claude-code/auto-memory.ts",
+      "src/adapters/claude-code/settings-files.ts",
     ],
     tests: [
       "test/adapters/claude-code/claude-code-hooks.test.ts",

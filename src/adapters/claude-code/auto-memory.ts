@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { expandHome } from "../../core/host-paths.js";
 import { isDirectory } from "../../state/file-kind.js";
+import { claudeSettings, settingDirectory } from "./settings-files.js";
 
 /**
  * Claude Code's auto memory: the notes it keeps for a project, with no tool call on either side
@@ -76,16 +76,5 @@ function keyedDirectories(projects: string, key: string): string[] {
 
 /** `autoMemoryDirectory` of the user's and the project's settings files (`~/` is the home). */
 function settingsMemoryDirectories(cwd: string, home: string): string[] {
-  const out: string[] = [];
-  for (const file of [join(home, ".claude", "settings.json"), join(cwd, ".claude", "settings.json"), join(cwd, ".claude", "settings.local.json")]) {
-    let settings: unknown;
-    try {
-      settings = JSON.parse(readFileSync(file, "utf8"));
-    } catch {
-      continue;
-    }
-    const dir = (settings as { autoMemoryDirectory?: unknown } | null)?.autoMemoryDirectory;
-    if (typeof dir === "string" && dir !== "") out.push(resolve(cwd, expandHome(dir, home)));
-  }
-  return out;
+  return claudeSettings(cwd, home).flatMap((settings) => settingDirectory((settings as { autoMemoryDirectory?: unknown } | null)?.autoMemoryDirectory, cwd, home) ?? []);
 }

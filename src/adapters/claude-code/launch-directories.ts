@@ -1,7 +1,6 @@
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { expandHome } from "../../core/host-paths.js";
+import { resolve } from "node:path";
 import { procLink, procText } from "../../state/process-files.js";
+import { claudeSettings, settingDirectory } from "./settings-files.js";
 
 /**
  * The directories a Claude Code session works in beside its start directory, whose skills,
@@ -67,19 +66,10 @@ function launchCommandLines(pid: number): { readonly argv: readonly string[]; re
 
 /** `permissions.additionalDirectories` of the user's and the project's settings files. */
 export function settingsDirectories(projectDir: string, home: string): string[] {
-  const out: string[] = [];
-  for (const file of [join(home, ".claude", "settings.json"), join(projectDir, ".claude", "settings.json"), join(projectDir, ".claude", "settings.local.json")]) {
-    let settings: unknown;
-    try {
-      settings = JSON.parse(readFileSync(file, "utf8"));
-    } catch {
-      continue;
-    }
+  return claudeSettings(projectDir, home).flatMap((settings) => {
     const dirs = (settings as { permissions?: { additionalDirectories?: unknown } } | null)?.permissions?.additionalDirectories;
-    if (!Array.isArray(dirs)) continue;
-    for (const dir of dirs) if (typeof dir === "string" && dir !== "") out.push(resolve(projectDir, expandHome(dir, home)));
-  }
-  return out;
+    return Array.isArray(dirs) ? dirs.flatMap((dir: unknown) => settingDirectory(dir, projectDir, home) ?? []) : [];
+  });
 }
 
 /**
