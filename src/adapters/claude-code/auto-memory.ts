@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { isDirectory } from "../../state/file-kind.js";
+import { isDirectory, regularFileSize } from "../../state/file-kind.js";
 import { claudeSettings, settingDirectory } from "./settings-files.js";
 
 /**
@@ -48,6 +48,8 @@ function projectRoots(cwd: string): string[] {
 function gitRoot(dir: string): string[] | null {
   const dotGit = join(dir, ".git");
   if (isDirectory(dotGit)) return [];
+  // Only a regular file is read: a FIFO would hold the hook.
+  if (regularFileSize(dotGit) === null) return null;
   let text: string;
   try {
     text = readFileSync(dotGit, "utf8");

@@ -214,9 +214,9 @@ export class ClaudeCodeHooks {
 
   /**
    * An image or a document that came with the turn's prompt taints the session before the turn's
-   * calls are decided, and at the turn's end (prompt-attachments.ts). Where that cannot be looked up, the session is
-   * tainted as if it had, except when Claude Code keeps no transcript and its command line shows
-   * prompts that are text only (`-p` without `--input-format stream-json`).
+   * calls are decided, and at the turn's end (prompt-attachments.ts). Where that cannot be looked
+   * up, the session is tainted as if it had, except when Claude Code keeps no transcript and its
+   * command line shows prompts that are text only (`-p` without `--input-format stream-json`).
    */
   private judgeAttachments(event: TurnEvent, hookPid: number | undefined): void {
     const promptId = event.prompt_id;

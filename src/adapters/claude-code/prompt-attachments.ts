@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 
 /**
  * What the owner's prompt carried beside its text. Claude Code 2.1.332 hands its UserPromptSubmit
@@ -45,13 +45,16 @@ const NEWLINE = 0x0a;
 export function promptAttachments(transcript: string, promptId: string, from: number | null, limits: ReadLimits = TRANSCRIPT_READ): AttachmentCheck {
   let fd: number;
   try {
-    fd = openSync(transcript, "r");
+    // Without blocking: a FIFO put where the transcript was would otherwise hold the hook forever.
+    fd = openSync(transcript, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
     return { checked: false, why: missing ? "Claude Code keeps no transcript of the session" : `its transcript could not be read (${(error as Error).message})`, noTranscript: missing };
   }
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { checked: false, why: "its transcript is not a regular file", noTranscript: false };
+    const size = stat.size;
     return from !== null && from <= size ? forward(fd, from, size, limits) : backward(fd, size, promptId, limits);
   } catch (error) {
     return { checked: false, why: `its transcript could not be read (${(error as Error).message})`, noTranscript: false };

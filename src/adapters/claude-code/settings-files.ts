@@ -1,15 +1,18 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expandHome } from "../../core/host-paths.js";
+import { regularFileSize } from "../../state/file-kind.js";
 
 /**
  * Claude Code's settings files of the user and of a project (`~/.claude/settings.json`,
- * `.claude/settings.json`, `.claude/settings.local.json`), parsed; one that is missing or is not
- * JSON is left out. Read for the directories they name.
+ * `.claude/settings.json`, `.claude/settings.local.json`), parsed; one that is missing, is not a
+ * regular file or is not JSON is left out. Read for the directories they name.
  */
 export function claudeSettings(projectDir: string, home: string): unknown[] {
   const out: unknown[] = [];
   for (const file of [join(home, ".claude", "settings.json"), join(projectDir, ".claude", "settings.json"), join(projectDir, ".claude", "settings.local.json")]) {
+    // Only a regular file is read: a FIFO would hold the hook.
+    if (regularFileSize(file) === null) continue;
     try {
       out.push(JSON.parse(readFileSync(file, "utf8")));
     } catch {

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -92,6 +93,12 @@ describe("Claude Code's auto memory, found where it keeps it", () => {
     writeFileSync(join(project, ".claude", "settings.json"), JSON.stringify({ autoMemoryDirectory: "team-mem" }));
     writeFileSync(join(project, ".claude", "settings.local.json"), JSON.stringify({ autoMemoryDirectory: "local-mem" }));
     expect(autoMemoryDirectories(project, home)).toEqual([join(home, "notes", "mem"), join(project, "team-mem"), join(project, "local-mem")]);
+    // A FIFO where a settings file or `.git` would be is not read (it would hold the hook).
+    const fifo = machine();
+    mkdirSync(join(fifo.project, ".claude"));
+    execFileSync("mkfifo", [join(fifo.project, ".claude", "settings.json"), join(fifo.project, ".git")]);
+    const fifoMemory = fifo.memoryOf(fifo.project);
+    expect(autoMemoryDirectories(fifo.project, fifo.home)).toEqual([fifoMemory]);
     // A file that is no JSON, a value that is no directory name: nothing, and no throw.
     writeFileSync(join(project, ".claude", "settings.json"), "{ not json");
     writeFileSync(join(project, ".claude", "settings.local.json"), JSON.stringify({ autoMemoryDirectory: 5 }));

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -92,7 +93,11 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
 
   it("no transcript, no entry of the prompt, a turn past the read limit: not checked, and why", () => {
     expect(promptAttachments(join(dir, "absent.jsonl"), "p1", null)).toEqual({ checked: false, why: "Claude Code keeps no transcript of the session", noTranscript: true });
-    expect(promptAttachments(dir, "p1", null)).toMatchObject({ checked: false, noTranscript: false, why: expect.stringMatching(/^its transcript could not be read/) });
+    expect(promptAttachments(dir, "p1", null)).toEqual({ checked: false, noTranscript: false, why: "its transcript is not a regular file" });
+    // A FIFO where the transcript was: answered at once, not waited on.
+    const fifo = join(dir, "fifo.jsonl");
+    execFileSync("mkfifo", [fifo]);
+    expect(promptAttachments(fifo, "p1", null)).toEqual({ checked: false, noTranscript: false, why: "its transcript is not a regular file" });
     // A path that cannot be opened for another reason than its absence (a file in its way).
     const inTheWay = transcript([]);
     expect(promptAttachments(join(inTheWay, "t.jsonl"), "p1", null)).toEqual({ checked: false, noTranscript: false, why: expect.stringMatching(/^its transcript could not be read \(ENOTDIR/) });
