@@ -164,12 +164,13 @@ function userEntry(line: Buffer): { readonly promptId: string | undefined; reado
   }
   if (entry === null || typeof entry !== "object") return null;
   const { type, promptId, message, attachment } = entry as { type?: unknown; promptId?: unknown; message?: unknown; attachment?: unknown };
+  // A field of no object shape reads as absent (`?.` on null; a string or a number has none).
   if (type === "attachment") {
-    const queued = attachment !== null && typeof attachment === "object" ? (attachment as { type?: unknown; prompt?: unknown }) : undefined;
+    const queued = attachment as { type?: unknown; prompt?: unknown } | null | undefined;
     return queued?.type === "queued_command" ? { promptId: undefined, carried: carriedBlocks(queued.prompt) } : null;
   }
   if (type !== "user") return null;
-  const content = message !== null && typeof message === "object" ? (message as { content?: unknown }).content : undefined;
+  const content = (message as { content?: unknown } | null | undefined)?.content;
   return { promptId: typeof promptId === "string" ? promptId : undefined, carried: carriedBlocks(content) };
 }
 
@@ -177,7 +178,7 @@ function userEntry(line: Buffer): { readonly promptId: string | undefined; reado
 function carriedBlocks(content: unknown): string[] {
   if (!Array.isArray(content)) return [];
   return content.flatMap((block: unknown) => {
-    const kind = block !== null && typeof block === "object" ? (block as { type?: unknown }).type : undefined;
+    const kind = (block as { type?: unknown } | null | undefined)?.type;
     if (typeof kind !== "string") return ["a block of no known kind"];
     return NOT_CARRIED.has(kind) ? [] : [kind];
   });

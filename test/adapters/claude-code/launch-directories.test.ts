@@ -78,6 +78,9 @@ describe("the directories Claude Code was launched with", () => {
     expect(settingsDirectories(project, home)).toEqual([join(home, "Downloads", "repo"), join(home, "shared"), "/srv/mine"]);
     writeFileSync(join(project, ".claude", "settings.local.json"), "{ not json");
     expect(settingsDirectories(project, home)).toEqual([join(home, "Downloads", "repo"), join(home, "shared")]);
+    // A list that is no list names nothing.
+    writeFileSync(join(project, ".claude", "settings.local.json"), JSON.stringify({ permissions: { additionalDirectories: "/srv/mine" } }));
+    expect(settingsDirectories(project, home)).toEqual([join(home, "Downloads", "repo"), join(home, "shared")]);
     expect(settingsDirectories(join(root, "none"), join(root, "nobody"))).toEqual([]);
   });
 });

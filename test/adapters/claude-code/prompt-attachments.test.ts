@@ -69,6 +69,9 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     // Another entry's blocks are not the prompt's, whatever its text says; a user entry of no message, or of a block that is null, is read as what it is.
     const said = JSON.stringify({ type: "attachment", promptId: "p1", message: { role: "user", content: [{ type: "image" }, { type: "tool_use", id: "t", name: "Bash", input: {} }] } });
     expect(promptAttachments(transcript([user("p1", text("hi")), said]), "p1", null)).toMatchObject({ checked: true, kinds: [] });
+    const system = JSON.stringify({ type: "system", message: { role: "user", content: [{ type: "image" }] } });
+    const emptyAttachment = JSON.stringify({ type: "attachment", attachment: null, note: "queued_command" });
+    expect(promptAttachments(transcript([user("p1", text("hi")), system, emptyAttachment]), "p1", null)).toMatchObject({ checked: true, kinds: [] });
     const bare = JSON.stringify({ promptId: "p1", type: "user", message: null });
     const unnamed = JSON.stringify({ type: "user", message: "hi" });
     expect(promptAttachments(transcript([bare, unnamed]), "p1", null)).toMatchObject({ checked: true, kinds: [] });
