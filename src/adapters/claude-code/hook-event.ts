@@ -19,23 +19,15 @@ const durationMs = z.number().nonnegative().finite().optional().catch(undefined)
 const toolInput = z.custom<Readonly<Record<string, unknown>>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), "an object");
 
 const common = { session_id: sessionId, cwd: path };
+/** A turn's prompt and the session's transcript, where what the prompt carried beside its text is found (prompt-attachments.ts). */
+const turn = { prompt_id: z.string().min(1).max(200).optional(), transcript_path: path.optional() };
 
 const schema = z.discriminatedUnion("hook_event_name", [
   z.object({ ...common, hook_event_name: z.literal("SessionStart"), source: z.string().max(64).optional() }),
   z.object({ ...common, hook_event_name: z.literal("UserPromptSubmit"), prompt: z.string() }),
   // What a slash command or an MCP server's prompt expanded the owner's prompt into.
   z.object({ ...common, hook_event_name: z.literal("UserPromptExpansion"), expansion_type: z.string().max(64), command_name: z.string().max(4096).optional() }),
-  z.object({
-    ...common,
-    hook_event_name: z.literal("PreToolUse"),
-    tool_name: toolName,
-    tool_input: toolInput,
-    tool_use_id: z.string().max(200).optional(),
-    // The turn's prompt and the session's transcript, where what the prompt carried beside its
-    // text is found (prompt-attachments.ts).
-    prompt_id: z.string().min(1).max(200).optional(),
-    transcript_path: path.optional(),
-  }),
+  z.object({ ...common, hook_event_name: z.literal("PreToolUse"), tool_name: toolName, tool_input: toolInput, tool_use_id: z.string().max(200).optional(), ...turn }),
   // A shell command a skill's or a slash command's text runs (`!\`cmd\``) before the prompt is
   // sent: no PostToolUse follows, and its output is part of the prompt.
   z.object({ ...common, hook_event_name: z.literal("PreSkillShellCommand"), tool_name: toolName, tool_input: toolInput, tool_use_id: z.string().max(200).optional(), command_name: z.string().max(4096).optional() }),
@@ -55,8 +47,8 @@ const schema = z.discriminatedUnion("hook_event_name", [
   z.object({ ...common, hook_event_name: z.literal("InstructionsLoaded"), file_path: path }),
   // A directory the session works in from now on (`/add-dir`): its skills and commands are listed.
   z.object({ ...common, hook_event_name: z.literal("DirectoryAdded"), directory: path }),
-  // The turn's end: its prompt and transcript, as for PreToolUse.
-  z.object({ ...common, hook_event_name: z.literal("Stop"), prompt_id: z.string().min(1).max(200).optional(), transcript_path: path.optional() }),
+  // The turn's end.
+  z.object({ ...common, hook_event_name: z.literal("Stop"), ...turn }),
   z.object({ ...common, hook_event_name: z.literal("SubagentStop") }),
   z.object({ ...common, hook_event_name: z.literal("SessionEnd") }),
 ]);
