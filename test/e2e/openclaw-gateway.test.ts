@@ -76,7 +76,10 @@ describe("provenant inside a loopback OpenClaw gateway", () => {
     const offered = model.requests[second]?.tools ?? [];
     expect(offered).not.toContain("process");
     expect(offered).toContain("exec"); // confirm-mode tools stay visible: a call earns an approval code
-    expect(offered.length).toBe((model.requests[first]?.tools.length ?? 0) - 1);
+    // Nothing else is taken away. Not compared by count: on a loaded CI machine the first turn's
+    // list once held one tool fewer than the second's (process, the only tool restricted here, was
+    // gone from the second all the same).
+    expect((model.requests[first]?.tools ?? []).filter((tool) => !offered.includes(tool))).toEqual(["process"]);
   }, 2 * TURN);
 
   it("treats a webhook turn as untrusted: a group message is stopped, a DM to the owner goes through", async () => {
