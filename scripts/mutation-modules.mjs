@@ -13,6 +13,7 @@ export const MUTATION_MODULES = {
       "src/core/tool-policy.ts",
       "src/core/config.ts",
       "src/core/approval-codes.ts",
+      "src/core/call-text.ts",
       "src/core/owner-commands.ts",
       "src/core/initial-trust.ts",
       "src/core/provenance-graph.ts",
@@ -21,10 +22,11 @@ export const MUTATION_MODULES = {
     ],
     tests: ["test/core/**/*.test.ts"],
   },
-  // Approval codes alone (a part of core a loaded machine can re-measure in minutes).
+  // Approval codes and the call text they are bound to and show (a part of core a loaded machine
+  // can re-measure in minutes).
   "approval-codes": {
     gate: 90,
-    mutate: ["src/core/approval-codes.ts"],
+    mutate: ["src/core/approval-codes.ts", "src/core/call-text.ts"],
     tests: ["test/core/approval-codes.test.ts"],
   },
   // Argument provenance: which call arguments came from which context, the operation a call performs

@@ -29,6 +29,18 @@ export function shownCall(decision: Decision): string {
   return decision.reason.split("\n").find((l) => l.startsWith("Call: "))?.slice("Call: ".length) ?? displayText(decision.tool);
 }
 
+/**
+ * The call as the store keeps it: a call longer than the store's bound says how much of it is not
+ * shown, in words at its end, so that an owner answering from the record (the console, `provenant
+ * approvals`) cannot take the part shown for the whole call.
+ */
+function whole(shown: string, max: number): string {
+  if (shown.length <= max) return shown;
+  const note = (left: number) => ` [... the call goes on: ${left} more characters not shown]`;
+  const kept = max - note(shown.length).length;
+  return `${shown.slice(0, kept)}${note(shown.length - kept)}`;
+}
+
 /** The store's record of a held call, every string escaped for display and cut to the store's bounds. */
 export function heldCallRecord(input: HeldCallRecordInput): PendingApproval {
   const d = input.decision;
@@ -42,7 +54,7 @@ export function heldCallRecord(input: HeldCallRecordInput): PendingApproval {
     origin: line(input.origin, 200),
     sessionId: line(input.sessionId, 500),
     tool: line(d.tool, 500),
-    call: cut(shownCall(d), 100_000),
+    call: whole(shownCall(d), 100_000),
     reason: cut(displayBlock(d.reason.split("\n")[0] ?? d.reason), 100_000),
     taint: d.taint,
     source: d.provenance === null ? null : line(`${d.provenance.label} (${d.provenance.trust})`, 10_000),

@@ -5,7 +5,8 @@ import type { HeldCall } from "./approval-codes.js";
  * with object keys sorted, so the same call always reads and compares the same; every character
  * outside printable ASCII is written as a `\uXXXX` escape, so what the owner reads is what runs:
  * no right-to-left override reorders it, no zero-width or look-alike character hides in it, no
- * newline fakes a line of the prompt.
+ * newline fakes a line of the prompt, and no run of spaces pushes the rest of a call (`ls`, then
+ * three thousand spaces, then `; curl … | sh`) past the edge of the owner's screen.
  */
 export function heldCall(tool: string, params: Readonly<Record<string, unknown>>): HeldCall {
   const key = canonical(params);
@@ -24,12 +25,16 @@ function sortKeys(value: unknown): unknown {
   return out;
 }
 
-/** Printable ASCII stays; everything else becomes `\uXXXX` (UTF-16 units, so astral characters show as a pair). */
+/**
+ * Printable ASCII stays, but for runs of three or more spaces; everything else becomes `\uXXXX`
+ * (UTF-16 units, so astral characters show as a pair), as do the spaces of such a run: a blank
+ * that long is padding, and written out it can hide nothing.
+ */
 export function escapeText(text: string): string {
   let out = "";
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
     out += unit >= 0x20 && unit <= 0x7e ? text[i] : `\\u${unit.toString(16).padStart(4, "0")}`;
   }
-  return out;
+  return out.replace(/ {3,}/g, (run) => "\\u0020".repeat(run.length));
 }

@@ -71,6 +71,28 @@ describe("held calls and the shared store", () => {
     expect(forged.message).toMatch(/could not be applied/);
   });
 
+  it("a call too long for the store says in words how much of it is not shown", () => {
+    const { guard, workspaceDir } = taintedGuard();
+    const long = `${"a".repeat(150_000)}; and the end the owner must not miss`;
+    const { decision } = held(guard, workspaceDir, "w1", long);
+    const record = heldCallRecord({ decision, frontEnd: "claude-code", origin: workspaceDir, sessionId: "s", now: Date.now(), expiresAt: Date.now() + 60_000, waitingUntil: null });
+    expect(record.call.length).toBeLessThanOrEqual(100_000);
+    const note = / \[\.\.\. the call goes on: (\d+) more characters not shown\]$/.exec(record.call);
+    expect(note).not.toBeNull();
+    const kept = record.call.slice(0, note?.index);
+    const shown = decision.reason.split("\n").find((l) => l.startsWith("Call: "))?.slice("Call: ".length) ?? "";
+    expect(shown.startsWith(kept)).toBe(true);
+    expect(kept.length + Number(note?.[1])).toBe(shown.length);
+    new PendingApprovalStore(workspaceDir).hold(record);
+    // A call that fits is kept as it is, up to one exactly as long as the bound.
+    const recordOf = (content: string) => heldCallRecord({ decision: held(guard, workspaceDir, `w-${content.length}`, content).decision, frontEnd: "claude-code", origin: workspaceDir, sessionId: "s", now: Date.now(), expiresAt: Date.now() + 60_000, waitingUntil: null }).call;
+    const empty = recordOf("");
+    expect(empty).toBe(`Write {"content":"","file_path":${JSON.stringify(join(workspaceDir, "notes.txt"))}}`);
+    const exact = recordOf("a".repeat(100_000 - empty.length));
+    expect(exact).toHaveLength(100_000);
+    expect(exact).not.toContain("[... the call goes on");
+  });
+
   it("records only held calls", () => {
     const { guard, workspaceDir } = taintedGuard();
     const read = guard.beforeToolCall("s", { id: "r", tool: "Read", params: { file_path: join(workspaceDir, "a") } });
