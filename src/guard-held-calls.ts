@@ -34,7 +34,7 @@ export function shownCall(decision: Decision): string {
  * shown, in words at its end, so that an owner answering from the record (the console, `provenant
  * approvals`) cannot take the part shown for the whole call.
  */
-function whole(shown: string, max: number): string {
+function storedCall(shown: string, max: number): string {
   if (shown.length <= max) return shown;
   const note = (left: number) => ` [... the call goes on: ${left} more characters not shown]`;
   const kept = max - note(shown.length).length;
@@ -54,7 +54,7 @@ export function heldCallRecord(input: HeldCallRecordInput): PendingApproval {
     origin: line(input.origin, 200),
     sessionId: line(input.sessionId, 500),
     tool: line(d.tool, 500),
-    call: whole(shownCall(d), 100_000),
+    call: storedCall(shownCall(d), 100_000),
     reason: cut(displayBlock(d.reason.split("\n")[0] ?? d.reason), 100_000),
     taint: d.taint,
     source: d.provenance === null ? null : line(`${d.provenance.label} (${d.provenance.trust})`, 10_000),

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyStoredAnswer, heldCallRecord } from "../../src/guard-held-calls.js";
+import type { Decision } from "../../src/core/decision.js";
+import { applyStoredAnswer, heldCallRecord, shownCall } from "../../src/guard-held-calls.js";
 import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
 import { answer, held, taintedGuard } from "./held-call-fixture.js";
 import { OWNER } from "./helpers.js";
@@ -73,22 +74,22 @@ describe("held calls and the shared store", () => {
 
   it("a call too long for the store says in words how much of it is not shown", () => {
     const { guard, workspaceDir } = taintedGuard();
-    const long = `${"a".repeat(150_000)}; and the end the owner must not miss`;
-    const { decision } = held(guard, workspaceDir, "w1", long);
-    const record = heldCallRecord({ decision, frontEnd: "claude-code", origin: workspaceDir, sessionId: "s", now: Date.now(), expiresAt: Date.now() + 60_000, waitingUntil: null });
+    const recordOf = (decision: Decision) => heldCallRecord({ decision, frontEnd: "claude-code", origin: workspaceDir, sessionId: "s", now: Date.now(), expiresAt: Date.now() + 60_000, waitingUntil: null });
+    const { decision } = held(guard, workspaceDir, "w1", `${"a".repeat(150_000)}; and the end the owner must not miss`);
+    const record = recordOf(decision);
     expect(record.call.length).toBeLessThanOrEqual(100_000);
     const note = / \[\.\.\. the call goes on: (\d+) more characters not shown\]$/.exec(record.call);
     expect(note).not.toBeNull();
     const kept = record.call.slice(0, note?.index);
-    const shown = decision.reason.split("\n").find((l) => l.startsWith("Call: "))?.slice("Call: ".length) ?? "";
+    const shown = shownCall(decision);
     expect(shown.startsWith(kept)).toBe(true);
     expect(kept.length + Number(note?.[1])).toBe(shown.length);
     new PendingApprovalStore(workspaceDir).hold(record);
     // A call that fits is kept as it is, up to one exactly as long as the bound.
-    const recordOf = (content: string) => heldCallRecord({ decision: held(guard, workspaceDir, `w-${content.length}`, content).decision, frontEnd: "claude-code", origin: workspaceDir, sessionId: "s", now: Date.now(), expiresAt: Date.now() + 60_000, waitingUntil: null }).call;
-    const empty = recordOf("");
+    const callOf = (content: string) => recordOf(held(guard, workspaceDir, `w-${content.length}`, content).decision).call;
+    const empty = callOf("");
     expect(empty).toBe(`Write {"content":"","file_path":${JSON.stringify(join(workspaceDir, "notes.txt"))}}`);
-    const exact = recordOf("a".repeat(100_000 - empty.length));
+    const exact = callOf("a".repeat(100_000 - empty.length));
     expect(exact).toHaveLength(100_000);
     expect(exact).not.toContain("[... the call goes on");
   });

@@ -45,6 +45,12 @@ describe("console in a real browser (Debian chromium via playwright-core)", () =
     ws?.cleanup();
   });
 
+  /** Opens the graph of the turn whose row says `turn`, and waits for the whole page: a large graph is still being parsed when its svg element first appears. */
+  async function openGraph(turn: string): Promise<void> {
+    await page.locator("tr", { hasText: turn }).locator("a").click();
+    await page.waitForURL(/\/graphs\/\d+$/);
+  }
+
   async function shot(name: string): Promise<void> {
     const file = join(SCREENSHOTS, `${name}.png`);
     await page.screenshot({ path: file, fullPage: false });
@@ -152,9 +158,7 @@ describe("console in a real browser (Debian chromium via playwright-core)", () =
   it("draws a 1,003-node turn as a layered graph with the high-water-mark path highlighted", async () => {
     await page.goto(`${running.origin}/graphs`);
     await shot("graphs");
-    await page.locator("tr", { hasText: "big-turn" }).locator("a").click();
-    // The whole page, not only the svg element: a large graph is still being parsed when its element first appears.
-    await page.waitForURL(/\/graphs\/\d+$/);
+    await openGraph("big-turn");
     expect(await page.locator("svg#graph g.node").count()).toBe(1003);
     expect(await page.locator("svg#graph path.edge").count()).toBe(1002);
     expect(await page.locator("svg#graph g.node.hwm").count()).toBeGreaterThanOrEqual(2);
@@ -173,9 +177,7 @@ describe("console in a real browser (Debian chromium via playwright-core)", () =
 
   it("renders a graph whose labels, tool names and session carry HTML, script and escapes without running any of it", async () => {
     await page.goto(`${running.origin}/graphs`);
-    await page.locator("tr", { hasText: "forged#1" }).locator("a").click();
-    // The whole page, not only the svg element: a large graph is still being parsed when its element first appears.
-    await page.waitForURL(/\/graphs\/\d+$/);
+    await openGraph("forged#1");
     expect(await page.locator("svg#graph script, svg#graph img, svg#graph foreignObject, svg#graph a").count()).toBe(0);
     expect(await page.locator("svg#graph g.node").nth(1).locator("title").textContent()).toContain("<script>window.__pwned=1</script>");
     await page.locator("svg#graph g.node").nth(1).click();
