@@ -61,7 +61,7 @@ export class CallOutputTrust {
    * The trust of this call's output, or null when what it did says nothing beyond the catalogue.
    * `session.execLevel` keeps the worst `exec` of the session, for `process`.
    */
-  judge(tool: string, params: Readonly<Record<string, unknown>>, session: { execLevel: TrustLevel }): ExecTrust | null {
+  judge(tool: string, params: Readonly<Record<string, unknown>>, session: { execLevel: TrustLevel }, ranOn?: string): ExecTrust | null {
     const byCommand = this.options.config.execOutputTrust === "by-command";
     const { execTools, backgroundOutputTools, fileReadTools, searchTools } = this.options.catalogue;
     if (execTools.has(tool) && byCommand) {
@@ -84,6 +84,13 @@ export class CallOutputTrust {
           : { level: "untrusted", reason: "exec with no command string" };
       const inDir = workdir === null ? null : this.fileLevel(workdir);
       if (inDir !== null && lessTrusted(inDir.level, trust.level)) trust = inDir;
+      // On another machine the names in the command are that machine's files: neither the labels
+      // nor the change windows kept here describe them. They are as trusted as files fetched from
+      // it (the file-transfer tools' `external`), or less when the command says so (`curl`).
+      const elsewhere = ranOn ?? remoteHostOf(params);
+      if (elsewhere !== null && lessTrusted("external", trust.level)) {
+        trust = { level: "external", reason: `ran on ${elsewhere}, whose files provenant does not label` };
+      }
       session.execLevel = minTrust(session.execLevel, trust.level);
       return trust;
     }
@@ -511,6 +518,17 @@ function walkEntries(root: string, skipped: SkippedPath, visit: (path: string, e
 function isInside(walked: WalkedDirectory): boolean {
   for (let up = walked.parent; up !== null; up = up.parent) if (up.real === walked.real) return true;
   return false;
+}
+
+/**
+ * Where an OpenClaw `exec` says it runs when that is not this machine: `host: "node"` (a paired
+ * node; OpenClaw reads the value trimmed and in any case). A call that names no host runs where
+ * the session's or the configuration's default says; the host's result then names the node
+ * (`ranOn`), which is what the guard is told after the call.
+ */
+function remoteHostOf(params: Readonly<Record<string, unknown>>): string | null {
+  const host = params["host"];
+  return typeof host === "string" && host.trim().toLowerCase() === "node" ? "a paired node" : null;
 }
 
 /** OpenClaw's `exec` runs in `workdir` when given (empty means the default). */

@@ -145,6 +145,12 @@ export interface ToolResultInput {
    * process did not see the call decided, what the call wrote changed after now less this.
    */
   readonly durationMs?: number;
+  /**
+   * The machine the host says the call ran on, when it is not this one (OpenClaw's `exec` on a
+   * paired node names the node in its result): the files it read there are not those this
+   * machine's labels describe.
+   */
+  readonly ranOn?: string;
 }
 
 export interface GuardDependencies {
@@ -483,7 +489,7 @@ export class Guard {
           // A Tool Search wrapper's result is its target's output, with the target's arguments.
           const tool = meaning.tool;
           const params = (result.tool === TOOL_CALL_TOOL ? remembered : (result.params ?? remembered)) ?? {};
-          const carried = this.crossSessionContent({ ...result, tool }, params) ?? this.outputTrust.judge(tool, params, s);
+          const carried = this.crossSessionContent({ ...result, tool }, params) ?? this.outputTrust.judge(tool, params, s, result.ranOn);
           const byTool = minTrust(this.policy(s.agentId).outputTaint(tool), carried?.level ?? "trusted");
           const trust = meaning.atMost === undefined ? byTool : minTrust(byTool, meaning.atMost);
           // A file the call wrote holds what the call worked on: it is labelled at the turn's taint

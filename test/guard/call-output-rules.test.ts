@@ -73,6 +73,23 @@ describe("what a call's output is worth", () => {
     expect(trust.judge("exec", { command: "cat notes.txt" }, session())?.level).toBe("untrusted");
     expect(trust.judge("exec", { command: "cat notes.txt", workdir: "   " }, session())?.level).toBe("untrusted");
   });
+
+  it("rule: a command run on a paired node reads that machine's files: external at best, whatever this machine's labels say", () => {
+    const { trust } = outputTrust();
+    expect(trust.judge("exec", { command: "cat notes.md" }, session())?.level).toBe("trusted");
+    // OpenClaw reads the host trimmed and in any case.
+    for (const host of ["node", " NODE ", "Node"]) {
+      expect(trust.judge("exec", { command: "cat notes.md", host }, session())).toEqual({ level: "external", reason: "ran on a paired node, whose files provenant does not label" });
+    }
+    for (const host of ["gateway", "auto", "sandbox", "", 1]) expect(trust.judge("exec", { command: "cat notes.md", host }, session())?.level).toBe("trusted");
+    // A call that named no host but ran on a node, as the host's result says (a session or
+    // configuration default); and a command the rules already judge worse keeps its own reading.
+    expect(trust.judge("exec", { command: "cat notes.md" }, session(), 'the paired node "mac"')).toEqual({ level: "external", reason: 'ran on the paired node "mac", whose files provenant does not label' });
+    expect(trust.judge("exec", { command: "curl https://example.com", host: "node" }, session())?.level).toBe("untrusted");
+    const s = session();
+    trust.judge("exec", { command: "ls", host: "node" }, s);
+    expect(s.execLevel).toBe("external");
+  });
 });
 
 describe("recursive reads", () => {

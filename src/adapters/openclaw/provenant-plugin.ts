@@ -357,7 +357,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
    * does not await it, but calls it inline, and the handler is synchronous).
    */
   const seenByMiddleware = new Set<string>();
-  const toolOutput = (sessionId: string, toolCallId: string | undefined, tool: string, output: unknown, failed: boolean) => {
+  const toolOutput = (sessionId: string, toolCallId: string | undefined, tool: string, output: unknown, failed: boolean, ranOn: string | undefined) => {
     const parentId = calls.parentOf(sessionId, toolCallId, tool);
     const ran = calls.ran(sessionId, toolCallId, failed);
     return guardFor(sessions.turn(sessionId)?.workspaceDir ?? defaultWorkspace()).afterToolCall(sessionId, {
@@ -366,6 +366,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       output,
       ...(parentId !== undefined ? { parentId } : {}),
       ...(ran !== undefined ? { ran } : {}),
+      ...(ranOn !== undefined ? { ranOn } : {}),
     });
   };
 
@@ -375,7 +376,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         const sessionId = sessions.sessionIdFor(ctx);
         if (sessionId === undefined) return undefined;
         seenByMiddleware.add(`${sessionId}\u0000${event.toolCallId}`);
-        const outcome = toolOutput(sessionId, event.toolCallId, event.toolName, event.result.content, event.isError === true);
+        const outcome = toolOutput(sessionId, event.toolCallId, event.toolName, event.result.content, event.isError === true, pairedNodeOf(event.result));
         // A call to a tool this turn's list left out never reaches a hook; the host answers
         // "Tool x not found". Say instead what happened and what the owner can do.
         const hidden = sessions.turn(sessionId)?.hidden;
@@ -394,7 +395,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     if (sessionId === undefined) return;
     const toolCallId = ctx.toolCallId ?? event.toolCallId;
     if (toolCallId !== undefined && seenByMiddleware.delete(`${sessionId}\u0000${toolCallId}`)) return;
-    toolOutput(sessionId, toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result, event.error !== undefined);
+    toolOutput(sessionId, toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result, event.error !== undefined, pairedNodeOf(event.result));
   });
 
   api.on("agent_end", (_event, ctx) => {
@@ -520,4 +521,15 @@ function pluginLogger(log: PluginLogger): Logger {
     warn: (m) => log.warn(`[provenant] ${m}`),
     error: (m, e) => log.error(`[provenant] ${m}${e instanceof Error ? `: ${e.stack ?? e.message}` : e === undefined ? "" : `: ${String(e)}`}`),
   };
+}
+
+/**
+ * The paired node a tool's result says it ran on: OpenClaw's `exec` on a node (`host: "node"`,
+ * or a session or configuration whose default host is a node) names it in the result's details,
+ * which the tool writes, not the command.
+ */
+function pairedNodeOf(result: unknown): string | undefined {
+  const details = result !== null && typeof result === "object" ? (result as { details?: unknown }).details : undefined;
+  const nodeId = details !== null && typeof details === "object" ? (details as { nodeId?: unknown }).nodeId : undefined;
+  return typeof nodeId === "string" && nodeId.trim() !== "" ? `the paired node ${JSON.stringify(nodeId.slice(0, 200))}` : undefined;
 }

@@ -100,10 +100,11 @@ export class FakeOpenClaw {
   }
 
   /** A tool's result as OpenClaw delivers it: through the middleware, then `after_tool_call`. */
-  toolResult(sessionId: string, tool: string, result: unknown): void {
+  toolResult(sessionId: string, tool: string, result: unknown, details: unknown = null): void {
     const text = typeof result === "string" ? result : JSON.stringify(result);
-    this.middleware?.({ toolCallId: `${tool}-1`, toolName: tool, args: {}, result: { content: [{ type: "text", text }], details: null } }, { runtime: "openclaw", sessionId });
-    this.hook("after_tool_call")({ toolName: tool, params: {}, result }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1` });
+    const content = [{ type: "text" as const, text }];
+    this.middleware?.({ toolCallId: `${tool}-1`, toolName: tool, args: {}, result: { content, details } }, { runtime: "openclaw", sessionId });
+    this.hook("after_tool_call")({ toolName: tool, params: {}, result: details === null ? result : { content, details } }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1` });
   }
 
   endTurn(sessionId: string): void {
