@@ -1,4 +1,14 @@
-import parseBash from "@ericcornelissen/bash-parser";
+import { createRequire } from "node:module";
+
+type ParseBash = (source: string, options?: { mode?: "posix" | "bash" }) => unknown;
+
+/**
+ * The parser, loaded now and whole: built, it is dist/core/bash-parser.cjs (one file,
+ * scripts/bundle-bash-parser.mjs), because the package loads parts of itself at every parse and a
+ * host may have removed a plugin's files by then (OpenClaw does, after a config hot reload); from
+ * the sources (tests) it is the package.
+ */
+const parseBash = createRequire(import.meta.url)(import.meta.url.endsWith(".ts") ? "@ericcornelissen/bash-parser" : "./bash-parser.cjs") as ParseBash;
 
 /**
  * The few shapes of @ericcornelissen/bash-parser's AST this project reads (its documents/ast.md).
