@@ -125,6 +125,7 @@ export class OpenClawHome {
   gatewayPort = 0;
   private gateway: ChildProcess | null = null;
   private gatewayLog = "";
+  private nodeHost: ChildProcess | null = null;
 
   constructor(
     readonly name: string,
@@ -313,6 +314,35 @@ export class OpenClawHome {
     throw new Error(`the gateway did not reload ${key}:\n${this.gatewayLog.slice(from).slice(-4000)}`);
   }
 
+  /**
+   * Pairs a headless node host (`openclaw node run`) with the running gateway: another machine as
+   * far as OpenClaw can tell, with a home of its own, running commands in `dir`. The device pairs
+   * silently (a same-host node does); its command surface is approved as an operator would
+   * (`openclaw nodes approve`). Resolves once the node is connected and may run `system.run`.
+   */
+  async pairNode(dir: string): Promise<void> {
+    const { node, entry } = openClawInstall();
+    const nodeHome = join(this.root, "node-home");
+    mkdirSync(nodeHome, { recursive: true });
+    const env = { ...this.env(), HOME: nodeHome, OPENCLAW_HOME: nodeHome };
+    const child = spawn(node, [entry, "node", "run", "--host", "127.0.0.1", "--port", String(this.gatewayPort), "--display-name", "e2e-node"], { env, cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    this.nodeHost = child;
+    let log = "";
+    child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
+    child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`the node host exited ${child.exitCode}:\n${log.slice(-4000)}`);
+      const nodes = JSON.parse((await this.cli(["nodes", "list", "--json"])).stdout) as { paired?: { connected?: boolean; approvalState?: string; commands?: string[] }[] };
+      if (nodes.paired?.some((n) => n.connected === true && n.approvalState === "approved" && n.commands?.includes("system.run") === true) === true) return;
+      const devices = JSON.parse((await this.cli(["devices", "list", "--json"])).stdout) as { paired?: { pendingNodeSurface?: { requestId?: string } }[] };
+      const request = devices.paired?.find((d) => d.pendingNodeSurface?.requestId !== undefined)?.pendingNodeSurface?.requestId;
+      if (request !== undefined) await this.cli(["nodes", "approve", request]);
+      await sleep(1000);
+    }
+    throw new Error(`the node host did not pair:\n${log.slice(-4000)}`);
+  }
+
   async stopGateway(): Promise<void> {
     const child = this.gateway;
     this.gateway = null;
@@ -330,6 +360,7 @@ export class OpenClawHome {
   }
 
   async dispose(): Promise<void> {
+    this.nodeHost?.kill("SIGKILL");
     await this.stopGateway();
     rmSync(this.root, { recursive: true, force: true });
   }
