@@ -12,6 +12,7 @@ export const MAIN = join(ROOT, "dist/cli/main.js");
 export const FILESYSTEM_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 export const EVERYTHING_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 export const RUG_PULL_SERVER = join(ROOT, "test/e2e/fixtures/mcp/rug-pull-server.mjs");
+export const ID_GUESSING_SERVER = join(ROOT, "test/e2e/fixtures/mcp/id-guessing-server.mjs");
 
 /** The configuration an owner writes for the filesystem server: its reads run at any taint, its output is untrusted. */
 export const FS_CONFIG = {
@@ -60,7 +61,7 @@ export interface Connected {
 export async function connect(
   s: Scene,
   server: { name: string; command: string; args: readonly string[] },
-  options: { proxied: boolean; elicit?: (message: string) => ElicitResult["action"] },
+  options: { proxied: boolean; elicit?: (message: string) => ElicitResult["action"] | Promise<ElicitResult["action"]> },
 ): Promise<Connected> {
   const command = options.proxied ? process.execPath : server.command;
   const args = options.proxied
@@ -73,8 +74,8 @@ export async function connect(
   const client = new Client({ name: "provenant-e2e", version: "1.0.0" }, { capabilities: options.elicit ? { elicitation: {} } : {} });
   const elicit = options.elicit;
   if (elicit !== undefined) {
-    client.setRequestHandler(ElicitRequestSchema, (request) => {
-      const action = elicit(String(request.params.message));
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const action = await elicit(String(request.params.message));
       return action === "accept" ? { action, content: {} } : { action };
     });
   }

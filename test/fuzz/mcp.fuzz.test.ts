@@ -132,6 +132,64 @@ describe("the MCP proxy under hostile client input", () => {
     }
   }, FUZZ_TIMEOUT_MS);
 
+  it("passes the client a server's answer only for a request the server was sent and has not answered", () => {
+    const workspace = scratchDir("provenant-mcp-fuzz-");
+    dirs.push(workspace);
+    // Reads run, writes are held: some requests reach the server, some never do.
+    const guard = Guard.open({ config: { toolOutputTaints: { "mcp__srv__*": "untrusted" }, toolOverrides: { mcp__srv__read: { "*": "allow" } } }, workspaceDir: workspace });
+    const toClient: string[] = [];
+    const toServer: string[] = [];
+    const proxy = new McpProxy({
+      server: "srv",
+      guard,
+      sessionId: "fuzz",
+      pins: new ToolPinStore(workspace, "srv"),
+      approvals: new PendingApprovalStore(workspace),
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      now: Date.now,
+      randomId: () => "r",
+      toClient: (line) => toClient.push(line.toString()),
+      toServer: (line) => toServer.push(line.toString()),
+      approveCommand: (c) => c,
+      acceptCommand: (t) => t,
+    });
+    proxy.fromClient(Buffer.from('{"jsonrpc":"2.0","id":"list","method":"tools/list"}'));
+    proxy.fromServer(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: "list", result: { tools: [{ name: "read" }, { name: "write" }] } })));
+    const id = fc.oneof(fc.integer({ min: 0, max: 6 }), fc.constantFrom("0", "a"));
+    const step = fc.oneof(
+      fc.record({ from: fc.constant("client" as const), id, method: fc.constantFrom("tools/call", "ping", "resources/read"), tool: fc.constantFrom("read", "write") }),
+      fc.record({ from: fc.constant("server" as const), id: fc.oneof(id, fc.constant(null)), error: fc.boolean() }),
+    );
+    const key = (v: unknown) => `${typeof v}:${String(v)}`;
+    try {
+      fc.assert(
+        fc.property(fc.array(step, { maxLength: 12 }), (steps) => {
+          const forwarded = new Set<string>();
+          for (const s of steps) {
+            toClient.length = 0;
+            toServer.length = 0;
+            if (s.from === "client") {
+              const params = s.method === "tools/call" ? { name: s.tool, arguments: {} } : {};
+              proxy.fromClient(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: s.id, method: s.method, params })));
+              for (const sent of toServer) forwarded.add(key((JSON.parse(sent) as { id: unknown }).id));
+              continue;
+            }
+            const body = s.error ? { error: { code: 1, message: "SERVER" } } : { result: { content: [{ type: "text", text: "SERVER" }] } };
+            proxy.fromServer(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: s.id, ...body })));
+            const passed = toClient.filter((l) => l.includes("SERVER"));
+            const open = s.id !== null && forwarded.delete(key(s.id));
+            // An error with no id answers no request; anything else passes only as the answer to an open request.
+            expect(passed).toHaveLength(open || (s.id === null && s.error) ? 1 : 0);
+          }
+          proxy.serverClosed();
+        }),
+        fuzzParams("mcp-proxy-server-answers", 0.5),
+      );
+    } finally {
+      guard.close();
+    }
+  }, FUZZ_TIMEOUT_MS);
+
   it("never shows the client a tool listing it did not check against the pins, whatever the server answers", () => {
     const workspace = scratchDir("provenant-mcp-fuzz-");
     dirs.push(workspace);

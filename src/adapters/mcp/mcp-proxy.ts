@@ -63,12 +63,13 @@ type Outcome = { readonly kind: "forward" } | { readonly kind: "replace"; readon
 const FORWARD: Outcome = { kind: "forward" };
 const CONSUMED: Outcome = { kind: "consumed" };
 
-interface ForwardedCall {
-  readonly id: JsonRpcId;
-  readonly callId: string;
-  readonly tool: string;
-  readonly params: Readonly<Record<string, unknown>>;
-}
+/**
+ * A request forwarded to the server and not answered yet, with what its answer is to the proxy: a
+ * listing to filter, an initialize result to check, output that enters the graph, or nothing to do.
+ */
+type OpenRequest =
+  | { readonly kind: "tools/list" | "initialize" | "plain"; readonly id: JsonRpcId }
+  | { readonly kind: "output"; readonly id: JsonRpcId; readonly callId: string; readonly tool: string; readonly params: Readonly<Record<string, unknown>> };
 
 interface AskedOwner {
   readonly requestKey: string;
@@ -85,7 +86,7 @@ const CONTENT_METHODS: ReadonlySet<string> = new Set(["resources/read", "prompts
 /** The name the server's instructions are pinned under, in their own pin file. */
 export const INSTRUCTIONS = "instructions";
 
-/** Calls answered by the server are forgotten in arrival order past this many outstanding. */
+/** Past this many requests the server has not answered, the oldest is given up (the client gets an error). */
 const MAX_OUTSTANDING = 10_000;
 
 /**
@@ -99,11 +100,12 @@ const MAX_OUTSTANDING = 10_000;
  * never forwards that call; the peer gets a generic JSON-RPC error and our log the detail.
  */
 export class McpProxy {
-  /** Open tools/list requests, by id key, to their id. */
-  private readonly lists = new Map<string, JsonRpcId>();
-  /** Open initialize requests, by id key. */
-  private readonly initializing = new Set<string>();
-  private readonly calls = new Map<string, ForwardedCall>();
+  /**
+   * Requests the server was sent and has not answered, by id key. Only these may be answered: a
+   * server that answers another id (a held call it never saw, which the client still waits for)
+   * would put its words before the model without their entering the graph.
+   */
+  private readonly open = new Map<string, OpenRequest>();
   private readonly asked = new Map<string, AskedOwner>();
   /** Client request keys of tools/call waiting for the owner, to their elicitation id. */
   private readonly waiting = new Map<string, string>();
@@ -140,12 +142,11 @@ export class McpProxy {
 
   /** The server is gone: every call and listing still open gets an error, and every owner prompt ends. */
   serverClosed(): void {
-    for (const id of [...[...this.calls.values()].map((c) => c.id), ...this.lists.values()]) {
+    for (const { id } of this.open.values()) {
       this.o.logger.warn(`mcp ${this.o.server}: request ${JSON.stringify(id)} unanswered when the server exited`);
       this.send("client", errorResponse(id, INTERNAL_ERROR));
     }
-    this.calls.clear();
-    this.lists.clear();
+    this.open.clear();
     for (const asked of [...this.asked.values()]) asked.answer("cancel");
     for (const wait of [...this.awaiting.values()]) wait.abort();
   }
@@ -196,11 +197,9 @@ export class McpProxy {
         this.send("client", errorResponse(message.id, INTERNAL_ERROR));
         return CONSUMED;
       }
-      if (side === "server" && message.kind === "response" && message.id !== null) {
+      if (side === "server" && message.kind === "response") {
         // A listing that was not filtered, or a result that did not enter the graph, must not reach the model.
-        this.lists.delete(idKey(message.id));
-        this.calls.delete(idKey(message.id));
-        this.send("client", errorResponse(message.id, INTERNAL_ERROR));
+        if (message.id !== null) this.failOpenRequest(message.id);
         return CONSUMED;
       }
       return message.kind === "request" && message.method === "tools/call" ? CONSUMED : FORWARD;
@@ -209,22 +208,30 @@ export class McpProxy {
 
   private fromClientMessage(message: JsonRpcMessage): Outcome {
     switch (message.kind) {
-      case "request":
+      case "request": {
+        const key = idKey(message.id);
+        if (this.open.has(key) || this.waiting.has(key) || this.awaiting.has(key)) {
+          // Two open requests with one id: the server's answer could not say which it answers.
+          this.o.logger.warn(`mcp ${this.o.server}: the client reused the id ${JSON.stringify(message.id)} of a request still open; refused`);
+          this.send("client", errorResponse(message.id, INVALID_REQUEST));
+          return CONSUMED;
+        }
         if (message.method === "initialize") {
           this.clientElicits = this.o.elicitation !== false && declaresElicitation(message.params);
-          this.initializing.add(idKey(message.id));
+          this.track({ kind: "initialize", id: message.id });
           return FORWARD;
         }
         if (message.method === "tools/list") {
-          this.lists.set(idKey(message.id), message.id);
+          this.track({ kind: "tools/list", id: message.id });
           return FORWARD;
         }
         if (message.method === "tools/call") return this.onToolsCall(message.id, message.params, message.raw);
         if (CONTENT_METHODS.has(message.method)) {
           this.startTurn();
-          this.remember({ id: message.id, callId: `r${++this.callSeq}`, tool: mcpToolName(this.o.server, "*"), params: {} });
-        }
+          this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, tool: mcpToolName(this.o.server, "*"), params: {} });
+        } else this.track({ kind: "plain", id: message.id });
         return FORWARD;
+      }
       case "notification":
         if (message.method === "notifications/cancelled") return this.onCancelled(message.params);
         if (message.method === "tools/call") {
@@ -244,16 +251,38 @@ export class McpProxy {
   }
 
   private fromServerMessage(message: JsonRpcMessage): Outcome {
-    if (message.kind !== "response" || message.id === null) return FORWARD;
+    if (message.kind !== "response") return FORWARD;
+    if (message.id === null) {
+      // An error about a message the server could not read answers no request; anything else is dropped.
+      if (message.error !== undefined) return FORWARD;
+      this.o.logger.warn(`mcp ${this.o.server}: a result without an id from the server; dropped`);
+      return CONSUMED;
+    }
     const key = idKey(message.id);
-    if (this.lists.delete(key)) return this.onToolsListed(message);
-    if (this.initializing.delete(key)) return this.onInitialized(message);
-    const call = this.calls.get(key);
-    if (call === undefined) return FORWARD;
-    this.calls.delete(key);
-    // An error's text is the server's words too: it enters the context like any output.
-    this.o.guard.afterToolCall(this.o.sessionId, { id: call.callId, tool: call.tool, params: call.params, output: message.error ?? message.result, ran: true });
-    return FORWARD;
+    const request = this.open.get(key);
+    if (request === undefined) {
+      this.o.logger.warn(`mcp ${this.o.server}: the server answered ${JSON.stringify(message.id)}, a request it was not sent or has answered already; dropped`);
+      return CONSUMED;
+    }
+    // Still open while it is handled: a failure here answers the client with an error (handle's catch).
+    const outcome = this.onAnswer(request, message);
+    this.open.delete(key);
+    return outcome;
+  }
+
+  private onAnswer(request: OpenRequest, message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {
+    switch (request.kind) {
+      case "tools/list":
+        return this.onToolsListed(message);
+      case "initialize":
+        return this.onInitialized(message);
+      case "plain":
+        return FORWARD;
+      case "output":
+        // An error's text is the server's words too: it enters the context like any output.
+        this.o.guard.afterToolCall(this.o.sessionId, { id: request.callId, tool: request.tool, params: request.params, output: message.error ?? message.result, ran: true });
+        return FORWARD;
+    }
   }
 
   /**
@@ -334,7 +363,7 @@ export class McpProxy {
     let decision = this.o.guard.beforeToolCall(this.o.sessionId, { id: callId, tool, params: call.args });
     if (decision.verdict === "confirm" && decision.code !== undefined) decision = this.withStoredAnswer(decision, callId, call.args);
     if (decision.verdict === "allow") {
-      this.remember({ id, callId, tool, params: call.args });
+      this.track({ kind: "output", id, callId, tool, params: call.args });
       return FORWARD;
     }
     if (decision.verdict === "block" || decision.code === undefined) {
@@ -430,7 +459,7 @@ export class McpProxy {
     const applied = applyStoredAnswer(this.o.guard, this.o.sessionId, call, decision, answer);
     this.o.logger.info(`mcp ${this.o.server}: ${applied.message}`);
     if (applied.decision.verdict === "allow") {
-      this.remember({ id, callId: call.id ?? code, tool: call.tool, params: call.params });
+      this.track({ kind: "output", id, callId: call.id ?? code, tool: call.tool, params: call.params });
       this.send("server", JSON.stringify(raw));
       return;
     }
@@ -486,7 +515,7 @@ export class McpProxy {
             this.toolError(id, `provenant held this call: the owner's answer could not be applied (${approved.message}); it did not run.`);
             return;
           }
-          this.remember({ id, callId, tool: decision.tool, params: args });
+          this.track({ kind: "output", id, callId, tool: decision.tool, params: args });
           this.send("server", JSON.stringify(raw));
         } catch (error) {
           this.o.logger.error(`mcp ${this.o.server}: failed applying the owner's answer`, error);
@@ -518,14 +547,17 @@ export class McpProxy {
   /** The request a bad server message may have answered gets an error, so the client does not wait forever. */
   private failOpenRequest(id: JsonRpcId): void {
     const key = idKey(id);
-    if (this.lists.delete(key) || this.calls.delete(key)) this.send("client", errorResponse(id, INTERNAL_ERROR));
+    if (this.open.delete(key)) this.send("client", errorResponse(id, INTERNAL_ERROR));
   }
 
-  private remember(call: ForwardedCall): void {
-    this.calls.set(idKey(call.id), call);
-    if (this.calls.size > MAX_OUTSTANDING) {
-      const oldest = this.calls.keys().next().value;
-      if (oldest !== undefined) this.calls.delete(oldest);
+  private track(request: OpenRequest): void {
+    this.open.set(idKey(request.id), request);
+    if (this.open.size > MAX_OUTSTANDING) {
+      const [oldest] = this.open.values();
+      if (oldest !== undefined) {
+        this.o.logger.warn(`mcp ${this.o.server}: request ${JSON.stringify(oldest.id)} given up: over ${MAX_OUTSTANDING} requests the server has not answered`);
+        this.failOpenRequest(oldest.id);
+      }
     }
   }
 
