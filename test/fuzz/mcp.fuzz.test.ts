@@ -91,11 +91,12 @@ describe("the MCP proxy under hostile client input", () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  it("never forwards a tools/call the guard did not allow, whatever else the line holds", () => {
+  /** A proxy with a real guard in a scratch workspace; what it writes to either side is kept. */
+  function proxyRig(config: unknown, audit?: { record: () => void }) {
     const workspace = scratchDir("provenant-mcp-fuzz-");
     dirs.push(workspace);
-    // Every call of this server is held: nothing it is asked may reach it.
-    const guard = Guard.open({ config: { toolOutputTaints: { "mcp__srv__*": "untrusted" }, taintPolicy: { trusted: "confirm" } }, workspaceDir: workspace });
+    const guard = Guard.open({ config, workspaceDir: workspace, ...(audit ? { audit } : {}) });
+    const toClient: string[] = [];
     const toServer: string[] = [];
     const proxy = new McpProxy({
       server: "srv",
@@ -106,11 +107,17 @@ describe("the MCP proxy under hostile client input", () => {
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       now: Date.now,
       randomId: () => "r",
-      toClient: () => undefined,
+      toClient: (line) => toClient.push(line.toString()),
       toServer: (line) => toServer.push(line.toString()),
       approveCommand: (c) => c,
       acceptCommand: (t) => t,
     });
+    return { guard, proxy, toClient, toServer };
+  }
+
+  it("never forwards a tools/call the guard did not allow, whatever else the line holds", () => {
+    // Every call of this server is held: nothing it is asked may reach it.
+    const { guard, proxy, toServer } = proxyRig({ toolOutputTaints: { "mcp__srv__*": "untrusted" }, taintPolicy: { trusted: "confirm" } });
     const call = fc.record({ jsonrpc: fc.constant("2.0"), id: fc.oneof(fc.integer(), hostileName), method: fc.constant("tools/call"), params: fc.oneof(shallowValue, fc.record({ name: hostileName, arguments: shallowValue })) }, { requiredKeys: ["method"] });
     const line = fc.oneof(
       call.map((c) => JSON.stringify(c)),
@@ -133,26 +140,8 @@ describe("the MCP proxy under hostile client input", () => {
   }, FUZZ_TIMEOUT_MS);
 
   it("passes the client a server's answer only for a request the server was sent and has not answered", () => {
-    const workspace = scratchDir("provenant-mcp-fuzz-");
-    dirs.push(workspace);
     // Reads run, writes are held: some requests reach the server, some never do.
-    const guard = Guard.open({ config: { toolOutputTaints: { "mcp__srv__*": "untrusted" }, toolOverrides: { mcp__srv__read: { "*": "allow" } } }, workspaceDir: workspace });
-    const toClient: string[] = [];
-    const toServer: string[] = [];
-    const proxy = new McpProxy({
-      server: "srv",
-      guard,
-      sessionId: "fuzz",
-      pins: new ToolPinStore(workspace, "srv"),
-      approvals: new PendingApprovalStore(workspace),
-      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-      now: Date.now,
-      randomId: () => "r",
-      toClient: (line) => toClient.push(line.toString()),
-      toServer: (line) => toServer.push(line.toString()),
-      approveCommand: (c) => c,
-      acceptCommand: (t) => t,
-    });
+    const { guard, proxy, toClient, toServer } = proxyRig({ toolOutputTaints: { "mcp__srv__*": "untrusted" }, toolOverrides: { mcp__srv__read: { "*": "allow" } } });
     proxy.fromClient(Buffer.from('{"jsonrpc":"2.0","id":"list","method":"tools/list"}'));
     proxy.fromServer(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: "list", result: { tools: [{ name: "read" }, { name: "write" }] } })));
     const id = fc.oneof(fc.integer({ min: 0, max: 6 }), fc.constantFrom("0", "a"));
@@ -191,24 +180,7 @@ describe("the MCP proxy under hostile client input", () => {
   }, FUZZ_TIMEOUT_MS);
 
   it("never shows the client a tool listing it did not check against the pins, whatever the server answers", () => {
-    const workspace = scratchDir("provenant-mcp-fuzz-");
-    dirs.push(workspace);
-    const guard = Guard.open({ config: {}, workspaceDir: workspace, audit: { record: () => undefined } });
-    const toClient: string[] = [];
-    const proxy = new McpProxy({
-      server: "srv",
-      guard,
-      sessionId: "fuzz",
-      pins: new ToolPinStore(workspace, "srv"),
-      approvals: new PendingApprovalStore(workspace),
-      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-      now: Date.now,
-      randomId: () => "r",
-      toClient: (line) => toClient.push(line.toString()),
-      toServer: () => undefined,
-      approveCommand: (c) => c,
-      acceptCommand: (t) => t,
-    });
+    const { guard, proxy, toClient } = proxyRig({}, { record: () => undefined });
     const pinned = { name: "read", description: "reads", inputSchema: { type: "object" } };
     proxy.fromClient(Buffer.from('{"jsonrpc":"2.0","id":0,"method":"tools/list"}'));
     proxy.fromServer(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 0, result: { tools: [pinned] } })));
