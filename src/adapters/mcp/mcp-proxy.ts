@@ -106,6 +106,11 @@ export class McpProxy {
    * would put its words before the model without their entering the graph.
    */
   private readonly open = new Map<string, OpenRequest>();
+  /**
+   * Tasks the server created for a call (a task-augmented `tools/call` answers at once with a task;
+   * the client fetches the call's result later with `tasks/result`), by task id, to that call.
+   */
+  private readonly tasks = new Map<string, { readonly tool: string; readonly params: Readonly<Record<string, unknown>> }>();
   private readonly asked = new Map<string, AskedOwner>();
   /** Client request keys of tools/call waiting for the owner, to their elicitation id. */
   private readonly waiting = new Map<string, string>();
@@ -229,6 +234,12 @@ export class McpProxy {
         if (CONTENT_METHODS.has(message.method)) {
           this.startTurn();
           this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, tool: mcpToolName(this.o.server, "*"), params: {} });
+        } else if (message.method === "tasks/result") {
+          // The result of a call the server ran as a task: that call's output, as if it had answered at once.
+          const taskId = taskIdOf(message.params);
+          const call = (taskId === null ? undefined : this.tasks.get(taskId)) ?? { tool: mcpToolName(this.o.server, "*"), params: {} };
+          this.startTurn();
+          this.track({ kind: "output", id: message.id, callId: `t${++this.callSeq}`, ...call });
         } else this.track({ kind: "plain", id: message.id });
         return FORWARD;
       }
@@ -278,10 +289,22 @@ export class McpProxy {
         return this.onInitialized(message);
       case "plain":
         return FORWARD;
-      case "output":
+      case "output": {
         // An error's text is the server's words too: it enters the context like any output.
         this.o.guard.afterToolCall(this.o.sessionId, { id: request.callId, tool: request.tool, params: request.params, output: message.error ?? message.result, ran: true });
+        const task = taskIdOf(message.result !== null && typeof message.result === "object" ? (message.result as { task?: unknown }).task : undefined);
+        if (task !== null) this.taskCreated(task, request);
         return FORWARD;
+      }
+    }
+  }
+
+  /** A task id the server gave two calls names neither: its result is then the server's output at large. */
+  private taskCreated(taskId: string, call: { readonly tool: string; readonly params: Readonly<Record<string, unknown>> }): void {
+    this.tasks.set(taskId, this.tasks.has(taskId) ? { tool: mcpToolName(this.o.server, "*"), params: {} } : { tool: call.tool, params: call.params });
+    if (this.tasks.size > MAX_OUTSTANDING) {
+      const [oldest] = this.tasks.keys();
+      if (oldest !== undefined) this.tasks.delete(oldest);
     }
   }
 
@@ -600,6 +623,13 @@ function elicitationAction(message: Extract<JsonRpcMessage, { kind: "response" }
   if (message.error !== undefined) return "error";
   const action = message.result !== null && typeof message.result === "object" ? (message.result as { action?: unknown }).action : undefined;
   return action === "accept" || action === "decline" || action === "cancel" ? action : "error";
+}
+
+/** The `taskId` of a task object or of a request's params, when it is a string. */
+function taskIdOf(value: unknown): string | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const taskId = (value as { taskId?: unknown }).taskId;
+  return typeof taskId === "string" ? taskId : null;
 }
 
 function toolCallParams(params: unknown): { name: string; args: Readonly<Record<string, unknown>> } | null {
