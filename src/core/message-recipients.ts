@@ -110,6 +110,44 @@ const MEDIA_FIELDS: ReadonlySet<string> = new Set([
   "interactive",
 ]);
 
+/**
+ * Content fields that may carry controls the owner can press (buttons, select menus). A press
+ * comes back into the conversation as a message from whoever pressed it, with the control's
+ * command or value as its text (on Telegram, a command button's text reaches the model as the
+ * owner's message, and OpenClaw's own `/approve <id> …` is applied as the owner's answer), while
+ * the owner saw only the label. Controls the model wrote would put its words in the owner's mouth,
+ * so a message carrying them is not "only to the owner".
+ */
+const CONTROL_FIELDS: ReadonlySet<string> = new Set(["presentation", "interactive"]);
+
+/**
+ * Whether a presentation holds a control. The host reads a string here as the JSON it spells (and
+ * refuses the send when it is not JSON); strings inside it are text.
+ */
+function holdsControls(value: unknown): boolean {
+  return controlsIn(typeof value === "string" ? parsedJson(value) : value, 0);
+}
+
+/** A control at any depth; nesting too deep to look through counts as one. */
+function controlsIn(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (depth > 8) return true;
+  // An array has neither key: its items are looked at below.
+  const record = value as Record<string, unknown>;
+  if (record["type"] === "buttons" || record["type"] === "select") return true;
+  if (isPresent(record["buttons"]) || isPresent(record["options"])) return true;
+  return Object.values(value).some((v) => controlsIn(v, depth + 1));
+}
+
+/** The value a JSON text spells, or undefined when it is not JSON. */
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text.trim()) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A URL with a scheme and an authority that is not a local file (`https://`, `ftp://`, `//host`...). */
 const REMOTE_URL = /^\s*(?:(?!file:)[a-z][a-z0-9+.-]*:)?\/\//i;
 
@@ -183,6 +221,8 @@ export function isMessageToOwner(params: Readonly<Record<string, unknown>>, cont
       if (value.trim().toLowerCase() !== context.provider.trim().toLowerCase()) return false;
     } else if (MEDIA_FIELDS.has(key) && namesRemoteUrl(value)) {
       // The host would fetch it: a request to the URL's server, not a message to the owner.
+      return false;
+    } else if (CONTROL_FIELDS.has(key) && holdsControls(value)) {
       return false;
     } else if (!CONTENT_FIELDS.has(key) && isPresent(value)) {
       // accountId, gatewayUrl, a plugin's own routing field: not understood, so not the owner.
