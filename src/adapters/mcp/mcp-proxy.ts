@@ -63,13 +63,19 @@ type Outcome = { readonly kind: "forward" } | { readonly kind: "replace"; readon
 const FORWARD: Outcome = { kind: "forward" };
 const CONSUMED: Outcome = { kind: "consumed" };
 
+/** The call whose output an answer is, as the guard knows it. */
+interface ProducingCall {
+  readonly tool: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
 /**
  * A request forwarded to the server and not answered yet, with what its answer is to the proxy: a
  * listing to filter, an initialize result to check, output that enters the graph, or nothing to do.
  */
 type OpenRequest =
   | { readonly kind: "tools/list" | "initialize" | "plain"; readonly id: JsonRpcId }
-  | { readonly kind: "output"; readonly id: JsonRpcId; readonly callId: string; readonly tool: string; readonly params: Readonly<Record<string, unknown>> };
+  | (ProducingCall & { readonly kind: "output"; readonly id: JsonRpcId; readonly callId: string });
 
 interface AskedOwner {
   readonly requestKey: string;
@@ -110,7 +116,9 @@ export class McpProxy {
    * Tasks the server created for a call (a task-augmented `tools/call` answers at once with a task;
    * the client fetches the call's result later with `tasks/result`), by task id, to that call.
    */
-  private readonly tasks = new Map<string, { readonly tool: string; readonly params: Readonly<Record<string, unknown>> }>();
+  private readonly tasks = new Map<string, ProducingCall>();
+  /** Output no one call of the server produced (a resource, a prompt, a task nobody can name): the server's at large. */
+  private readonly atLarge: ProducingCall;
   private readonly asked = new Map<string, AskedOwner>();
   /** Client request keys of tools/call waiting for the owner, to their elicitation id. */
   private readonly waiting = new Map<string, string>();
@@ -127,6 +135,7 @@ export class McpProxy {
 
   constructor(private readonly o: McpProxyOptions) {
     this.ownState = new OwnStatePaths(dirname(o.approvals.dir));
+    this.atLarge = { tool: mcpToolName(o.server, "*"), params: {} };
   }
 
   /** One line from the client. */
@@ -233,11 +242,11 @@ export class McpProxy {
         if (message.method === "tools/call") return this.onToolsCall(message.id, message.params, message.raw);
         if (CONTENT_METHODS.has(message.method)) {
           this.startTurn();
-          this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, tool: mcpToolName(this.o.server, "*"), params: {} });
+          this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, ...this.atLarge });
         } else if (message.method === "tasks/result") {
           // The result of a call the server ran as a task: that call's output, as if it had answered at once.
           const taskId = taskIdOf(message.params);
-          const call = (taskId === null ? undefined : this.tasks.get(taskId)) ?? { tool: mcpToolName(this.o.server, "*"), params: {} };
+          const call = (taskId === null ? undefined : this.tasks.get(taskId)) ?? this.atLarge;
           this.startTurn();
           this.track({ kind: "output", id: message.id, callId: `t${++this.callSeq}`, ...call });
         } else this.track({ kind: "plain", id: message.id });
@@ -300,8 +309,8 @@ export class McpProxy {
   }
 
   /** A task id the server gave two calls names neither: its result is then the server's output at large. */
-  private taskCreated(taskId: string, call: { readonly tool: string; readonly params: Readonly<Record<string, unknown>> }): void {
-    this.tasks.set(taskId, this.tasks.has(taskId) ? { tool: mcpToolName(this.o.server, "*"), params: {} } : { tool: call.tool, params: call.params });
+  private taskCreated(taskId: string, call: ProducingCall): void {
+    this.tasks.set(taskId, this.tasks.has(taskId) ? this.atLarge : { tool: call.tool, params: call.params });
     if (this.tasks.size > MAX_OUTSTANDING) {
       const [oldest] = this.tasks.keys();
       if (oldest !== undefined) this.tasks.delete(oldest);
