@@ -93,12 +93,13 @@ export const MUTATION_MODULES = {
     mutate: ["src/core/exec-trust.ts", "src/core/shell-variables.ts", "src/core/embedded-commands.ts", "src/core/option-values.ts", "src/guard-git-changes.ts", "src/core/file-trust.ts", "src/core/brace-expansion.ts"],
     tests: ["test/core/exec-trust.test.ts", "test/core/embedded-commands.test.ts", "test/guard/call-output-rules.test.ts", "test/core/file-trust.test.ts", "test/core/brace-expansion.test.ts"],
   },
-  // Whose words an OpenClaw turn carries: the turn's origin, the host's runtime context, what it
+  // Whose words an OpenClaw turn carries: the turn's origin, the host's runtime context (and the
+  // messages of the chat the session's transcript holds), what it
   // inlines in the message (and appends to it: link understanding), the files its system prompt
   // holds, and where the host is installed.
   "openclaw-context": {
-    mutate: ["src/adapters/openclaw/runtime-context.ts", "src/adapters/openclaw/turn-origin.ts", "src/adapters/openclaw/prompt-files.ts", "src/adapters/openclaw/host-installation.ts", "src/adapters/openclaw/inlined-content.ts", "src/adapters/openclaw/link-understanding.ts", "src/adapters/openclaw/host-config.ts"],
-    tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts", "test/adapters/openclaw/prompt-files.test.ts", "test/adapters/openclaw/inlined-content.test.ts", "test/adapters/openclaw/link-understanding.test.ts"],
+    mutate: ["src/adapters/openclaw/runtime-context.ts", "src/adapters/openclaw/session-transcript.ts", "src/adapters/openclaw/turn-origin.ts", "src/adapters/openclaw/prompt-files.ts", "src/adapters/openclaw/host-installation.ts", "src/adapters/openclaw/inlined-content.ts", "src/adapters/openclaw/link-understanding.ts", "src/adapters/openclaw/host-config.ts"],
+    tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/session-transcript.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts", "test/adapters/openclaw/prompt-files.test.ts", "test/adapters/openclaw/inlined-content.test.ts", "test/adapters/openclaw/link-understanding.test.ts"],
   },
   // What a Claude Code session's context holds beyond its tool calls: the hook events onto the
   // guard, the @-mentions of a prompt, what a prompt came with beside its text, the instruction

@@ -1,3 +1,5 @@
+import { SessionTranscript } from "./session-transcript.js";
+
 /**
  * Whose words ride into a turn beside its message. OpenClaw hands the model, with every request of
  * a turn, a runtime context the plugin's turn hooks never see: a history entry of `customType:
@@ -41,18 +43,19 @@ const INBOUND_MARKER = " \u27e6openclaw:ctx\u27e7";
 export function foreignRuntimeContext(historyMessages: readonly unknown[], group: boolean): ForeignText[] {
   const entry = currentRuntimeContext(historyMessages);
   if (entry === undefined) return [];
+  const transcript = new SessionTranscript(historyMessages);
   const fragments = (entry as { details?: { fragments?: unknown } }).details?.fragments;
   if (!Array.isArray(fragments)) {
     // Without fragments the text cannot be told apart: only the host's own notices pass.
     const content = (entry as { content?: unknown }).content;
     const text = typeof content === "string" ? content : "";
     const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "" && !line.startsWith("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT") && !line.startsWith("<<<END_OPENCLAW_INTERNAL_CONTEXT"));
-    return lines.length === 0 ? [] : judgeFragment("conversation-data", lines.join("\n"), group);
+    return lines.length === 0 ? [] : judgeFragment("conversation-data", lines.join("\n"), group, transcript);
   }
   return fragments.flatMap((fragment: unknown) => {
     const { kind, text } = fragment !== null && typeof fragment === "object" ? (fragment as { kind?: unknown; text?: unknown }) : {};
     if (typeof text !== "string") return [{ level: "untrusted", what: "a runtime-context fragment of no known shape" }];
-    return judgeFragment(typeof kind === "string" ? kind : "", text, group);
+    return judgeFragment(typeof kind === "string" ? kind : "", text, group, transcript);
   });
 }
 
@@ -70,7 +73,7 @@ function currentRuntimeContext(historyMessages: readonly unknown[]): object | un
 /** A background task's result in the host's older carrier, which it files as an instruction. */
 const TASK_COMPLETION = "[Internal task completion event]";
 
-function judgeFragment(kind: string, text: string, group: boolean): ForeignText[] {
+function judgeFragment(kind: string, text: string, group: boolean, transcript: SessionTranscript): ForeignText[] {
   const trimmed = text.trim();
   if (trimmed === "") return [];
   // The host's own instructions (how to deliver, how to treat a room event), except the older
@@ -86,7 +89,7 @@ function judgeFragment(kind: string, text: string, group: boolean): ForeignText[
   }
   if (firstLine.startsWith(INTER_SESSION)) return [];
   if (firstLine === TASK_COMPLETION) return [{ level: "untrusted", what: "a background task's result" }];
-  if (isInboundContext(trimmed)) return judgeInboundContext(trimmed, group);
+  if (isInboundContext(trimmed)) return judgeInboundContext(trimmed, group, transcript);
   return [{ level: "untrusted", what: `runtime context the host does not write for the owner (${quote(firstLine)})` }];
 }
 
@@ -161,9 +164,11 @@ const OWN_MESSAGE_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Headers of the inbound context whose text, in a direct chat, is the owner's or the agent's own:
- * the message the owner replied to, and their earlier messages. In a group any member may have
- * written it.
+ * Headers of the inbound context that show other messages of the conversation: the message the
+ * owner replied to, a thread's first message, earlier messages. In a group any member may have
+ * written them. In a direct chat they are the owner's and the bot's, and each counts only if this
+ * session's transcript holds it (see SessionTranscript): the bot's message may come from another
+ * session or an earlier one.
  */
 const CONVERSATION_HEADERS: readonly string[] = ["Reply target of current user message:", "Reply chain of current user message (nearest first):", "Thread starter:", "Chat history since last reply:", "Recent chat history:"];
 const CONVERSATION_INFO = "Conversation info:";
@@ -181,23 +186,80 @@ function isInboundContext(text: string): boolean {
  * Its blocks, each judged. The host writes every value in a block as JSON or on one line with its
  * white space collapsed, so no one's text can open a block of its own.
  */
-function judgeInboundContext(text: string, groupTurn: boolean): ForeignText[] {
+function judgeInboundContext(text: string, groupTurn: boolean, transcript: SessionTranscript): ForeignText[] {
   const blocks = text.split(/\n{2,}/);
   const group = groupTurn || blocks.some((block) => block.startsWith(CONVERSATION_INFO + INBOUND_MARKER) && /"is_group_chat":true[,}]/.test(block));
   return blocks.flatMap((block): ForeignText[] => {
     const lines = block.split("\n");
     const first = lines[0] ?? "";
     if (first.startsWith(ACTIVE_GOAL) && lines.length === 1) return []; // the session's own goal
-    if (first === CURRENT_MESSAGE || THREAD_NOTES.includes(first)) return group ? [{ level: "external", what: "a message another member of the group wrote, quoted in this turn" }] : [];
+    if (first === CURRENT_MESSAGE || THREAD_NOTES.includes(first)) {
+      if (group) return [{ level: "external", what: "a message another member of the group wrote, quoted in this turn" }];
+      return first === CURRENT_MESSAGE ? unheldQuote(lines.slice(1), transcript) : unheldLines(lines.slice(1), transcript);
+    }
     if (!first.endsWith(INBOUND_MARKER)) return [{ level: "untrusted", what: `inbound context of no known shape (${quote(first)})` }];
     const header = first.slice(0, -INBOUND_MARKER.length);
     if (header === CONVERSATION_INFO) return judgeConversationInfo(lines.slice(1).join("\n"));
     if (header === "Forwarded message context:") return [{ level: "external", what: "a forwarded message, which someone else wrote", ofMessage: true }];
-    if (CONVERSATION_HEADERS.includes(header) || isChatWindow(header, lines)) {
-      return group ? [{ level: "external", what: `messages other members of the group wrote (${quote(header)})` }] : [];
+    const chatWindow = isChatWindow(header, lines);
+    if (CONVERSATION_HEADERS.includes(header) || chatWindow) {
+      if (group) return [{ level: "external", what: `messages other members of the group wrote (${quote(header)})` }];
+      return chatWindow ? unheldLines(lines.slice(1), transcript) : unheldBodies(lines.slice(1).join("\n"), transcript);
     }
     return [{ level: "external", what: `context the channel added to the message (${quote(header)})` }];
   });
+}
+
+/** What a direct chat's context shows that this session's transcript does not hold: a message entering the session now. */
+const UNHELD: ForeignText = {
+  level: "untrusted",
+  what: "a message of the chat shown beside the owner's that this session's transcript does not hold (the agent's from another session or an earlier one, or no one's here)",
+};
+
+/** Chat lines (`#id time sender: text`, or `sender: text` in a thread's notes): the text after the first `: ` of each. */
+function unheldLines(lines: readonly string[], transcript: SessionTranscript): ForeignText[] {
+  const held = lines.every((line) => {
+    const colon = line.indexOf(": ");
+    return colon >= 0 && transcript.holds(line.slice(colon + 2));
+  });
+  return held ? [] : [UNHELD];
+}
+
+/** The host's quote of the message replied to: `[Replying to: "<text>"]`, then the message's own `#id:`. */
+function unheldQuote(lines: readonly string[], transcript: SessionTranscript): ForeignText[] {
+  const held = lines.every((line) => {
+    if (/^#[^\s:]*:$/.test(line)) return true;
+    const quoted = /^\[Replying to: (".*")\]$/.exec(line)?.[1];
+    const text = quoted === undefined ? undefined : parsedString(quoted);
+    return text !== undefined && transcript.holds(text);
+  });
+  return held ? [] : [UNHELD];
+}
+
+/** A fenced JSON block (the message replied to, a reply chain, a thread's first message): every `body` in it. */
+function unheldBodies(body: string, transcript: SessionTranscript): ForeignText[] {
+  const json = /^```json\n([\s\S]*)\n```$/.exec(body)?.[1];
+  const value = json === undefined ? undefined : parsedJson(json);
+  const entries = Array.isArray(value) ? value : [value];
+  const held = entries.every((entry: unknown) => {
+    if (entry === null || typeof entry !== "object") return false;
+    const text = (entry as { body?: unknown }).body;
+    return text === undefined || (typeof text === "string" && transcript.holds(text));
+  });
+  return held ? [] : [UNHELD];
+}
+
+function parsedString(json: string): string | undefined {
+  const value = parsedJson(json);
+  return typeof value === "string" ? value : undefined;
+}
+
+function parsedJson(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -5,8 +5,8 @@ import { connect, type AddressInfo, type Socket } from "node:net";
 /**
  * A scripted OpenAI-compatible chat-completions server that plays a fully obedient victim: it calls
  * whatever tool the latest context tells it to, by directives `CALL <tool> <json-object>` (see
- * {@link nextDirective}); otherwise it answers in text, quoting what it read last, so a test can
- * see what came back from the tools.
+ * {@link nextDirective}); `CALL say {"text": …}` makes it answer with that text; otherwise it
+ * answers in text, quoting what it read last, so a test can see what came back from the tools.
  * Every request is kept, so tests can see which tools OpenClaw offered the model on each call.
  */
 export interface ModelRequest {
@@ -225,7 +225,9 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
       } catch {
         continue;
       }
-      for (const directive of typeof queued === "string" ? findDirectives(queued) : []) {
+      // The message the owner replied to is quoted as a JSON string inside the fragment: read on its own.
+      const quotes = typeof queued === "string" ? [...queued.matchAll(/^\[Replying to: (".*")\]$/gm)].map((m) => m[1] ?? "") : [];
+      for (const directive of typeof queued === "string" ? [...findDirectives(queued), ...quotes.flatMap(findDirectives)] : []) {
         if (known.has(key(directive))) continue;
         if (!madeThisTurn.some((call) => call.name === directive.tool || call.called === directive.tool)) return directive;
       }
@@ -259,6 +261,13 @@ function withPlaceholders(directive: Directive | null, messages: readonly ChatMe
   return { ...directive, args: directive.args.replaceAll("{{SIGNED_MESSAGE_ID}}", id) };
 }
 
+const SAY = "say";
+
+function sayText(args: string): string | null {
+  const text = (JSON.parse(args) as { text?: unknown }).text;
+  return typeof text === "string" ? text : null;
+}
+
 function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelRequest[], counter: { n: number }): void {
   const messages = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : [];
   // What the model "reads" last: everything after its own last message.
@@ -277,8 +286,11 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelR
   const id = `chatcmpl-${++counter.n}`;
   const model = typeof body.model === "string" ? body.model : "victim";
   const created = Math.floor(Date.now() / 1000);
-  const call = directive !== null && offered.length > 0 ? reachable(directive, offered) : null;
-  const text = call === null ? `VICTIM-REPLY ${lastRole}: ${lastText.slice(0, 4000)}` : "";
+  // `CALL say {"text": …}` is no tool: the model answers with that text, as a model that passes on
+  // what it read (a summary of a mail that repeats the mail's instruction).
+  const said = directive?.tool === SAY ? sayText(directive.args) : null;
+  const call = said === null && directive !== null && offered.length > 0 ? reachable(directive, offered) : null;
+  const text = said ?? (call === null ? `VICTIM-REPLY ${lastRole}: ${lastText.slice(0, 4000)}` : "");
   const toolCall = call === null ? null : { index: 0, id: call.id ?? `call_${counter.n}`, type: "function", function: { name: call.tool, arguments: call.args } };
   const finish = call === null ? "stop" : "tool_calls";
   const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };

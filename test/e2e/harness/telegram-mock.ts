@@ -10,6 +10,8 @@ import type { AddressInfo } from "node:net";
 export interface BotCall {
   readonly method: string;
   readonly params: Record<string, unknown>;
+  /** The id of the message a send created, once answered. */
+  messageId?: number;
 }
 
 export interface TelegramUser {
@@ -23,7 +25,7 @@ export interface TelegramMock {
   readonly token: string;
   readonly calls: BotCall[];
   /** A private message from `from` to the bot; `forwardedFrom`: a message `from` forwards, which that user wrote. */
-  sendDm(from: TelegramUser, text: string, forwardedFrom?: TelegramUser): void;
+  sendDm(from: TelegramUser, text: string, forwardedFrom?: TelegramUser, replyTo?: { messageId: number; text: string }): void;
   /** A document `from` sends the bot privately (a text file), with an optional caption. */
   sendDocument(from: TelegramUser, fileName: string, content: string, caption?: string): void;
   /** A message from `from` in the group chat `chatId` (negative, as Telegram numbers groups). */
@@ -115,11 +117,14 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
       }
       const method = match[2] ?? "";
       const params = await readParams(req);
+      const call: BotCall = { method, params };
+      const result = await answer(method, params);
       if (method !== "getUpdates") {
-        calls.push({ method, params });
+        const id = (result as { message_id?: unknown } | null)?.message_id;
+        if (typeof id === "number") call.messageId = id;
+        calls.push(call);
         for (const wake of sentWaiters) wake();
       }
-      const result = await answer(method, params);
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, result }));
     })();
   });
@@ -136,10 +141,12 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
     apiRoot: `http://127.0.0.1:${port}`,
     token,
     calls,
-    sendDm: (from, text, forwardedFrom) => {
-      const sent = message(from, { id: from.id, type: "private", first_name: from.firstName }, text);
+    sendDm: (from, text, forwardedFrom, replyTo) => {
+      const chat = { id: from.id, type: "private", first_name: from.firstName };
+      const sent = message(from, chat, text);
       const forward = forwardedFrom === undefined ? {} : { forward_origin: { type: "user", date: (sent.date as number) - 60, sender_user: { id: forwardedFrom.id, is_bot: false, first_name: forwardedFrom.firstName } } };
-      push({ message: { ...sent, ...forward } });
+      const reply = replyTo === undefined ? {} : { reply_to_message: { message_id: replyTo.messageId, date: (sent.date as number) - 30, chat, from: { id: BOT_ID, is_bot: true, first_name: "E2E Bot", username: "e2e_provenant_bot" }, text: replyTo.text } };
+      push({ message: { ...sent, ...forward, ...reply } });
     },
     sendDocument: (from, fileName, content, caption) => {
       const id = `doc${nextMessageId}`;
