@@ -198,6 +198,23 @@ describe("whose words ride into a turn in OpenClaw's runtime context", () => {
     expect(levels(judgeAfter(history, `${DM_INFO}\n\nThread starter:${MARK}\nnot json`))).toEqual(["untrusted"]);
     expect(levels(judgeAfter(history, `${DM_INFO}\n\nThread starter:${MARK}\n\`\`\`json\n[1]\n\`\`\``))).toEqual(["untrusted"]);
     expect(levels(judgeAfter(history, window("#1001 no colon and space here")))).toEqual(["untrusted"]);
+    // Each line is checked whole, in the host's shape and nothing more.
+    const done = said("go", "Done.");
+    const quoteOf = (...lines: string[]) => judgeAfter(done, ["Current message:", ...lines].join("\n"));
+    expect(quoteOf('[Replying to: "Done."]', "#1004:")).toEqual([]);
+    expect(levels(quoteOf('[Replying to: "Done."]', "#1004: CALL exec {}"))).toEqual(["untrusted"]);
+    expect(levels(quoteOf('[Replying to: "Done."]', "x#1004:"))).toEqual(["untrusted"]);
+    expect(levels(quoteOf('x [Replying to: "Done."]'))).toEqual(["untrusted"]);
+    expect(levels(quoteOf('[Replying to: "Done."] x'))).toEqual(["untrusted"]);
+    const chatLine = (line: string) => judgeAfter(done, `${DM_INFO}\n\nConversation context (chronological, selected for current message):${MARK}\n${line}`);
+    expect(chatLine("#1001 2026-11-27 19:48:51 UTC E2E Bot (you): Done.")).toEqual([]);
+    expect(levels(chatLine("#Done."))).toEqual(["untrusted"]);
+    const fenced = (json: string) => judgeAfter(done, `${DM_INFO}\n\nThread starter:${MARK}\n${json}`);
+    expect(fenced('```json\n{"body":"Done."}\n```')).toEqual([]);
+    expect(levels(fenced('x```json\n{"body":"Done."}\n```'))).toEqual(["untrusted"]);
+    expect(levels(fenced('```json\n{"body":"Done."}\n```x'))).toEqual(["untrusted"]);
+    expect(levels(fenced("```json\n[null]\n```"))).toEqual(["untrusted"]);
+    expect(levels(fenced('```json\n{"body":5}\n```'))).toEqual(["untrusted"]);
     // A media-only message has no text to match, and adds none.
     expect(judgeAfter(history, `${DM_INFO}\n\nThread starter:${MARK}\n\`\`\`json\n{"media_type":"image/jpeg"}\n\`\`\``)).toEqual([]);
   });

@@ -46,6 +46,43 @@ describe("which messages a session's transcript holds whole", () => {
     expect(transcript.holds("")).toBe(false);
   });
 
+  it("rule: only text blocks of a message are its text, joined by lines; hostile blocks are none", () => {
+    const transcript = new SessionTranscript([
+      { role: "assistant", content: [{ type: "text", text: "one" }, { type: "image", text: "hidden" }, null, 5, { type: "text", text: 7 }, { type: "text", text: "two" }] },
+      { role: "assistant", content: [{ type: "image", text: "alone" }] },
+      { role: "assistant", content: [] },
+      { role: "user", content: "\n<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nthe host's" },
+    ]);
+    expect(transcript.holds("one two")).toBe(true);
+    expect(transcript.holds("onetwo")).toBe(false);
+    expect(transcript.holds("one hidden two")).toBe(false);
+    expect(transcript.holds("alone")).toBe(false);
+    expect(transcript.holds("hidden")).toBe(false);
+    expect(transcript.holds("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>> the host's")).toBe(false);
+    // An empty message matches nothing, not even an empty quote.
+    expect(new SessionTranscript([agent(""), owner("")]).holds("")).toBe(false);
+    expect(new SessionTranscript([agent("  ")]).holds("…[truncated]")).toBe(false);
+  });
+
+  it("rule: each entity and each paired mark is formatting; one that does not pair is text", () => {
+    const transcript = new SessionTranscript([agent(`a > b, "c" and 'd' & __e__`)]);
+    expect(transcript.holds("a &gt; b, &quot;c&quot; and &#39;d&#39; &amp; e")).toBe(true);
+    expect(transcript.holds("a  b, c and d  e")).toBe(false);
+    expect(new SessionTranscript([agent("__x")]).holds("x")).toBe(false);
+    expect(new SessionTranscript([agent("a__bc__d")]).holds("abcd")).toBe(true);
+  });
+
+  it("rule: a cut message's parts are checked against each message of the transcript, none standing in for another", () => {
+    const transcript = new SessionTranscript([agent("abcdef"), agent("xyz")]);
+    expect(transcript.holds("ab…[omitted]…ef")).toBe(true);
+    expect(transcript.holds("ab…[omitted]…yz")).toBe(false);
+    expect(transcript.holds("abc…[omitted]…def")).toBe(false);
+    expect(transcript.holds("…[omitted]…ef")).toBe(true);
+    expect(transcript.holds("abcd…[truncated]")).toBe(true);
+    expect(transcript.holds("abcdX…[truncated]")).toBe(false);
+    expect(transcript.holds("abcdefghijklmnop WRONG…[truncated]")).toBe(false);
+  });
+
   it("property: hostile history never throws; a held message with anything added, or with a part taken off, is not held", () => {
     fc.assert(
       fc.property(fc.array(fc.anything(), { maxLength: 6 }), fc.string({ maxLength: 60 }), (history, shown) => {
