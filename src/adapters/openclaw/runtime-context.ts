@@ -213,7 +213,7 @@ function judgeInboundContext(text: string, groupTurn: boolean, transcript: Sessi
 /** What a direct chat's context shows that this session's transcript does not hold: a message entering the session now. */
 const UNHELD: ForeignText = {
   level: "untrusted",
-  what: "a message of the chat shown beside the owner's that this session's transcript does not hold (the agent's from another session or an earlier one, or no one's here)",
+  what: "a message of the chat shown beside the owner's that this session's transcript does not hold (one the agent sent from another session or an earlier one, or text this session never saw)",
 };
 
 /** Chat lines (`#id time sender: text`, or `sender: text` in a thread's notes): the text after the first `: ` of each. */

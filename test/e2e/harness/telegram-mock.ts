@@ -24,7 +24,10 @@ export interface TelegramMock {
   readonly apiRoot: string;
   readonly token: string;
   readonly calls: BotCall[];
-  /** A private message from `from` to the bot; `forwardedFrom`: a message `from` forwards, which that user wrote. */
+  /**
+   * A private message from `from` to the bot; `forwardedFrom`: a message `from` forwards, which that
+   * user wrote; `replyTo`: a message of the bot's that `from` replies to, whose text Telegram sends along.
+   */
   sendDm(from: TelegramUser, text: string, forwardedFrom?: TelegramUser, replyTo?: { messageId: number; text: string }): void;
   /** A document `from` sends the bot privately (a text file), with an optional caption. */
   sendDocument(from: TelegramUser, fileName: string, content: string, caption?: string): void;
