@@ -166,15 +166,20 @@ const OWN_MESSAGE_KEYS: ReadonlySet<string> = new Set([
 /**
  * Headers of the inbound context that show other messages of the conversation: the message the
  * owner replied to, a thread's first message, earlier messages. In a group any member may have
- * written them. In a direct chat they are the owner's and the bot's, and each counts only if this
- * session's transcript holds it (see SessionTranscript): the bot's message may come from another
- * session or an earlier one.
+ * written them. In a direct chat they are the owner's and the bot's. There the message the owner
+ * replied to (and a reply chain, a thread's first message) counts only if this session's
+ * transcript holds it (see SessionTranscript): it may be a bot message from another session or an
+ * earlier one, which the owner's reply brings in.
  */
-const CONVERSATION_HEADERS: readonly string[] = ["Reply target of current user message:", "Reply chain of current user message (nearest first):", "Thread starter:", "Chat history since last reply:", "Recent chat history:"];
+const REPLIED_TO_HEADERS: readonly string[] = ["Reply target of current user message:", "Reply chain of current user message (nearest first):", "Thread starter:"];
+const CONVERSATION_HEADERS: readonly string[] = [...REPLIED_TO_HEADERS, "Chat history since last reply:", "Recent chat history:"];
+/** How a chat window marks the message replied to, before its sender. */
+const REPLY_TARGET = "[reply target]";
 const CONVERSATION_INFO = "Conversation info:";
 const ACTIVE_GOAL = "Active goal: ";
 const CURRENT_MESSAGE = "Current message:";
-const THREAD_NOTES = ["[Thread history - for context]", "[Thread starter - for context]"];
+const THREAD_STARTER_NOTE = "[Thread starter - for context]";
+const THREAD_NOTES = ["[Thread history - for context]", THREAD_STARTER_NOTE];
 
 /** The inbound context: blocks the host separates with a blank line, each under a marked header. */
 function isInboundContext(text: string): boolean {
@@ -195,7 +200,8 @@ function judgeInboundContext(text: string, groupTurn: boolean, transcript: Sessi
     if (first.startsWith(ACTIVE_GOAL) && lines.length === 1) return []; // the session's own goal
     if (first === CURRENT_MESSAGE || THREAD_NOTES.includes(first)) {
       if (group) return [{ level: "external", what: "a message another member of the group wrote, quoted in this turn" }];
-      return first === CURRENT_MESSAGE ? unheldQuote(lines.slice(1), transcript) : unheldLines(lines.slice(1), transcript);
+      if (first === CURRENT_MESSAGE) return unheldQuote(lines.slice(1), transcript);
+      return first === THREAD_STARTER_NOTE ? unheldLines(lines.slice(1), transcript, () => true) : [];
     }
     if (!first.endsWith(INBOUND_MARKER)) return [{ level: "untrusted", what: `inbound context of no known shape (${quote(first)})` }];
     const header = first.slice(0, -INBOUND_MARKER.length);
@@ -204,7 +210,8 @@ function judgeInboundContext(text: string, groupTurn: boolean, transcript: Sessi
     const chatWindow = isChatWindow(header, lines);
     if (CONVERSATION_HEADERS.includes(header) || chatWindow) {
       if (group) return [{ level: "external", what: `messages other members of the group wrote (${quote(header)})` }];
-      return chatWindow ? unheldLines(lines.slice(1), transcript) : unheldBodies(lines.slice(1).join("\n"), transcript);
+      if (chatWindow) return unheldLines(lines.slice(1), transcript, (details) => details.includes(REPLY_TARGET));
+      return REPLIED_TO_HEADERS.includes(header) ? unheldBodies(lines.slice(1).join("\n"), transcript) : [];
     }
     return [{ level: "external", what: `context the channel added to the message (${quote(header)})` }];
   });
@@ -213,14 +220,18 @@ function judgeInboundContext(text: string, groupTurn: boolean, transcript: Sessi
 /** What a direct chat's context shows that this session's transcript does not hold: a message entering the session now. */
 const UNHELD: ForeignText = {
   level: "untrusted",
-  what: "a message of the chat shown beside the owner's that this session's transcript does not hold (one the agent sent from another session or an earlier one, or text this session never saw)",
+  what: "a message the owner replied to that this session's transcript does not hold (one the agent sent from another session or an earlier one, or text this session never saw)",
 };
 
-/** Chat lines (`#id time sender: text`, or `sender: text` in a thread's notes): the text after the first `: ` of each. */
-function unheldLines(lines: readonly string[], transcript: SessionTranscript): ForeignText[] {
+/**
+ * Chat lines (`#id time [reply target] sender: text`, or `sender: text` in a thread's notes) that
+ * `checked` picks by what stands before the first `: `: the text after it must be held.
+ */
+function unheldLines(lines: readonly string[], transcript: SessionTranscript, checked: (details: string) => boolean): ForeignText[] {
   const held = lines.every((line) => {
     const colon = line.indexOf(": ");
-    return colon >= 0 && transcript.holds(line.slice(colon + 2));
+    if (colon < 0) return !checked(line);
+    return !checked(line.slice(0, colon)) || transcript.holds(line.slice(colon + 2));
   });
   return held ? [] : [UNHELD];
 }
