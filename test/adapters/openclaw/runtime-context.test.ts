@@ -189,6 +189,8 @@ describe("whose words ride into a turn in OpenClaw's runtime context", () => {
     // host shows this session's own replies there as its transcript stores them, which need not be
     // the text the model was handed back.
     expect(judgeAfter(history, window(`#999 2026-11-26 08:00:00 UTC E2E Bot (you): ${earlier}`))).toEqual([]);
+    // Only the host's mark before the sender picks the line; the same words in a message's text do not.
+    expect(judgeAfter(history, window(`#999 2026-11-26 08:00:00 UTC E2E Bot (you): [reply target] ${earlier}`))).toEqual([]);
     expect(judgeAfter(history, `[Thread history - for context]\nE2E Bot: ${earlier}`)).toEqual([]);
     expect(judgeAfter(history, `${DM_INFO}\n\nRecent chat history:${MARK}\n\`\`\`json\n${JSON.stringify({ body: earlier })}\n\`\`\``)).toEqual([]);
     expect(levels(judgeAfter(history, `${DM_INFO}\n\nReply target of current user message:${MARK}\n\`\`\`json\n${JSON.stringify({ sender_label: "E2E Bot", body: earlier })}\n\`\`\``))).toEqual(["untrusted"]);
