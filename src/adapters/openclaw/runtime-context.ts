@@ -249,8 +249,7 @@ function unheldQuote(lines: readonly string[], transcript: SessionTranscript): F
 
 /** A fenced JSON block (the message replied to, a reply chain, a thread's first message): every `body` in it. */
 function unheldBodies(body: string, transcript: SessionTranscript): ForeignText[] {
-  const json = /^```json\n([\s\S]*)\n```$/.exec(body)?.[1];
-  const value = json === undefined ? undefined : parsedJson(json);
+  const value = fencedJson(body);
   const entries = Array.isArray(value) ? value : [value];
   const held = entries.every((entry: unknown) => {
     if (entry === null || typeof entry !== "object") return false;
@@ -258,6 +257,12 @@ function unheldBodies(body: string, transcript: SessionTranscript): ForeignText[
     return text === undefined || (typeof text === "string" && transcript.holds(text));
   });
   return held ? [] : [UNHELD];
+}
+
+/** The value of a block the host writes as fenced JSON (```json … ```), or undefined for any other shape. */
+function fencedJson(body: string): unknown {
+  const json = /^```json\n([\s\S]*)\n```$/.exec(body)?.[1];
+  return json === undefined ? undefined : parsedJson(json);
 }
 
 function parsedString(json: string): string | undefined {
@@ -282,13 +287,7 @@ function isChatWindow(header: string, lines: readonly string[]): boolean {
 }
 
 function judgeConversationInfo(body: string): ForeignText[] {
-  const json = /^```json\n([\s\S]*)\n```$/.exec(body)?.[1];
-  let info: unknown;
-  try {
-    info = json === undefined ? undefined : JSON.parse(json);
-  } catch {
-    info = undefined;
-  }
+  const info = fencedJson(body);
   if (info === null || typeof info !== "object" || Array.isArray(info)) return [{ level: "untrusted", what: "conversation info of no known shape" }];
   const others = Object.keys(info).filter((key) => !OWN_MESSAGE_KEYS.has(key));
   return others.length === 0 ? [] : [{ level: "external", what: `names the group's members give it (${others.join(", ")})` }];

@@ -24,17 +24,11 @@ export class SessionTranscript {
    */
   holds(shown: string): boolean {
     const texts = this.messages();
-    const cut = shown.indexOf(OMITTED);
-    if (cut >= 0) {
-      const head = normalized(shown.slice(0, cut));
-      const tail = normalized(shown.slice(cut + OMITTED.length));
-      return [...texts].some((text) => text.length > head.length + tail.length && text.startsWith(head) && text.endsWith(tail));
-    }
-    if (shown.endsWith(TRUNCATED)) {
-      const head = normalized(shown.slice(0, -TRUNCATED.length));
-      return [...texts].some((text) => text.length > head.length && text.startsWith(head));
-    }
-    return texts.has(normalized(shown));
+    const kept = keptParts(shown);
+    if (kept === null) return texts.has(normalized(shown));
+    const head = normalized(kept.head);
+    const tail = normalized(kept.tail);
+    return [...texts].some((text) => text.length > head.length + tail.length && text.startsWith(head) && text.endsWith(tail));
   }
 
   private messages(): ReadonlySet<string> {
@@ -56,6 +50,13 @@ export class SessionTranscript {
 
 const OMITTED = "…[omitted]…";
 const TRUNCATED = "…[truncated]";
+/** What OpenClaw kept of a message it cut (a head with no tail before `…[truncated]`); null for a whole one. */
+function keptParts(shown: string): { readonly head: string; readonly tail: string } | null {
+  const omitted = shown.indexOf(OMITTED);
+  if (omitted >= 0) return { head: shown.slice(0, omitted), tail: shown.slice(omitted + OMITTED.length) };
+  return shown.endsWith(TRUNCATED) ? { head: shown.slice(0, -TRUNCATED.length), tail: "" } : null;
+}
+
 /** How OpenClaw opens the owner's message in the transcript: the time, then the sender's metadata. */
 const STAMP = /^\[[^\]\n]{1,64}\] /;
 const CONVERSATION_INFO = /^Conversation info: \u27e6openclaw:ctx\u27e7\n```json\n[^\n]*\n```\n\n/;
