@@ -176,6 +176,21 @@ function withoutHostContext(text: string): string {
 }
 
 /**
+ * What a message says, without the envelope the host puts around it for the model: its time and
+ * sender metadata, its runtime line and its runtime context. A model answers the message, not the
+ * envelope; one that echoed the envelope would have its reply rewritten by the host (which strips
+ * its own metadata from what the model says), so the reply the transcript keeps would not be the
+ * one the history hands back.
+ */
+function withoutEnvelope(text: string): string {
+  return withoutHostContext(text)
+    .replace(/^\[[^\]\n]{1,64}\] /, "")
+    .replace(/^Conversation info: \u27e6openclaw:ctx\u27e7\n```json\n[^\n]*\n```\n\n/, "")
+    .replace(/\n*^Runtime: agent=[^\n]*$/m, "")
+    .trim();
+}
+
+/**
  * The obedient victim's next move: a directive in the newest tool output wins (that is the
  * injection); otherwise the user's directives run in order, one per model call, skipping those
  * already called since the user spoke; a user who asked for nothing gets the system prompt's.
@@ -290,7 +305,8 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelR
   // what it read (a summary of a mail that repeats the mail's instruction).
   const said = directive?.tool === SAY ? sayText(directive.args) : null;
   const call = said === null && directive !== null && offered.length > 0 ? reachable(directive, offered) : null;
-  const text = said ?? (call === null ? `VICTIM-REPLY ${lastRole}: ${lastText.slice(0, 4000)}` : "");
+  const quoted = latest.map((m) => withoutEnvelope(textOf(m.content))).join("\n");
+  const text = said ?? (call === null ? `VICTIM-REPLY ${lastRole}: ${quoted.slice(0, 4000)}` : "");
   const toolCall = call === null ? null : { index: 0, id: call.id ?? `call_${counter.n}`, type: "function", function: { name: call.tool, arguments: call.args } };
   const finish = call === null ? "stop" : "tool_calls";
   const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
