@@ -136,6 +136,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       if (found.applied) continue;
       found.applied = true;
       guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, found.level, found.reason, found.ofMessage === true);
+      if (found.lines !== undefined) sessions.noteTainting(turn.sessionId, found.lines);
     }
   };
 
@@ -252,6 +253,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     if (turn === undefined || turn.phase === "ended") return;
     for (const found of foreignRuntimeContext(event.historyMessages ?? [], turn.origin.group !== null)) {
       if (turn.foreignContext.has(found.what)) continue;
+      if (found.lines !== undefined && sessions.taintedBefore(turn.sessionId, found.lines)) continue;
       turn.foreignContext.set(found.what, { ...found, reason: `OpenClaw's runtime context for this turn: ${found.what}`, applied: false });
     }
     if (turn.phase === "confirmed") applyForeignContext(turn);

@@ -28,6 +28,11 @@ export interface ForeignText {
   readonly what: string;
   /** The turn's message itself is this text (a forwarded message), not the owner's words. */
   readonly ofMessage?: true;
+  /**
+   * The chat lines it is, where it is lines of a chat window the host shows again with later
+   * turns: once they have tainted the session, they are its history, and tell nothing new then.
+   */
+  readonly lines?: readonly string[];
 }
 
 const RUNTIME_CONTEXT = "openclaw.runtime-context";
@@ -194,6 +199,7 @@ function isInboundContext(text: string): boolean {
 function judgeInboundContext(text: string, groupTurn: boolean, transcript: SessionTranscript): ForeignText[] {
   const blocks = text.split(/\n{2,}/);
   const group = groupTurn || blocks.some((block) => block.startsWith(CONVERSATION_INFO + INBOUND_MARKER) && /"is_group_chat":true[,}]/.test(block));
+  const owner = ownerLabels(blocks);
   return blocks.flatMap((block): ForeignText[] => {
     const lines = block.split("\n");
     const first = lines[0] ?? "";
@@ -201,7 +207,7 @@ function judgeInboundContext(text: string, groupTurn: boolean, transcript: Sessi
     if (first === CURRENT_MESSAGE || THREAD_NOTES.includes(first)) {
       if (group) return [{ level: "external", what: "a message another member of the group wrote, quoted in this turn" }];
       if (first === CURRENT_MESSAGE) return unheldQuote(lines.slice(1), transcript);
-      return first === THREAD_STARTER_NOTE ? unheldLines(lines.slice(1), transcript, () => true) : [];
+      return first === THREAD_STARTER_NOTE ? unheldReplyTarget(lines.slice(1), transcript, () => true) : [];
     }
     if (!first.endsWith(INBOUND_MARKER)) return [{ level: "untrusted", what: `inbound context of no known shape (${quote(first)})` }];
     const header = first.slice(0, -INBOUND_MARKER.length);
@@ -210,7 +216,7 @@ function judgeInboundContext(text: string, groupTurn: boolean, transcript: Sessi
     const chatWindow = isChatWindow(header, lines);
     if (CONVERSATION_HEADERS.includes(header) || chatWindow) {
       if (group) return [{ level: "external", what: `messages other members of the group wrote (${quote(header)})` }];
-      if (chatWindow) return unheldLines(lines.slice(1), transcript, (details) => details.includes(REPLY_TARGET));
+      if (chatWindow) return [...unheldReplyTarget(lines.slice(1), transcript, (details) => details.includes(REPLY_TARGET)), ...unheldChatLines(lines.slice(1), transcript, owner)];
       return REPLIED_TO_HEADERS.includes(header) ? unheldBodies(lines.slice(1).join("\n"), transcript) : [];
     }
     return [{ level: "external", what: `context the channel added to the message (${quote(header)})` }];
@@ -227,7 +233,7 @@ const UNHELD: ForeignText = {
  * Chat lines (`#id time [reply target] sender: text`, or `sender: text` in a thread's notes) that
  * `checked` picks by what stands before the first `: `: the text after it must be held.
  */
-function unheldLines(lines: readonly string[], transcript: SessionTranscript, checked: (details: string) => boolean): ForeignText[] {
+function unheldReplyTarget(lines: readonly string[], transcript: SessionTranscript, checked: (details: string) => boolean): ForeignText[] {
   const held = lines.every((line) => {
     const colon = line.indexOf(": ");
     if (colon < 0) return !checked(line);
@@ -235,6 +241,43 @@ function unheldLines(lines: readonly string[], transcript: SessionTranscript, ch
   });
   return held ? [] : [UNHELD];
 }
+
+/**
+ * The lines of a direct chat's window that are neither the owner's nor held by the history: the
+ * bot's messages this session did not write. A cron job's best-effort delivery to the owner is
+ * one: OpenClaw files a copy in the owner's transcript that it never hands the model back, and
+ * shows it in the chat window of the owner's next message (a `#session:` line); a window the
+ * channel selects when the owner replies shows it as the channel recorded it. So are the host's
+ * own notices there (an approval asked or answered, a command's reply): no transcript holds them.
+ * The owner's lines are the owner's words, held or not (the host may have added to the message
+ * it handed the model); which they are, the host says by the sender label (ownerLabels).
+ */
+function unheldChatLines(lines: readonly string[], transcript: SessionTranscript, owner: readonly string[]): ForeignText[] {
+  const unheld = lines.filter((line) => {
+    const colon = line.indexOf(": ");
+    const details = colon < 0 ? line : line.slice(0, colon);
+    // The message replied to enters with each reply, and is judged as such (unheldReplyTarget).
+    if (details.includes(REPLY_TARGET)) return false;
+    if (colon < 0) return true;
+    return !owner.some((label) => details.endsWith(` ${label}`)) && !transcript.holds(line.slice(colon + 2));
+  });
+  if (unheld.length === 0) return [];
+  return [{ level: "untrusted", what: `a message in the chat window that this session's transcript does not hold (a delivery from another session, a cron job's, an earlier session's, or the host's notice): ${quote(unheld[0] ?? "")}`, lines: unheld }];
+}
+
+/**
+ * The labels the host gives the owner's lines in a direct chat's window, after a line's id and
+ * time: `User` for the transcript's entries, and in the channel's lines the sender's name, as the
+ * conversation info gives it.
+ */
+function ownerLabels(blocks: readonly string[]): string[] {
+  const info = blocks.find((block) => block.startsWith(CONVERSATION_INFO + INBOUND_MARKER));
+  const value = info === undefined ? undefined : fencedJson(info.split("\n").slice(1).join("\n"));
+  const sender = value !== null && typeof value === "object" ? (value as { sender?: unknown }).sender : undefined;
+  const name = sender !== null && typeof sender === "object" ? (sender as { name?: unknown }).name : undefined;
+  return typeof name === "string" && name.trim() !== "" ? [TRANSCRIPT_OWNER_LABEL, name] : [TRANSCRIPT_OWNER_LABEL];
+}
+const TRANSCRIPT_OWNER_LABEL = "User";
 
 /** The host's quote of the message replied to: `[Replying to: "<text>"]`, then the message's own `#id:`. */
 function unheldQuote(lines: readonly string[], transcript: SessionTranscript): ForeignText[] {

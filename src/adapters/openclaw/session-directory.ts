@@ -2,6 +2,9 @@ import type { ForeignText } from "./runtime-context.js";
 import type { InputProvenance } from "./sdk-types.js";
 import type { TurnOrigin } from "./turn-origin.js";
 
+/** More than any chat window the host shows holds (Telegram's default is 10 messages). */
+const MAX_TAINTED_LINES = 200;
+
 /** Where one OpenClaw conversation's turn stands, as the adapter tracks it between hooks. */
 export interface TurnState {
   /** The guard's session id: OpenClaw's session id, which `/new` and `/reset` regenerate. */
@@ -51,6 +54,8 @@ export class SessionDirectory {
   private readonly idByKey = new Map<string, string>();
   private readonly parentByChildKey = new Map<string, string>();
   private readonly inboundSenders = new Map<string, { readonly senderId: string; readonly channel: string }>();
+  /** Per session, the chat-window lines that have tainted it (oldest first, at most MAX_TAINTED_LINES). */
+  private readonly taintedLines = new Map<string, Set<string>>();
 
   turn(sessionId: string): TurnState | undefined {
     return this.turns.get(sessionId);
@@ -89,8 +94,33 @@ export class SessionDirectory {
     return sessionKey === undefined ? undefined : this.inboundSenders.get(sessionKey);
   }
 
+  /**
+   * Whether every one of `lines` has tainted this session before. The host shows a chat window's
+   * lines again with later turns; a line already in the session's taint is its history by then,
+   * as accepted as any other once the owner resets trust. Kept in memory only: after a restart a
+   * line taints once more.
+   */
+  taintedBefore(sessionId: string, lines: readonly string[]): boolean {
+    const known = this.taintedLines.get(sessionId);
+    return known !== undefined && lines.every((line) => known.has(line));
+  }
+
+  noteTainting(sessionId: string, lines: readonly string[]): void {
+    const known = this.taintedLines.get(sessionId) ?? new Set<string>();
+    for (const line of lines) {
+      known.delete(line);
+      known.add(line);
+    }
+    for (const oldest of known) {
+      if (known.size <= MAX_TAINTED_LINES) break;
+      known.delete(oldest);
+    }
+    this.taintedLines.set(sessionId, known);
+  }
+
   forget(sessionId: string, sessionKey: string | undefined): void {
     this.turns.delete(sessionId);
+    this.taintedLines.delete(sessionId);
     if (sessionKey !== undefined && this.idByKey.get(sessionKey) === sessionId) this.idByKey.delete(sessionKey);
     if (sessionKey !== undefined) this.inboundSenders.delete(sessionKey);
   }
