@@ -199,7 +199,7 @@ function isInboundContext(text: string): boolean {
 function judgeInboundContext(text: string, groupTurn: boolean, transcript: SessionTranscript): ForeignText[] {
   const blocks = text.split(/\n{2,}/);
   const group = groupTurn || blocks.some((block) => block.startsWith(CONVERSATION_INFO + INBOUND_MARKER) && /"is_group_chat":true[,}]/.test(block));
-  const owner = ownerLabels(blocks);
+  const owner = ownerName(blocks);
   return blocks.flatMap((block): ForeignText[] => {
     const lines = block.split("\n");
     const first = lines[0] ?? "";
@@ -250,33 +250,33 @@ function unheldReplyTarget(lines: readonly string[], transcript: SessionTranscri
  * channel selects when the owner replies shows it as the channel recorded it. So are the host's
  * own notices there (an approval asked or answered, a command's reply): no transcript holds them.
  * The owner's lines are the owner's words, held or not (the host may have added to the message
- * it handed the model); which they are, the host says by the sender label (ownerLabels).
+ * it handed the model); which they are, the host says by the sender label: `User` in a line it
+ * takes from the transcript (`#session:` ids), the sender's name (ownerName) in the channel's.
  */
-function unheldChatLines(lines: readonly string[], transcript: SessionTranscript, owner: readonly string[]): ForeignText[] {
+function unheldChatLines(lines: readonly string[], transcript: SessionTranscript, owner: string | undefined): ForeignText[] {
   const unheld = lines.filter((line) => {
     const colon = line.indexOf(": ");
     const details = colon < 0 ? line : line.slice(0, colon);
     // The message replied to enters with each reply, and is judged as such (unheldReplyTarget).
     if (details.includes(REPLY_TARGET)) return false;
     if (colon < 0) return true;
-    return !owner.some((label) => details.endsWith(` ${label}`)) && !transcript.holds(line.slice(colon + 2));
+    const label = line.startsWith(TRANSCRIPT_ENTRY) ? TRANSCRIPT_OWNER_LABEL : owner;
+    return !(label !== undefined && details.endsWith(` ${label}`)) && !transcript.holds(line.slice(colon + 2));
   });
   if (unheld.length === 0) return [];
   return [{ level: "untrusted", what: `a message in the chat window that this session's transcript does not hold (a delivery from another session, a cron job's, an earlier session's, or the host's notice): ${quote(unheld[0] ?? "")}`, lines: unheld }];
 }
 
-/**
- * The labels the host gives the owner's lines in a direct chat's window, after a line's id and
- * time: `User` for the transcript's entries, and in the channel's lines the sender's name, as the
- * conversation info gives it.
- */
-function ownerLabels(blocks: readonly string[]): string[] {
+/** The sender's name as the conversation info gives it: how the channel's window labels the owner's lines. */
+function ownerName(blocks: readonly string[]): string | undefined {
   const info = blocks.find((block) => block.startsWith(CONVERSATION_INFO + INBOUND_MARKER));
   const value = info === undefined ? undefined : fencedJson(info.split("\n").slice(1).join("\n"));
   const sender = value !== null && typeof value === "object" ? (value as { sender?: unknown }).sender : undefined;
   const name = sender !== null && typeof sender === "object" ? (sender as { name?: unknown }).name : undefined;
-  return typeof name === "string" && name.trim() !== "" ? [TRANSCRIPT_OWNER_LABEL, name] : [TRANSCRIPT_OWNER_LABEL];
+  return typeof name === "string" && name.trim() !== "" ? name : undefined;
 }
+/** The id the host gives a chat-window line it takes from the session's transcript, and its label for the owner's. */
+const TRANSCRIPT_ENTRY = "#session:";
 const TRANSCRIPT_OWNER_LABEL = "User";
 
 /** The host's quote of the message replied to: `[Replying to: "<text>"]`, then the message's own `#id:`. */
