@@ -235,11 +235,16 @@ const UNHELD: ForeignText = {
  */
 function unheldReplyTarget(lines: readonly string[], transcript: SessionTranscript, checked: (details: string) => boolean): ForeignText[] {
   const held = lines.every((line) => {
-    const colon = line.indexOf(": ");
-    if (colon < 0) return !checked(line);
-    return !checked(line.slice(0, colon)) || transcript.holds(line.slice(colon + 2));
+    const { details, text } = chatLine(line);
+    return !checked(details) || (text !== undefined && transcript.holds(text));
   });
   return held ? [] : [UNHELD];
+}
+
+/** A chat line's parts: what stands before its first `: ` (id, time, marks, sender), and the message's text after it, if it has any. */
+function chatLine(line: string): { readonly details: string; readonly text: string | undefined } {
+  const colon = line.indexOf(": ");
+  return colon < 0 ? { details: line, text: undefined } : { details: line.slice(0, colon), text: line.slice(colon + 2) };
 }
 
 /**
@@ -255,13 +260,12 @@ function unheldReplyTarget(lines: readonly string[], transcript: SessionTranscri
  */
 function unheldChatLines(lines: readonly string[], transcript: SessionTranscript, owner: string | undefined): ForeignText[] {
   const unheld = lines.filter((line) => {
-    const colon = line.indexOf(": ");
-    const details = colon < 0 ? line : line.slice(0, colon);
+    const { details, text } = chatLine(line);
     // The message replied to enters with each reply, and is judged as such (unheldReplyTarget).
     if (details.includes(REPLY_TARGET)) return false;
-    if (colon < 0) return true;
+    if (text === undefined) return true;
     const label = line.startsWith(TRANSCRIPT_ENTRY) ? TRANSCRIPT_OWNER_LABEL : owner;
-    return !(label !== undefined && details.endsWith(` ${label}`)) && !transcript.holds(line.slice(colon + 2));
+    return !(label !== undefined && details.endsWith(` ${label}`)) && !transcript.holds(text);
   });
   if (unheld.length === 0) return [];
   return [{ level: "untrusted", what: `a message in the chat window that this session's transcript does not hold (a delivery from another session, a cron job's, an earlier session's, or the host's notice): ${quote(unheld[0] ?? "")}`, lines: unheld }];
