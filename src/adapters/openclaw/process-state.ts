@@ -1,6 +1,7 @@
 import type { AdapterGuard } from "./provenant-plugin.js";
 import { HostCalls } from "./host-calls.js";
 import { OWNER_TOOL_NAMES } from "./owner-tools.js";
+import type { ToolRequester } from "./sdk-types.js";
 import { SessionDirectory } from "./session-directory.js";
 import { ToolSurface } from "./tool-surface.js";
 
@@ -13,9 +14,15 @@ import { ToolSurface } from "./tool-surface.js";
 export interface ProcessState {
   readonly sessions: SessionDirectory;
   readonly surface: ToolSurface;
+  /** Channel accounts where OpenClaw cannot show a prompt, by {@link surfaceKey}. */
   readonly surfacesWithoutApprovals: Set<string>;
   readonly calls: HostCalls;
   readonly guards: Map<string, { readonly configKey: string; readonly guard: AdapterGuard }>;
+}
+
+/** A requester's channel account: what OpenClaw's configuration enables approvals for. */
+export function surfaceKey(requester: ToolRequester): string {
+  return JSON.stringify([requester.channel ?? null, requester.accountId ?? null]);
 }
 
 const KEY = Symbol.for("provenant.openclaw.process-state");

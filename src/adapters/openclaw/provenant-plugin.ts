@@ -10,7 +10,7 @@ import { inlinedContent } from "./inlined-content.js";
 import { LINK_UNDERSTANDING_KEY, linkUnderstandingOn, withoutFetchedPages } from "./link-understanding.js";
 import { OWNER_TOOL_NAMES, ownerToolFactory } from "./owner-tools.js";
 import { splitPluginConfig } from "./plugin-config.js";
-import { processState, sharedGuard } from "./process-state.js";
+import { processState, sharedGuard, surfaceKey } from "./process-state.js";
 import { MAX_PROMPT_FILES, promptFiles } from "./prompt-files.js";
 import type { TurnState } from "./session-directory.js";
 import { findRuntimeGaps } from "./runtime-gaps.js";
@@ -23,6 +23,7 @@ import type {
   PluginLogger,
   PluginService,
   ToolContext,
+  ToolRequester,
 } from "./sdk-types.js";
 import { hasMutableSignedFiles, signedSourceHint } from "./signed-source-hint.js";
 import { dotForm, ownerSlashCommands, type ValidOwnerCommand } from "./slash-commands.js";
@@ -115,9 +116,9 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   const defaultWorkspace = (): string => config.workspaceDir ?? openclawDefaultWorkspace(api.config);
   const { sessions, surface, calls } = shared;
   /**
-   * OpenClaw's approval prompt needs somewhere to appear: a chat channel's same-chat `/approve` or
-   * an approval client. Runs with no requester channel (a local CLI turn, an operator's gateway
-   * call, cron) have none and are cancelled outright, so they get the approval code instead.
+   * The channel accounts on which OpenClaw cancelled a person's prompt for want of a place to show
+   * it (approvals disabled or unsupported there, no approval route): from then on their held calls
+   * name the approval code instead.
    */
   const surfacesWithoutApprovals = shared.surfacesWithoutApprovals;
   const ownerIds = config.ownerIds;
@@ -260,13 +261,17 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   });
 
   /**
-   * Whether OpenClaw's own prompt asks the owner about a held call: the turn came through a chat
-   * channel that has not cancelled a prompt for want of a place to show it, and not from a group,
-   * where every member would see the prompt (an approval code is the owner's alone: provenant
-   * checks who sends it). Otherwise the held call names its approval code.
+   * Whether OpenClaw's own prompt asks the owner about a held call. OpenClaw shows a plugin's prompt
+   * only on a run a person started (trigger `user`; a heartbeat's or a cron job's run has no one
+   * to ask) through a chat channel (a local CLI turn, an operator's gateway call have none), and
+   * cancels it at once elsewhere. A group gets the code too: every member would see the prompt,
+   * while an approval code is the owner's alone (provenant checks who sends it).
    */
-  const hostCanAsk = (channel: string | undefined, turn: TurnState | undefined): boolean =>
-    channel !== undefined && !surfacesWithoutApprovals.has(channel) && (turn?.origin.group ?? null) === null;
+  const hostCanAsk = (requester: ToolRequester | undefined, turn: TurnState | undefined): boolean =>
+    requester?.channel !== undefined &&
+    !surfacesWithoutApprovals.has(surfaceKey(requester)) &&
+    (turn?.trigger ?? "user") === "user" &&
+    (turn?.origin.group ?? null) === null;
 
   /**
    * The guard honours failMode itself; this covers the adapter's own mapping around it (and a
@@ -285,7 +290,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         // The failure may be the session directory's own: the turn is not known.
       }
       return toolCallResult(failSafeDecision(config.failMode, event.toolName, error), {
-        approvalSurface: hostCanAsk(channel, turn),
+        approvalSurface: hostCanAsk(ctx.requester, turn),
         slashCommands: channel !== undefined,
         pluginId,
         approvalWaitMs: config.approvalTtlSeconds * 1000,
@@ -316,7 +321,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       if (settled.verdict === "allow") calls.noteAllowed(sessionId, ctx.toolCallId);
       if (settled !== decision) logger.info(`session ${sessionId}: ${settled.verdict} ${settled.tool} after the owner's answer in the console (${settled.rule})`);
       return toolCallResult(settled, {
-        approvalSurface: hostCanAsk(channel, turn),
+        approvalSurface: hostCanAsk(ctx.requester, turn),
         slashCommands: channel !== undefined,
         pluginId,
         approvalWaitMs: guard.config.approvalTtlSeconds * 1000,
@@ -327,8 +332,11 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
             if (settled.code !== undefined) inbox.answeredElsewhere(workspaceDir, settled.code);
           }
           // OpenClaw cancels at once when nothing can show the prompt; from then on that channel
-          // gets the approval code instead.
-          if (resolution === "cancelled" && channel !== undefined) surfacesWithoutApprovals.add(channel);
+          // account gets the approval code instead. A prompt cancelled because the owner stopped
+          // the run says nothing about the channel.
+          if (resolution === "cancelled" && ctx.requester?.channel !== undefined && ctx.abortSignal?.aborted !== true) {
+            surfacesWithoutApprovals.add(surfaceKey(ctx.requester));
+          }
         },
       });
     };

@@ -86,15 +86,30 @@ export class FakeOpenClaw {
   }
 
   /** The policy's answer when it decides at once (it waits only while a console is watching). */
-  callTool(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }, toolCallId = `${tool}-1`): BeforeToolCallResult | void {
-    const result = this.callToolAsync(sessionId, tool, params, requester, toolCallId);
+  callTool(
+    sessionId: string,
+    tool: string,
+    params: Record<string, unknown>,
+    requester: Record<string, unknown> = { senderIsOwner: true },
+    toolCallId = `${tool}-1`,
+    extra: Record<string, unknown> = {},
+  ): BeforeToolCallResult | void {
+    const result = this.callToolAsync(sessionId, tool, params, requester, toolCallId, extra);
     if (result instanceof Promise) throw new Error(`${tool}: the policy is waiting for the owner; use callToolAsync`);
     return result;
   }
 
-  callToolAsync(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }, toolCallId = `${tool}-1`) {
+  /** `extra` adds to the hook's context (an abort signal, say). */
+  callToolAsync(
+    sessionId: string,
+    tool: string,
+    params: Record<string, unknown>,
+    requester: Record<string, unknown> = { senderIsOwner: true },
+    toolCallId = `${tool}-1`,
+    extra: Record<string, unknown> = {},
+  ) {
     const event = { toolName: tool, params };
-    const ctx = { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId, requester };
+    const ctx = { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId, requester, ...extra };
     if (this.policy === null) return this.hook("before_tool_call")(event, ctx);
     return this.policy.evaluate(event, ctx);
   }

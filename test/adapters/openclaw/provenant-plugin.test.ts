@@ -103,6 +103,44 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(again?.block).toBe(true);
   });
 
+  it("a heartbeat's or cron job's held call names its code, since OpenClaw asks no one on a run no person started; the channel's prompts stay on", () => {
+    const o = openclaw();
+    // A channel no other test has seen cancel a prompt (that is remembered per process).
+    const requester = { channel: "whatsapp", senderId: "42", senderIsOwner: true };
+    for (const trigger of ["heartbeat", "cron"]) {
+      const s = fresh(trigger);
+      o.startTurn(s, "check the inbox", { senderIsOwner: true, ctx: { trigger, messageProvider: "whatsapp", senderId: "42" } });
+      o.toolResult(s, "web_fetch", "page");
+      const held = o.callTool(s, "exec", { command: "x" }, requester);
+      expect(held?.requireApproval).toBeUndefined();
+      expect(held?.blockReason).toMatch(/\/approve_tool exec [0-9a-f]{8}/);
+    }
+    const direct = fresh("after-heartbeat");
+    o.startTurn(direct, "hi", { senderIsOwner: true, ctx: { messageProvider: "whatsapp", senderId: "42" } });
+    o.toolResult(direct, "web_fetch", "page");
+    expect(o.callTool(direct, "exec", { command: "x" }, requester)?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
+  });
+
+  it("a prompt cancelled because the run was stopped leaves the channel's prompts on; one cancelled for want of a place turns off only that account's", () => {
+    const o = openclaw();
+    // A channel no other test has seen cancel a prompt (that is remembered per process).
+    const [work, home] = [
+      { channel: "signal", accountId: "work", senderId: "42", senderIsOwner: true },
+      { channel: "signal", accountId: "home", senderId: "42", senderIsOwner: true },
+    ];
+    const s = fresh("stopped");
+    o.startTurn(s, "hi", { senderIsOwner: true, ctx: { messageProvider: "signal", senderId: "42" } });
+    o.toolResult(s, "web_fetch", "page");
+    const stopped = new AbortController();
+    stopped.abort();
+    o.callTool(s, "exec", { command: "x" }, work, "exec-1", { abortSignal: stopped.signal })?.requireApproval?.onResolution?.("cancelled");
+    const asked = o.callTool(s, "exec", { command: "x" }, work, "exec-2");
+    expect(asked?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
+    asked?.requireApproval?.onResolution?.("cancelled");
+    expect(o.callTool(s, "exec", { command: "x" }, work, "exec-3")?.blockReason).toMatch(/\/approve_tool exec [0-9a-f]{8}/);
+    expect(o.callTool(s, "exec", { command: "x" }, home, "exec-4")?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
+  });
+
   it("in a group a held call names its approval code at once (OpenClaw refuses a plugin's prompt there); the owner's direct chat on the channel keeps the prompt", () => {
     const o = openclaw();
     // A channel no other test has seen cancel a prompt (that is remembered per process).
