@@ -216,8 +216,9 @@ function judgeInboundContext(text: string, groupTurn: boolean, transcript: Sessi
     const chatWindow = isChatWindow(header, lines);
     if (CONVERSATION_HEADERS.includes(header) || chatWindow) {
       if (group) return [{ level: "external", what: `messages other members of the group wrote (${quote(header)})` }];
-      if (chatWindow) return [...unheldReplyTarget(lines.slice(1), transcript, (details) => details.includes(REPLY_TARGET)), ...unheldChatLines(lines.slice(1), transcript, owner)];
-      return REPLIED_TO_HEADERS.includes(header) ? unheldBodies(lines.slice(1).join("\n"), transcript) : [];
+      const body = lines.slice(1);
+      if (chatWindow) return [...unheldReplyTarget(body, transcript, (details) => details.includes(REPLY_TARGET)), ...unheldChatLines(body, transcript, owner)];
+      return REPLIED_TO_HEADERS.includes(header) ? unheldBodies(body.join("\n"), transcript) : [];
     }
     return [{ level: "external", what: `context the channel added to the message (${quote(header)})` }];
   });
@@ -267,8 +268,9 @@ function unheldChatLines(lines: readonly string[], transcript: SessionTranscript
     const label = line.startsWith(TRANSCRIPT_ENTRY) ? TRANSCRIPT_OWNER_LABEL : owner;
     return !(label !== undefined && details.endsWith(` ${label}`)) && !transcript.holds(text);
   });
-  if (unheld.length === 0) return [];
-  return [{ level: "untrusted", what: `a message in the chat window that this session's transcript does not hold (a delivery from another session, a cron job's, an earlier session's, or the host's notice): ${quote(unheld[0] ?? "")}`, lines: unheld }];
+  const [first] = unheld;
+  if (first === undefined) return [];
+  return [{ level: "untrusted", what: `a message in the chat window that this session's transcript does not hold (a delivery from another session, a cron job's, an earlier session's, or the host's notice): ${quote(first)}`, lines: unheld }];
 }
 
 /** The sender's name as the conversation info gives it: how the channel's window labels the owner's lines. */
