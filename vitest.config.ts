@@ -1,4 +1,18 @@
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * The end-to-end files drive real hosts and take minutes each, the rest seconds: started first,
+ * they leave the short files to fill the workers at the end, instead of one worker running a late
+ * e2e file alone. Within each group the order is vitest's own (longest last time, else largest).
+ */
+class RealHostsFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const realHost = (file: TestSpecification) => /[\\/]test[\\/]e2e[\\/]/.test(file.moduleId);
+    return [...sorted.filter(realHost), ...sorted.filter((file) => !realHost(file))];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -7,5 +21,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Suites spawn real daemons, sockets and child processes; two workers match the two cores CI has.
     maxWorkers: 2,
+    sequence: { sequencer: RealHostsFirst },
   },
 });
