@@ -86,16 +86,9 @@ export class FakeOpenClaw {
   }
 
   /** The policy's answer when it decides at once (it waits only while a console is watching). */
-  callTool(
-    sessionId: string,
-    tool: string,
-    params: Record<string, unknown>,
-    requester: Record<string, unknown> = { senderIsOwner: true },
-    toolCallId = `${tool}-1`,
-    extra: Record<string, unknown> = {},
-  ): BeforeToolCallResult | void {
-    const result = this.callToolAsync(sessionId, tool, params, requester, toolCallId, extra);
-    if (result instanceof Promise) throw new Error(`${tool}: the policy is waiting for the owner; use callToolAsync`);
+  callTool(...args: Parameters<FakeOpenClaw["callToolAsync"]>): BeforeToolCallResult | void {
+    const result = this.callToolAsync(...args);
+    if (result instanceof Promise) throw new Error(`${args[1]}: the policy is waiting for the owner; use callToolAsync`);
     return result;
   }
 
