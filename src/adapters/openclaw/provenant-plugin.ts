@@ -56,6 +56,13 @@ export type ConsoleServiceFactory = (workspace: () => string, port: number, logg
 const FIRST = 10_000;
 
 /**
+ * OpenClaw cancels a prompt it has no place for at once (before asking its gateway, or on the
+ * gateway's immediate "no route"). One cancelled later was shown and then ended otherwise: the
+ * owner stopped the run, the gateway went away. Only the first says something about the channel.
+ */
+const PLACELESS_CANCEL_MS = 2000;
+
+/**
  * Registers provenant on OpenClaw's upstream hooks. The guard does the deciding; this maps each
  * hook onto the guard's turn model (see docs/openclaw.md for the table and the gaps):
  *
@@ -320,6 +327,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     const resultFor = (settled: Decision): BeforeToolCallResult | undefined => {
       if (settled.verdict === "allow") calls.noteAllowed(sessionId, ctx.toolCallId);
       if (settled !== decision) logger.info(`session ${sessionId}: ${settled.verdict} ${settled.tool} after the owner's answer in the console (${settled.rule})`);
+      const askedAt = Date.now();
       return toolCallResult(settled, {
         approvalSurface: hostCanAsk(ctx.requester, turn),
         slashCommands: channel !== undefined,
@@ -331,10 +339,9 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
             calls.noteApproved(sessionId, ctx.toolCallId);
             if (settled.code !== undefined) inbox.answeredElsewhere(workspaceDir, settled.code);
           }
-          // OpenClaw cancels at once when nothing can show the prompt; from then on that channel
-          // account gets the approval code instead. A prompt cancelled because the owner stopped
-          // the run says nothing about the channel.
-          if (resolution === "cancelled" && ctx.requester?.channel !== undefined && ctx.abortSignal?.aborted !== true) {
+          // Cancelled for want of a place: from then on that channel account gets the approval
+          // code instead.
+          if (resolution === "cancelled" && ctx.requester?.channel !== undefined && Date.now() - askedAt < PLACELESS_CANCEL_MS) {
             surfacesWithoutApprovals.add(surfaceKey(ctx.requester));
           }
         },

@@ -76,8 +76,6 @@ export interface ToolContext {
   toolCallId?: string;
   channelId?: string;
   requester?: ToolRequester;
-  /** The run's abort signal: aborted when the run was stopped (a held call's prompt is then cancelled). */
-  abortSignal?: AbortSignal;
 }
 
 export interface BeforeToolCallEvent {

@@ -92,17 +92,9 @@ export class FakeOpenClaw {
     return result;
   }
 
-  /** `extra` adds to the hook's context (an abort signal, say). */
-  callToolAsync(
-    sessionId: string,
-    tool: string,
-    params: Record<string, unknown>,
-    requester: Record<string, unknown> = { senderIsOwner: true },
-    toolCallId = `${tool}-1`,
-    extra: Record<string, unknown> = {},
-  ) {
+  callToolAsync(sessionId: string, tool: string, params: Record<string, unknown>, requester: Record<string, unknown> = { senderIsOwner: true }, toolCallId = `${tool}-1`) {
     const event = { toolName: tool, params };
-    const ctx = { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId, requester, ...extra };
+    const ctx = { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId, requester };
     if (this.policy === null) return this.hook("before_tool_call")(event, ctx);
     return this.policy.evaluate(event, ctx);
   }

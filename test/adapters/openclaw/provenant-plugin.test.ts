@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { saveKeyFile } from "../../../src/auth/key-file.js";
 import { KeyRing } from "../../../src/auth/key-ring.js";
 import { FakeOpenClaw } from "./fake-api.js";
@@ -121,7 +121,7 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.callTool(direct, "exec", { command: "x" }, requester)?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
   });
 
-  it("a prompt cancelled because the run was stopped leaves the channel's prompts on; one cancelled for want of a place turns off only that account's", () => {
+  it("a prompt cancelled after it was shown (the owner stopped the run) leaves the channel's prompts on; one cancelled at once, for want of a place, turns off only that account's", () => {
     const o = openclaw();
     // A channel no other test has seen cancel a prompt (that is remembered per process).
     const [work, home] = [
@@ -131,12 +131,17 @@ describe("provenant on OpenClaw's hooks", () => {
     const s = fresh("stopped");
     o.startTurn(s, "hi", { senderIsOwner: true, ctx: { messageProvider: "signal", senderId: "42" } });
     o.toolResult(s, "web_fetch", "page");
-    const stopped = new AbortController();
-    stopped.abort();
-    o.callTool(s, "exec", { command: "x" }, work, "exec-1", { abortSignal: stopped.signal })?.requireApproval?.onResolution?.("cancelled");
-    const asked = o.callTool(s, "exec", { command: "x" }, work, "exec-2");
-    expect(asked?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
-    asked?.requireApproval?.onResolution?.("cancelled");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const shown = o.callTool(s, "exec", { command: "x" }, work, "exec-1");
+      vi.advanceTimersByTime(5000);
+      shown?.requireApproval?.onResolution?.("cancelled");
+      const asked = o.callTool(s, "exec", { command: "x" }, work, "exec-2");
+      expect(asked?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
+      asked?.requireApproval?.onResolution?.("cancelled");
+    } finally {
+      vi.useRealTimers();
+    }
     expect(o.callTool(s, "exec", { command: "x" }, work, "exec-3")?.blockReason).toMatch(/\/approve_tool exec [0-9a-f]{8}/);
     expect(o.callTool(s, "exec", { command: "x" }, home, "exec-4")?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
   });
