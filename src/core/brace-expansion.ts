@@ -43,9 +43,20 @@ function expand(word: string, from: number, work: { steps: number }): string[] |
     // (listEnd found a comma of the list's own or a sequence: never undefined here.)
     const alternatives = parts.length > 1 ? parts : sequence(body);
     if (alternatives === null || alternatives === undefined) return null;
-    return joined(alternatives.map((alternative) => expand(word.slice(0, open) + alternative + word.slice(close + 1), open, work)));
+    // As bash does: each item and the rest of the word expand on their own, so an item's text
+    // and what follows it never make a list together (`x{,{}}y,}y` is `xy,}y x{}y,}y`).
+    const rest = expand(word.slice(close + 1), 0, work);
+    if (rest === null) return null;
+    const prefix = word.slice(0, open);
+    return joined(alternatives.map((alternative) => product(prefix, expand(alternative, 0, work), rest)));
   }
   return [word];
+}
+
+/** `prefix` + each of `items` + each of `rest`, or null when the items gave up or pass the bound. */
+function product(prefix: string, items: readonly string[] | null, rest: readonly string[]): string[] | null {
+  if (items === null || items.length * rest.length > MAX_BRACE_WORDS) return null;
+  return items.flatMap((item) => rest.map((after) => prefix + item + after));
 }
 
 /** The words of several expansions, or null when one gave up or together they pass the bound. */

@@ -58,6 +58,10 @@ describe("brace expansion", () => {
       "{a{b,c},d{e,f}}",
       "{a,b}{c{},d}",
       "{1..2}{}",
+      // An item's text and what follows the list make no list together.
+      "x{,{}}y,}y",
+      "{,{}}{}x,y}",
+      "a{x,y}{}b,c}",
     ];
     for (const word of exact) {
       const ours = braceExpansions(word);
