@@ -14,8 +14,8 @@ import { ToolSurface } from "./tool-surface.js";
 export interface ProcessState {
   readonly sessions: SessionDirectory;
   readonly surface: ToolSurface;
-  /** Channel accounts where OpenClaw cannot show a prompt, by {@link surfaceKey}. */
-  readonly surfacesWithoutApprovals: Set<string>;
+  /** Channel accounts where OpenClaw could not show a prompt, by {@link surfaceKey}: when it was seen (ms since the epoch). */
+  readonly surfacesWithoutApprovals: Map<string, number>;
   readonly calls: HostCalls;
   readonly guards: Map<string, { readonly configKey: string; readonly guard: AdapterGuard }>;
 }
@@ -31,7 +31,7 @@ export function processState(): ProcessState {
   const holder = globalThis as unknown as Record<symbol, ProcessState | undefined>;
   let state = holder[KEY];
   if (state === undefined) {
-    state = { sessions: new SessionDirectory(), surface: new ToolSurface(OWNER_TOOL_NAMES), surfacesWithoutApprovals: new Set(), calls: new HostCalls(), guards: new Map() };
+    state = { sessions: new SessionDirectory(), surface: new ToolSurface(OWNER_TOOL_NAMES), surfacesWithoutApprovals: new Map(), calls: new HostCalls(), guards: new Map() };
     holder[KEY] = state;
   }
   return state;

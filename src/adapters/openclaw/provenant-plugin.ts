@@ -63,6 +63,14 @@ const FIRST = 10_000;
 const PLACELESS_CANCEL_MS = 2000;
 
 /**
+ * How long a channel account that had no place for a prompt gets the approval code instead. The
+ * cancellation may have been a gateway that failed for a moment, or approvals the owner enables
+ * later; after this the next held call asks there again (at worst one call a while, whose reason
+ * OpenClaw gives, on a channel that really cannot show prompts).
+ */
+const PLACELESS_FOR_MS = 10 * 60_000;
+
+/**
  * Registers provenant on OpenClaw's upstream hooks. The guard does the deciding; this maps each
  * hook onto the guard's turn model (see docs/openclaw.md for the table and the gaps):
  *
@@ -124,8 +132,8 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   const { sessions, surface, calls } = shared;
   /**
    * The channel accounts on which OpenClaw cancelled a person's prompt for want of a place to show
-   * it (approvals disabled or unsupported there, no approval route): from then on their held calls
-   * name the approval code instead.
+   * it (approvals disabled or unsupported there, no approval route, a gateway that failed at once):
+   * for {@link PLACELESS_FOR_MS} their held calls name the approval code instead.
    */
   const surfacesWithoutApprovals = shared.surfacesWithoutApprovals;
   const ownerIds = config.ownerIds;
@@ -276,9 +284,17 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
    */
   const hostCanAsk = (requester: ToolRequester | undefined, turn: TurnState | undefined): boolean =>
     requester?.channel !== undefined &&
-    !surfacesWithoutApprovals.has(surfaceKey(requester)) &&
+    !placeless(requester) &&
     (turn?.trigger ?? "user") === "user" &&
     (turn?.origin.group ?? null) === null;
+  const placeless = (requester: ToolRequester): boolean => {
+    const key = surfaceKey(requester);
+    const since = surfacesWithoutApprovals.get(key);
+    if (since === undefined) return false;
+    if (Date.now() - since < PLACELESS_FOR_MS) return true;
+    surfacesWithoutApprovals.delete(key);
+    return false;
+  };
 
   /**
    * The guard honours failMode itself; this covers the adapter's own mapping around it (and a
@@ -339,10 +355,10 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
             calls.noteApproved(sessionId, ctx.toolCallId);
             if (settled.code !== undefined) inbox.answeredElsewhere(workspaceDir, settled.code);
           }
-          // Cancelled for want of a place: from then on that channel account gets the approval
+          // Cancelled for want of a place: for a while that channel account gets the approval
           // code instead.
           if (resolution === "cancelled" && ctx.requester?.channel !== undefined && Date.now() - askedAt < PLACELESS_CANCEL_MS) {
-            surfacesWithoutApprovals.add(surfaceKey(ctx.requester));
+            surfacesWithoutApprovals.set(surfaceKey(ctx.requester), Date.now());
           }
         },
       });

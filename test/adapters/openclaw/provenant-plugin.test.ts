@@ -146,6 +146,30 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.callTool(s, "exec", { command: "x" }, home, "exec-4")?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
   });
 
+  it("a channel account without a place for prompts gets codes for ten minutes, then is asked again: the gateway may have failed for a moment, or approvals been enabled since", () => {
+    const o = openclaw();
+    // A channel no other test has seen cancel a prompt (that is remembered per process).
+    const requester = { channel: "imessage", accountId: "phone", senderId: "42", senderIsOwner: true };
+    const s = fresh("placeless-for-a-while");
+    o.startTurn(s, "hi", { senderIsOwner: true, ctx: { messageProvider: "imessage", senderId: "42" } });
+    o.toolResult(s, "web_fetch", "page");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      o.callTool(s, "exec", { command: "x" }, requester, "exec-1")?.requireApproval?.onResolution?.("cancelled");
+      vi.advanceTimersByTime(10 * 60_000 - 1);
+      expect(o.callTool(s, "exec", { command: "x" }, requester, "exec-2")?.blockReason).toMatch(/\/approve_tool exec [0-9a-f]{8}/);
+      vi.advanceTimersByTime(1);
+      const asked = o.callTool(s, "exec", { command: "x" }, requester, "exec-3");
+      expect(asked?.requireApproval?.allowedDecisions).toEqual(["allow-once", "deny"]);
+      // Still no place: codes again, for another ten minutes.
+      asked?.requireApproval?.onResolution?.("cancelled");
+      vi.advanceTimersByTime(10 * 60_000 - 1);
+      expect(o.callTool(s, "exec", { command: "x" }, requester, "exec-4")?.blockReason).toMatch(/\/approve_tool exec [0-9a-f]{8}/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("in a group a held call names its approval code at once (OpenClaw refuses a plugin's prompt there); the owner's direct chat on the channel keeps the prompt", () => {
     const o = openclaw();
     // A channel no other test has seen cancel a prompt (that is remembered per process).
