@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cli, connect, FILESYSTEM_SERVER, FS_CONFIG, ID_GUESSING_SERVER, MAIN, RUG_PULL_SERVER, removeScenes, scene, text, type Connected } from "./mcp-harness.js";
+import { cli, connect, EVERYTHING_SERVER, FILESYSTEM_SERVER, FS_CONFIG, ID_GUESSING_SERVER, MAIN, RUG_PULL_SERVER, removeScenes, scene, text, type Connected } from "./mcp-harness.js";
 
 const open: Connected[] = [];
 afterEach(async () => {
@@ -48,6 +48,39 @@ describe("red team: MCP", () => {
     await fs.client.callTool({ name: "read_text_file", arguments: { path: join(t.root, "notes.txt") } });
     await rug.client.callTool({ name: "notes", arguments: { text: "pwned" } });
     expect(readFileSync(t.saveFile, "utf8")).toBe("pwned\n");
+  });
+
+  it("a resource or a prompt another server serves (the reference everything server) holds the file server's write; without the proxies it lands", async () => {
+    for (const proxied of [true, false]) {
+      for (const via of ["resources/read", "prompts/get", "nothing read"] as const) {
+        const s = scene(FS_CONFIG);
+        const root = join(s.dir, "files");
+        mkdirSync(root);
+        const fs = await connect(s, { name: "fs", command: process.execPath, args: [FILESYSTEM_SERVER, root] }, { proxied });
+        open.push(fs);
+        const everything = await connect(s, { name: "everything", command: process.execPath, args: [EVERYTHING_SERVER, "stdio"] }, { proxied });
+        open.push(everything);
+        // The server's words put before the model, with no tool call: it could say anything.
+        if (via === "resources/read") {
+          const [resource] = (await everything.client.listResources()).resources;
+          expect((await everything.client.readResource({ uri: resource?.uri ?? "" })).contents.length).toBeGreaterThan(0);
+        } else if (via === "prompts/get") {
+          const [prompt] = (await everything.client.listPrompts()).prompts.filter((p) => (p.arguments ?? []).every((a) => a.required !== true));
+          expect((await everything.client.getPrompt({ name: prompt?.name ?? "" })).messages.length).toBeGreaterThan(0);
+        }
+        const target = join(root, "victim.txt");
+        const written = await fs.client.callTool({ name: "write_file", arguments: { path: target, content: "pwned" } });
+        if (proxied && via !== "nothing read") {
+          expect(text(written), via).toMatch(/provenant held this call/);
+          expect(text(written), via).toMatch(/mcp__everything__/);
+          expect(existsSync(target), via).toBe(false);
+        } else {
+          // The control, and the same servers connected with nothing of theirs read: the write lands.
+          expect(readFileSync(target, "utf8"), `${via}, proxied: ${proxied}`).toBe("pwned");
+        }
+        for (const c of open.splice(0)) await c.close();
+      }
+    }
   });
 
   it("the model cannot approve its own held call by writing an answer into the approval store", async () => {
