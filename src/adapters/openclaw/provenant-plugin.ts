@@ -65,8 +65,8 @@ const PLACELESS_CANCEL_MS = 2000;
 /**
  * How long a channel account that had no place for a prompt gets the approval code instead. The
  * cancellation may have been a gateway that failed for a moment, or approvals the owner enables
- * later; after this the next held call asks there again (at worst one call a while, whose reason
- * OpenClaw gives, on a channel that really cannot show prompts).
+ * later; after this the next held call asks there again. The cost on a channel that really cannot
+ * show prompts: one held call in ten minutes ends with OpenClaw's reason instead of a code.
  */
 const PLACELESS_FOR_MS = 10 * 60_000;
 
