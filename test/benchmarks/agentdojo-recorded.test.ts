@@ -1,4 +1,5 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -32,6 +33,28 @@ describe("recorded AgentDojo runs", async () => {
       "travel/user_task_0/none",
       "workspace/user_task_6/injection_task_0",
       "workspace/user_task_6/none",
+    ]);
+  });
+
+  it("reports and passes over what is not a run file it may read: links (not followed), devices, pipes, a file too large; the runs beside them are read", async () => {
+    const dir = mkdtempSync(join(root, "hostile-"));
+    cpSync(RECORDED_RUNS, dir, { recursive: true });
+    const none = join(dir, PIPELINE, "workspace", "user_task_6", "none");
+    symlinkSync(none, join(none, "loop.json"));
+    symlinkSync("/dev/zero", join(none, "zero.json"));
+    symlinkSync(join(dir, "nowhere"), join(none, "dangling.json"));
+    expect(spawnSync("mkfifo", [join(none, "pipe.json")]).status).toBe(0);
+    // Sparse: 64 MiB and one byte, written as nothing.
+    writeFileSync(join(none, "huge.json"), "");
+    truncateSync(join(none, "huge.json"), 64 * 1024 * 1024 + 1);
+    const { runs, skipped } = await readRecordedRuns(dir);
+    expect(runs).toHaveLength(7);
+    expect(skipped.map((s) => `${s.path.slice(none.length + 1)}: ${s.reason}`).sort()).toEqual([
+      "dangling.json: a symbolic link: not followed",
+      "huge.json: 67108865 bytes: larger than a run file can be (at most 67108864 are read)",
+      "loop.json: a symbolic link: not followed",
+      "pipe.json: not a regular file",
+      "zero.json: a symbolic link: not followed",
     ]);
   });
 

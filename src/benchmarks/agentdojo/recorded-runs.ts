@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { z } from "zod";
 import { extractFields, isWeak, joinTokens, tokenize } from "../../core/argument-matching.js";
@@ -88,9 +88,9 @@ export interface RecordedRunSet {
  * locally served model) belongs to the folder's pipeline, with a warning.
  */
 export async function readRecordedRuns(dir: string): Promise<RecordedRunSet> {
-  const files = (await walk(dir)).sort();
-  const runs: RecordedRunFile[] = [];
   const skipped: SkippedFile[] = [];
+  const files = (await walk(dir, skipped)).sort();
+  const runs: RecordedRunFile[] = [];
   const warnings: string[] = [];
   for (const file of files) {
     const parts = relative(dir, file).split(sep);
@@ -100,6 +100,11 @@ export async function readRecordedRuns(dir: string): Promise<RecordedRunSet> {
     }
     let run: RecordedRun;
     try {
+      const { size } = await stat(file);
+      if (size > MAX_RUN_FILE_BYTES) {
+        skipped.push({ path: file, reason: `${size} bytes: larger than a run file can be (at most ${MAX_RUN_FILE_BYTES} are read)` });
+        continue;
+      }
       run = parseRecordedRun(await readFile(file, "utf8"), file);
     } catch (error) {
       skipped.push({ path: file, reason: (error as Error).message.replace(`${file}: `, "") });
@@ -117,15 +122,30 @@ export async function readRecordedRuns(dir: string): Promise<RecordedRunSet> {
   return { runs, skipped, warnings };
 }
 
-async function walk(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
-    throw new CorpusError(`${dir}: ${(error as Error).message}`);
-  });
+/** A run file is tens of kilobytes; one of gigabytes would only exhaust the memory it is read into. */
+const MAX_RUN_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The regular files beneath `dir`. A symbolic link is not followed (it may loop, or lead to a
+ * device that never ends) and, like any other entry that is not a file or a folder, and a folder
+ * that cannot be read, is reported in `skipped`.
+ */
+async function walk(dir: string, skipped: SkippedFile[], top = true): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    // The folder named is the whole pass; one beneath it is only its own runs.
+    if (top) throw new CorpusError(`${dir}: ${(error as Error).message}`);
+    skipped.push({ path: dir, reason: `folder could not be read (${(error as Error).message})` });
+    return [];
+  }
   const out: string[] = [];
   for (const e of entries) {
     const path = join(dir, e.name);
-    if (e.isDirectory()) out.push(...(await walk(path)));
+    if (e.isDirectory()) out.push(...(await walk(path, skipped, false)));
     else if (e.isFile()) out.push(path);
+    else skipped.push({ path, reason: e.isSymbolicLink() ? "a symbolic link: not followed" : "not a regular file" });
   }
   return out;
 }
