@@ -2,6 +2,7 @@ import { ClaudeCodeHooks, failedHookAnswer } from "../adapters/claude-code/claud
 import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
 import { parseHookEvent, toolNameOf, type HookEvent } from "../adapters/claude-code/hook-event.js";
 import { hookConfig, projectDirOf } from "../adapters/claude-code/hook-setup.js";
+import { countUnjudged, taintUnjudged } from "../adapters/claude-code/unjudged-content.js";
 import { Guard } from "../guard.js";
 import { retryWhileLocked } from "../ledger/writer-lock.js";
 import { PendingApprovalStore } from "../state/pending-approval-store.js";
@@ -32,11 +33,12 @@ export class GuardService {
    */
   async handle(request: ServiceRequest, connection: { readonly signal: AbortSignal; readonly onWaiting: (until: number) => void; readonly peerPid?: number } | null = null): Promise<HookAnswer> {
     let event: HookEvent | undefined;
+    let held: Held | undefined;
     try {
       event = parseHookEvent(request.input);
       const projectDir = projectDirOf(event, { CLAUDE_PROJECT_DIR: request.projectDir ?? undefined });
       const { config } = hookConfig(request.configPath);
-      const held = await this.held(projectDir, config);
+      held = await this.held(projectDir, config);
       const budgetMs = request.waitBudgetMs ?? 0;
       // The hook process on the other end of the socket, as the kernel reports it.
       const hookPid = connection?.peerPid;
@@ -44,7 +46,17 @@ export class GuardService {
       const wait = { store: held.approvals, origin: projectDir, budgetMs, signal: connection.signal, onWaiting: connection.onWaiting, log: this.log };
       return await held.hooks.handleWaiting(event, wait, held.guard, hookPid);
     } catch (error) {
-      return failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(request.input), error);
+      const answer = failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(request.input), error);
+      if (event === undefined) return answer;
+      const projectDir = projectDirOf(event, { CLAUDE_PROJECT_DIR: request.projectDir ?? undefined });
+      const guard = held?.guard ?? this.guards.get(projectDir)?.guard;
+      // The project's guard, when one is open, holds the session in memory: raised there (and so
+      // on record), else on record for the guard that opens next.
+      return countUnjudged(answer, event, error, (session, reason) => {
+        if (guard === undefined) return taintUnjudged(projectDir, session, reason);
+        guard.inheritTaint(session, "untrusted", reason);
+        return null;
+      });
     }
   }
 

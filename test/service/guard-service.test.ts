@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { GuardService } from "../../src/service/guard-service.js";
 import { ConsoleHeartbeat, someoneIsWatching } from "../../src/state/console-presence.js";
 import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
 import { readTurnGraphs } from "../../src/state/turn-graph-log.js";
@@ -140,6 +141,29 @@ describe("the guard service", () => {
       }
     }
   }, 120_000);
+
+  it("counts a result it fails on (its configuration broken for a moment) as untrusted in the session its open guard holds: the next side effect asks; judged, the same result leaves it to run", async () => {
+    for (const broken of [true, false]) {
+      const root = mkdtempSync(join(tmpdir(), "provenant-svc-"));
+      dirs.push(root);
+      writeFileSync(join(root, "notes.md"), "the owner's notes\n");
+      const good = join(root, "config.json");
+      writeFileSync(good, "{}");
+      const bad = join(root, "bad.json");
+      writeFileSync(bad, "{ not json");
+      const service = new GuardService();
+      try {
+        const ask = (fields: Record<string, unknown>, configPath = good) => service.handle({ input: JSON.stringify({ session_id: "s1", cwd: root, ...fields }), configPath, projectDir: root });
+        await ask({ hook_event_name: "UserPromptSubmit", prompt: "read my notes, then touch x" });
+        const read = await ask({ hook_event_name: "PostToolUse", tool_name: "Read", tool_input: { file_path: join(root, "notes.md") }, tool_use_id: "r1", tool_response: "the owner's notes" }, broken ? bad : good);
+        if (broken) expect(read.stderr).toContain("provenant: the Read result could not be judged (ConfigError");
+        const touch = await ask({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } });
+        expect(decision(touch.stdout), `broken: ${broken}`).toBe(broken ? "ask" : null);
+      } finally {
+        service.close();
+      }
+    }
+  });
 
   it("closes a connection from another user without an answer (peer uid)", () => {
     if (process.getuid?.() !== 0) return;

@@ -487,6 +487,28 @@ describe("the hook fails safe", () => {
     expect(a.stderr).toMatch(/missing\.json: cannot be read \(ENOENT\)/);
   });
 
+  it("a result provenant fails on (its configuration broken for a moment) counts as untrusted: the next side effect asks; judged, the same result leaves it to run", async () => {
+    for (const broken of [true, false]) {
+      const dir = project();
+      writeFileSync(join(dir, "notes.md"), "the owner's notes\n");
+      const good = join(dir, "config.json");
+      writeFileSync(good, "{}");
+      const bad = join(dir, "bad.json");
+      writeFileSync(bad, "{ not json");
+      const hook = (fields: Record<string, unknown>, configPath = good) => decideInProcess(ev(dir, fields), { configPath, env: {} }, noService);
+      await hook({ hook_event_name: "UserPromptSubmit", prompt: "read my notes, then touch x" });
+      const read = await hook({ hook_event_name: "PostToolUse", tool_name: "Read", tool_input: { file_path: join(dir, "notes.md") }, tool_use_id: "r1", tool_response: "the owner's notes" }, broken ? bad : good);
+      if (broken) {
+        expect(read.exitCode).toBe(1);
+        expect(read.stderr).toMatch(/bad\.json: is not JSON/);
+        expect(read.stderr).toContain("provenant: the Read result could not be judged (ConfigError");
+        expect(read.stderr).toContain("counted as untrusted");
+      }
+      const touch = await hook({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } });
+      expect(decisionOf(touch), `broken: ${broken}`).toBe(broken ? "ask" : null);
+    }
+  });
+
   it("hostile input never yields an allow, and a side-effecting PreToolUse is never left undecided without a turn (fuzz)", async () => {
     const dir = project();
     const tool = fc.constantFrom("Bash", "Write", "Edit", "mcp__s__t", "Read", "toString", "__proto__");
