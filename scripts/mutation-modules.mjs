@@ -113,6 +113,7 @@ export const MUTATION_MODULES = {
       "src/adapters/claude-code/prompt-attachments.ts",
       "src/adapters/claude-code/auto-memory.ts",
       "src/adapters/claude-code/settings-files.ts",
+      "src/adapters/claude-code/unjudged-content.ts",
     ],
     tests: [
       "test/adapters/claude-code/claude-code-hooks.test.ts",
@@ -121,6 +122,7 @@ export const MUTATION_MODULES = {
       "test/adapters/claude-code/launch-directories.test.ts",
       "test/adapters/claude-code/prompt-attachments.test.ts",
       "test/adapters/claude-code/auto-memory.test.ts",
+      "test/adapters/claude-code/unjudged-content.test.ts",
     ],
   },
   // The MCP proxy: which messages it reads as which, which calls reach the server, which answers
