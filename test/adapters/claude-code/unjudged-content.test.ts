@@ -45,9 +45,10 @@ describe("content provenant could not judge", () => {
   it("raises the session's watermark on record, and reports a state it cannot write", () => {
     const dir = project();
     expect(taintUnjudged(dir, "s1", "the Read result could not be judged")).toBeNull();
-    const file = JSON.parse(readFileSync(join(dir, ".provenance", "watermarks.json"), "utf8")) as unknown;
-    expect(JSON.stringify(file)).toContain('"untrusted"');
-    expect(JSON.stringify(file)).toContain("the Read result could not be judged");
+    const file = JSON.stringify(JSON.parse(readFileSync(join(dir, ".provenance", "watermarks.json"), "utf8")));
+    expect(file).toContain('"level":"untrusted"');
+    expect(file).toContain('"reason":"the Read result could not be judged"');
+    expect(file).toContain('"escalatedBy":"unjudged-content"');
     // `.provenance` is a file: nothing can be written there.
     const blocked = project();
     writeFileSync(join(blocked, ".provenance"), "");
