@@ -1,8 +1,8 @@
-import { ClaudeCodeHooks, failedHookAnswer } from "../adapters/claude-code/claude-code-hooks.js";
+import { ClaudeCodeHooks } from "../adapters/claude-code/claude-code-hooks.js";
 import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
-import { parseHookEvent, toolNameOf, type HookEvent } from "../adapters/claude-code/hook-event.js";
+import { parseHookEvent, type HookEvent } from "../adapters/claude-code/hook-event.js";
 import { hookConfig, projectDirOf } from "../adapters/claude-code/hook-setup.js";
-import { countUnjudged, taintUnjudged } from "../adapters/claude-code/unjudged-content.js";
+import { failedEventAnswer, taintUnjudged } from "../adapters/claude-code/unjudged-content.js";
 import { Guard } from "../guard.js";
 import { retryWhileLocked } from "../ledger/writer-lock.js";
 import { PendingApprovalStore } from "../state/pending-approval-store.js";
@@ -46,15 +46,13 @@ export class GuardService {
       const wait = { store: held.approvals, origin: projectDir, budgetMs, signal: connection.signal, onWaiting: connection.onWaiting, log: this.log };
       return await held.hooks.handleWaiting(event, wait, held.guard, hookPid);
     } catch (error) {
-      const answer = failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(request.input), error);
-      if (event === undefined) return answer;
-      const projectDir = projectDirOf(event, { CLAUDE_PROJECT_DIR: request.projectDir ?? undefined });
-      const guard = held?.guard ?? this.guards.get(projectDir)?.guard;
-      // The project's guard, when one is open, holds the session in memory: raised there (and so
-      // on record), else on record for the guard that opens next.
-      return countUnjudged(answer, event, error, (session, reason) => {
-        if (guard === undefined) return taintUnjudged(projectDir, session, reason);
-        guard.inheritTaint(session, "untrusted", reason);
+      return failedEventAnswer(request.input, event, error, (failed, reason) => {
+        const projectDir = projectDirOf(failed, { CLAUDE_PROJECT_DIR: request.projectDir ?? undefined });
+        const guard = held?.guard ?? this.guards.get(projectDir)?.guard;
+        // The project's guard, when one is open, holds the session in memory: raised there (and so
+        // on record), else on record for the guard that opens next.
+        if (guard === undefined) return taintUnjudged(projectDir, failed.session_id, reason);
+        guard.inheritTaint(failed.session_id, "untrusted", reason);
         return null;
       });
     }

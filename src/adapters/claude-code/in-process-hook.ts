@@ -1,10 +1,10 @@
 import { LEDGER_WAIT_MS, retryWhileLocked } from "../../ledger/writer-lock.js";
 import { Guard } from "../../guard.js";
-import { ClaudeCodeHooks, failedHookAnswer } from "./claude-code-hooks.js";
+import { ClaudeCodeHooks } from "./claude-code-hooks.js";
 import type { HookAnswer } from "./hook-answer.js";
-import { parseHookEvent, toolNameOf, type HookEvent } from "./hook-event.js";
+import { parseHookEvent, type HookEvent } from "./hook-event.js";
 import { hookConfig, projectDirOf } from "./hook-setup.js";
-import { countUnjudged, taintUnjudged } from "./unjudged-content.js";
+import { failedEventAnswer, taintUnjudged } from "./unjudged-content.js";
 
 export interface HookOptions {
   /** `--config <file>` of the hook's command line. */
@@ -34,9 +34,6 @@ export async function decideInProcess(input: string, options: HookOptions, askSe
       opened.close();
     }
   } catch (error) {
-    const answer = failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(input), error);
-    if (event === undefined) return answer;
-    const projectDir = projectDirOf(event, options.env);
-    return countUnjudged(answer, event, error, (session, reason) => taintUnjudged(projectDir, session, reason));
+    return failedEventAnswer(input, event, error, (failed, reason) => taintUnjudged(projectDirOf(failed, options.env), failed.session_id, reason));
   }
 }

@@ -1,4 +1,6 @@
+import { failedHookAnswer } from "./claude-code-hooks.js";
 import type { HookAnswer } from "./hook-answer.js";
+import { toolNameOf, type HookEvent } from "./hook-event.js";
 import { describeFailure } from "../../guard-fail-safe.js";
 import { displayText } from "../../core/safe-display.js";
 import { FileWatermarkStore } from "../../state/watermark-store.js";
@@ -57,4 +59,13 @@ export function countUnjudged(
   const failed = raise(event.session_id, reason);
   const note = failed === null ? `provenant: ${reason}\n` : `provenant: ${reason}, but the session's state could not be raised either (${failed})\n`;
   return { ...answer, stderr: `${answer.stderr}${note}` };
+}
+
+/**
+ * The answer when provenant failed on a hook's `input` (`event`: what it parsed to, if it did),
+ * with the content a failed event brought counted as untrusted by `raise`.
+ */
+export function failedEventAnswer(input: string, event: HookEvent | undefined, error: unknown, raise: (event: HookEvent, reason: string) => string | null): HookAnswer {
+  const answer = failedHookAnswer(event?.hook_event_name ?? null, event !== undefined && "tool_name" in event ? event.tool_name : toolNameOf(input), error);
+  return event === undefined ? answer : countUnjudged(answer, event, error, (_session, reason) => raise(event, reason));
 }
