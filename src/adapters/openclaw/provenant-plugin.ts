@@ -275,6 +275,16 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     if (turn.phase === "confirmed") applyForeignContext(turn);
   });
 
+  /** Whether the requester's channel account is still within its time without prompts (the record goes when it ends). */
+  const placeless = (requester: ToolRequester): boolean => {
+    const key = surfaceKey(requester);
+    const since = surfacesWithoutApprovals.get(key);
+    if (since === undefined) return false;
+    if (Date.now() - since < PLACELESS_FOR_MS) return true;
+    surfacesWithoutApprovals.delete(key);
+    return false;
+  };
+
   /**
    * Whether OpenClaw's own prompt asks the owner about a held call. OpenClaw shows a plugin's prompt
    * only on a run a person started (trigger `user`; a heartbeat's or a cron job's run has no one
@@ -287,14 +297,6 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     !placeless(requester) &&
     (turn?.trigger ?? "user") === "user" &&
     (turn?.origin.group ?? null) === null;
-  const placeless = (requester: ToolRequester): boolean => {
-    const key = surfaceKey(requester);
-    const since = surfacesWithoutApprovals.get(key);
-    if (since === undefined) return false;
-    if (Date.now() - since < PLACELESS_FOR_MS) return true;
-    surfacesWithoutApprovals.delete(key);
-    return false;
-  };
 
   /**
    * The guard honours failMode itself; this covers the adapter's own mapping around it (and a
