@@ -128,7 +128,7 @@ export const MUTATION_MODULES = {
   // The MCP proxy: which messages it reads as which, which calls reach the server, which answers
   // reach the client and what enters the graph, and the arguments that name its own state.
   "mcp-proxy": {
-    mutate: ["src/adapters/mcp/mcp-proxy.ts", "src/adapters/mcp/json-rpc.ts", "src/adapters/mcp/own-state-paths.ts"],
+    mutate: ["src/adapters/mcp/mcp-proxy.ts", "src/adapters/mcp/json-rpc.ts", "src/adapters/mcp/own-state-paths.ts", "src/adapters/mcp/listed-content.ts", "src/adapters/mcp/tool-definition.ts"],
     tests: ["test/adapters/mcp/mcp-proxy.test.ts", "test/adapters/mcp/own-state-paths.test.ts"],
   },
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and

@@ -2,12 +2,13 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
+import { LISTING_KINDS } from "../adapters/mcp/listed-content.js";
 import { runStdioProxy } from "../adapters/mcp/stdio-proxy.js";
 import { consoleLogger } from "../core/logger.js";
 import { isMcpServerName } from "../core/mcp-tool-names.js";
 import { displayBlock, displayJson, displayText } from "../core/safe-display.js";
 import { ApprovalStoreError, PendingApprovalStore } from "../state/pending-approval-store.js";
-import { ToolPinStore } from "../state/tool-pin-store.js";
+import { ToolPinStore, type PinKind } from "../state/tool-pin-store.js";
 import { FileWatermarkStore } from "../state/watermark-store.js";
 import { TRUST_LEVELS, type TrustLevel } from "../core/trust-levels.js";
 import { readConfigFile } from "./config.js";
@@ -81,6 +82,7 @@ export function registerMcpCommands(program: Command): void {
           approveCommand: (c) => `provenant approve ${c}${ws}`,
           acceptCommand: (tool) => `provenant mcp accept ${server} ${shellWord(tool)}${ws}`,
           acceptInstructionsCommand: `provenant mcp accept ${server} --instructions${ws}`,
+          acceptListingsCommand: `provenant mcp accept ${server} --listings${ws}`,
           elicitation: opts.elicitation !== false,
         });
         process.exitCode = code;
@@ -96,8 +98,16 @@ export function registerMcpCommands(program: Command): void {
     .argument("[tools...]", "the tools to accept (default: every held tool of the server)")
     .option("--workspace <dir>", "the proxy's workspace")
     .option("--instructions", "accept the server's changed instructions instead of tools")
-    .action((server: string, tools: string[], opts: { workspace?: string; instructions?: boolean }) => {
+    .option("--listings", "accept the changed (or new) entries of the server's prompt and resource listings instead of tools")
+    .action((server: string, tools: string[], opts: { workspace?: string; instructions?: boolean; listings?: boolean }) => {
       try {
+        if (opts.instructions === true && opts.listings === true) throw new Error("--instructions and --listings are accepted one at a time");
+        if (opts.listings === true) {
+          if (tools.length > 0) throw new Error("--listings takes no tool names");
+          const accepted = LISTING_KINDS.flatMap((kind) => pinStore(server, opts.workspace, kind).accept("all", new Date()).map((name) => `${kind} ${displayText(name)}`));
+          process.stdout.write(accepted.length === 0 ? "no held listing entries\n" : `accepted: ${accepted.join(", ")}\n`);
+          return;
+        }
         if (opts.instructions === true) {
           if (tools.length > 0) throw new Error("--instructions takes no tool names");
           const accepted = pinStore(server, opts.workspace, "instructions").accept("all", new Date());
@@ -116,7 +126,7 @@ export function registerMcpCommands(program: Command): void {
 
   mcp
     .command("pins")
-    .description("show a server's pinned tool definitions and the held ones that differ from them, and its pinned and held instructions")
+    .description("show a server's pinned tool definitions and the held ones that differ from them, its pinned and held instructions, and the pinned and held entries of its prompt and resource listings")
     .argument("<server>", "the server's name")
     .option("--workspace <dir>", "the proxy's workspace")
     .action((server: string, opts: { workspace?: string }) => {
@@ -128,7 +138,13 @@ export function registerMcpCommands(program: Command): void {
           pinned: given.tools.get("instructions")?.definition ?? null,
           held: given.held.has("instructions") ? { now: given.held.get("instructions")?.definition, seenAt: given.held.get("instructions")?.seenAt } : null,
         };
-        process.stdout.write(`${displayJson({ server, pinned: [...state.tools.keys()], held, instructions }, 2)}\n`);
+        const listings = Object.fromEntries(
+          LISTING_KINDS.map((kind) => {
+            const listing = pinStore(server, opts.workspace, kind).read();
+            return [kind, { pinned: [...listing.tools.keys()], held: [...listing.held].map(([name, h]) => ({ name, now: h.definition, pinned: listing.tools.get(name)?.definition ?? null, seenAt: h.seenAt })) }];
+          }),
+        );
+        process.stdout.write(`${displayJson({ server, pinned: [...state.tools.keys()], held, instructions, listings }, 2)}\n`);
       } catch (error) {
         exitWith("mcp pins", error);
       }
@@ -204,7 +220,7 @@ export function registerMcpCommands(program: Command): void {
     });
 }
 
-function pinStore(server: string, workspace: string | undefined, kind: "tools" | "instructions" = "tools"): ToolPinStore {
+function pinStore(server: string, workspace: string | undefined, kind: PinKind = "tools"): ToolPinStore {
   if (!isMcpServerName(server)) throw new Error(`${JSON.stringify(server)} is not a server name`);
   return new ToolPinStore(mcpWorkspace(workspace), server, undefined, kind);
 }

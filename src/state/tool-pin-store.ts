@@ -10,7 +10,9 @@ import { readStateFile } from "./state-file-read.js";
  * The definitions of a tool server's tools as the owner first saw them (trust on first use),
  * `<workspace>/.provenance/mcp-pins/<server>.json`. A definition that later differs from its pin,
  * or a tool that appears after the first complete listing, is held until the owner accepts it: a
- * server cannot rewrite what a tool says it does (a "rug pull") behind the owner's back.
+ * server cannot rewrite what a tool says it does (a "rug pull") behind the owner's back. The same
+ * store pins the server's other words a client shows its model (instructions, prompt and resource
+ * listings); what a held one means is the proxy's to say.
  *
  * Every change is a read-modify-write under a lock file, written atomically, so several proxies
  * of one server and the owner's `accept` never undo each other. A file that cannot be read is set
@@ -35,6 +37,8 @@ const fileSchema = z.strictObject({
 export type ToolPin = z.infer<typeof pinSchema>;
 export type HeldTool = z.infer<typeof heldSchema>;
 
+export type PinKind = "tools" | "instructions" | "prompts" | "resources" | "resource-templates";
+
 export interface PinState {
   readonly complete: boolean;
   readonly tools: Map<string, ToolPin>;
@@ -55,11 +59,15 @@ export class ToolPinStore {
     workspaceDir: string,
     readonly server: string,
     private readonly onCorrupt: (detail: string, movedTo: string) => void = () => undefined,
-    /** `instructions`: the server's initialize instructions, pinned the same way in `<server>.instructions.json`. */
-    kind: "tools" | "instructions" = "tools",
+    /**
+     * What is pinned besides tools, each the same way in `<server>.<kind>.json`: the server's
+     * initialize `instructions`, and the entries of its `prompts`, `resources` and
+     * `resource-templates` listings (keyed by prompt name, URI and URI template).
+     */
+    kind: PinKind = "tools",
   ) {
     const dir = join(workspaceDir, ".provenance", "mcp-pins");
-    this.file = join(dir, kind === "tools" ? `${server}.json` : `${server}.instructions.json`);
+    this.file = join(dir, kind === "tools" ? `${server}.json` : `${server}.${kind}.json`);
     this.lockFile = `${this.file}.lock`;
   }
 

@@ -24,6 +24,7 @@ import {
   type JsonRpcMessage,
 } from "./json-rpc.js";
 import { OwnStatePaths } from "./own-state-paths.js";
+import { isListingMethod, LISTINGS, listedEntries, taskStatusMessages, type ListingKind, type ListingMethod } from "./listed-content.js";
 import { listedDefinition } from "./tool-definition.js";
 
 export interface McpProxyOptions {
@@ -40,6 +41,15 @@ export interface McpProxyOptions {
   readonly instructionPins?: ToolPinStore;
   /** The command that accepts changed instructions, as the owner would type it. */
   readonly acceptInstructionsCommand?: string;
+  /**
+   * The entries of the server's prompt, resource and resource-template listings, pinned like its
+   * tools. An entry that differs from its pin (or is new after the first complete listing) is the
+   * server's content: it is shown, and enters the graph at the server's output trust. Absent: every
+   * listed entry is counted so.
+   */
+  readonly listingPins?: Readonly<Record<ListingKind, ToolPinStore>>;
+  /** The command that accepts the changed entries of the server's listings, as the owner would type it. */
+  readonly acceptListingsCommand?: string;
   readonly approvals: PendingApprovalStore;
   readonly logger: Logger;
   readonly now: () => number;
@@ -74,7 +84,8 @@ interface ProducingCall {
  * listing to filter, an initialize result to check, output that enters the graph, or nothing to do.
  */
 type OpenRequest =
-  | { readonly kind: "tools/list" | "initialize" | "plain"; readonly id: JsonRpcId }
+  | { readonly kind: "tools/list" | "initialize" | "status" | "plain"; readonly id: JsonRpcId }
+  | { readonly kind: "listing"; readonly id: JsonRpcId; readonly method: ListingMethod }
   | (ProducingCall & { readonly kind: "output"; readonly id: JsonRpcId; readonly callId: string });
 
 interface AskedOwner {
@@ -89,6 +100,9 @@ interface AskedOwner {
  */
 const CONTENT_METHODS: ReadonlySet<string> = new Set(["resources/read", "prompts/get"]);
 
+/** Requests whose answer carries a task's status message (the server's words about the call it runs). */
+const TASK_STATUS_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/list", "tasks/cancel"]);
+
 /** The name the server's instructions are pinned under, in their own pin file. */
 export const INSTRUCTIONS = "instructions";
 
@@ -100,7 +114,9 @@ const MAX_OUTSTANDING = 10_000;
  * except: a `tools/list` result, from which tools the taint restricts and tools whose definition
  * changed since it was pinned are removed; and a `tools/call`, which the guard decides before it
  * may reach the server (held calls ask the owner through elicitation, or name an approval code),
- * and whose result enters the guard's graph at the server's output trust.
+ * and whose result enters the guard's graph at the server's output trust. The server's other words
+ * a client may show its model enter the graph too (a resource read, a prompt, a task's status, a
+ * listed prompt or resource that differs from its pin), or are withheld (changed instructions).
  *
  * Fail safe: a message that cannot be read, or a failure of ours while handling a `tools/call`,
  * never forwards that call; the peer gets a generic JSON-RPC error and our log the detail.
@@ -239,6 +255,10 @@ export class McpProxy {
           this.track({ kind: "tools/list", id: message.id });
           return FORWARD;
         }
+        if (isListingMethod(message.method)) {
+          this.track({ kind: "listing", id: message.id, method: message.method });
+          return FORWARD;
+        }
         if (message.method === "tools/call") return this.onToolsCall(message.id, message.params, message.raw);
         if (CONTENT_METHODS.has(message.method)) {
           this.startTurn();
@@ -249,7 +269,7 @@ export class McpProxy {
           const call = (taskId === null ? undefined : this.tasks.get(taskId)) ?? this.atLarge;
           this.startTurn();
           this.track({ kind: "output", id: message.id, callId: `t${++this.callSeq}`, ...call });
-        } else this.track({ kind: "plain", id: message.id });
+        } else this.track({ kind: TASK_STATUS_METHODS.has(message.method) ? "status" : "plain", id: message.id });
         return FORWARD;
       }
       case "notification":
@@ -271,6 +291,10 @@ export class McpProxy {
   }
 
   private fromServerMessage(message: JsonRpcMessage): Outcome {
+    if (message.kind === "notification" && message.method === "notifications/tasks/status") {
+      this.countStatus(message.params);
+      return FORWARD;
+    }
     if (message.kind !== "response") return FORWARD;
     if (message.id === null) {
       // An error about a message the server could not read answers no request; anything else is dropped.
@@ -297,6 +321,11 @@ export class McpProxy {
       case "initialize":
         return this.onInitialized(message);
       case "plain":
+        return FORWARD;
+      case "listing":
+        return this.onListed(request.method, message);
+      case "status":
+        this.countStatus(message.result);
         return FORWARD;
       case "output": {
         // An error's text is the server's words too: it enters the context like any output.
@@ -369,6 +398,51 @@ export class McpProxy {
     const shown = new Set(this.o.guard.toolsFor(this.o.sessionId, names));
     const tools = listed.filter((l) => shown.has(mcpToolName(this.o.server, l.definition.name))).map((l) => l.entry);
     return { kind: "replace", value: { ...message.raw, result: { ...body, tools } } };
+  }
+
+  /**
+   * A prompt or resource listing: the entries that match their pins pass as the owner installed
+   * them; the others (changed, new after the first complete listing, or naming nothing) are the
+   * server's words, which enter the graph at its output trust before the client can show them.
+   * An error's text is withheld: a listing that failed has nothing to show the model.
+   */
+  private onListed(method: ListingMethod, message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {
+    if (message.error !== undefined) {
+      // Its shape was checked on the way in: an object with an integer code.
+      const { code } = message.error as { code: number };
+      this.o.logger.warn(`mcp ${this.o.server}: ${method} failed: ${displayText(JSON.stringify(message.error))}`);
+      return { kind: "replace", value: { jsonrpc: "2.0", id: message.id, error: { code, message: `${method} failed` } } };
+    }
+    const listed = listedEntries(method, message.result);
+    if (listed === null) {
+      this.o.logger.warn(`mcp ${this.o.server}: a ${method} result without a ${LISTINGS[method].field} array; not forwarded`);
+      this.send("client", errorResponse(message.id, INTERNAL_ERROR));
+      return CONSUMED;
+    }
+    const cursor = (message.result as { nextCursor?: unknown }).nextCursor;
+    const pins = this.o.listingPins?.[LISTINGS[method].kind];
+    const held = pins === undefined ? new Set(listed.entries.map((e) => e.name)) : pins.observe(listed.entries, cursor === undefined || cursor === null, new Date(this.o.now()));
+    const unpinned = [...listed.entries.filter((e) => held.has(e.name)).map((e) => e.definition), ...listed.unnamed];
+    if (unpinned.length > 0) {
+      this.o.logger.warn(
+        `mcp ${this.o.server}: ${unpinned.length} ${method} entr${unpinned.length === 1 ? "y differs" : "ies differ"} from the pinned listing (or are new); counted as the server's content` +
+          (this.o.acceptListingsCommand === undefined ? "" : `; to pin them after review ('provenant mcp pins ${this.o.server}'): ${this.o.acceptListingsCommand}`),
+      );
+      this.startTurn();
+      this.o.guard.afterToolCall(this.o.sessionId, { id: `l${++this.callSeq}`, tool: this.atLarge.tool, params: this.atLarge.params, output: { [LISTINGS[method].field]: unpinned }, ran: true });
+    }
+    return FORWARD;
+  }
+
+  /** Task status messages are the server's words about a call: each enters the graph as the output of its task's call. */
+  private countStatus(value: unknown): void {
+    const found = taskStatusMessages(value);
+    if (found.length === 0) return;
+    this.startTurn();
+    for (const { taskId, message } of found) {
+      const call = (taskId === null ? undefined : this.tasks.get(taskId)) ?? this.atLarge;
+      this.o.guard.afterToolCall(this.o.sessionId, { id: `s${++this.callSeq}`, tool: call.tool, params: call.params, output: { statusMessage: message }, ran: true });
+    }
   }
 
   private onToolsCall(id: JsonRpcId, params: unknown, request: Readonly<Record<string, unknown>>): Outcome {
