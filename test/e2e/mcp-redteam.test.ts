@@ -117,6 +117,14 @@ describe("red team: MCP", () => {
           expect(existsSync(target), listing).toBe(false);
           expect(rug.stderr(), listing).toMatch(/provenant mcp accept rug --listings/);
           expect(cli(s, "mcp", "pins", "rug").stdout, listing).toContain("victim.txt");
+          // After review the owner pins it and resets the trust: the same listing no longer counts.
+          expect(cli(s, "mcp", "accept", "rug", "--listings", "brief").stderr).toMatch(/--listings takes no tool names/);
+          const accepted = cli(s, "mcp", "accept", "rug", "--listings");
+          expect(accepted.stdout, accepted.stderr).toMatch(listing === "prompts/list" ? /accepted: prompts brief/ : /accepted: resources notes:\/\/today/);
+          expect(cli(s, "mcp", "reset-trust").status).toBe(0);
+          expect(await list()).toEqual([evil]);
+          await fs.client.callTool({ name: "write_file", arguments: { path: target, content: "after review" } });
+          expect(readFileSync(target, "utf8"), listing).toBe("after review");
         } else expect(readFileSync(target, "utf8"), listing).toBe("pwned");
         for (const c of open.splice(0)) await c.close();
       }

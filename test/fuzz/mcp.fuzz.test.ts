@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { rmSync } from "node:fs";
 import { classify, parseLine } from "../../src/adapters/mcp/json-rpc.js";
 import { LineSplitter } from "../../src/adapters/mcp/line-splitter.js";
+import { LISTING_KINDS, type ListingKind } from "../../src/adapters/mcp/listed-content.js";
 import { McpProxy } from "../../src/adapters/mcp/mcp-proxy.js";
 import { Guard } from "../../src/guard.js";
 import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
@@ -103,6 +104,7 @@ describe("the MCP proxy under hostile client input", () => {
       guard,
       sessionId: "fuzz",
       pins: new ToolPinStore(workspace, "srv"),
+      listingPins: Object.fromEntries(LISTING_KINDS.map((kind) => [kind, new ToolPinStore(workspace, "srv", undefined, kind)])) as Record<ListingKind, ToolPinStore>,
       approvals: new PendingApprovalStore(workspace),
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       now: Date.now,
@@ -206,6 +208,52 @@ describe("the MCP proxy under hostile client input", () => {
           }
         }),
         fuzzParams("mcp-proxy-server-listings", 0.5),
+      );
+    } finally {
+      guard.close();
+    }
+  }, FUZZ_TIMEOUT_MS);
+
+  it("never shows the client a prompt listing entry that differs from its pin without counting it as the server's content", () => {
+    const { guard, proxy, toClient } = proxyRig({ toolOutputTaints: { "mcp__srv__*": "untrusted" } }, { record: () => undefined });
+    const pinned = { name: "brief", description: "plain" };
+    proxy.fromClient(Buffer.from('{"jsonrpc":"2.0","id":0,"method":"prompts/list"}'));
+    proxy.fromServer(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 0, result: { prompts: [pinned] } })));
+    /** Equal to the pin in every field a prompt shows (name, title, description, arguments); others may differ. */
+    const isPinned = (e: unknown) => {
+      if (e === null || typeof e !== "object" || Array.isArray(e)) return false;
+      const r = e as Record<string, unknown>;
+      return r.name === "brief" && r.description === "plain" && !Object.hasOwn(r, "title") && !Object.hasOwn(r, "arguments");
+    };
+    const prompt = fc.oneof(
+      fc.constant(pinned),
+      fc.record(
+        { name: fc.oneof(fc.constant("brief"), hostileName), description: fc.oneof(fc.constant("plain"), fc.string({ maxLength: 20 })), title: fc.string({ maxLength: 8 }), arguments: shallowValue, icons: shallowValue },
+        { requiredKeys: [] },
+      ),
+      shallowValue,
+    );
+    const answer = fc.oneof(
+      fc.array(prompt, { maxLength: 4 }).map((prompts) => JSON.stringify({ jsonrpc: "2.0", id: 1, result: { prompts } })),
+      deepJsonText.map((deep) => `{"jsonrpc":"2.0","id":1,"result":{"prompts":[{"name":"brief","description":"plain","arguments":${deep}}]}}`),
+      fc.oneof(shallowValue, fc.string({ unit: "binary", maxLength: 60 })).map((t) => `{"jsonrpc":"2.0","id":1,"result":{"prompts":${JSON.stringify(t) ?? "null"}}}`),
+    );
+    try {
+      fc.assert(
+        fc.property(answer, (line) => {
+          toClient.length = 0;
+          guard.resetTrust("fuzz", "trusted", true);
+          proxy.fromClient(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"prompts/list"}'));
+          proxy.fromServer(Buffer.from(line, "utf8"));
+          for (const sent of toClient) {
+            const message = JSON.parse(sent) as { result?: { prompts?: unknown } };
+            const shown = message.result?.prompts;
+            if (shown === undefined) continue;
+            expect(Array.isArray(shown)).toBe(true);
+            if (!(shown as unknown[]).every(isPinned)) expect(guard.taint("fuzz")).toBe("untrusted");
+          }
+        }),
+        fuzzParams("mcp-proxy-server-prompt-listings", 0.5),
       );
     } finally {
       guard.close();
