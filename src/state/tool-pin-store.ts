@@ -71,10 +71,19 @@ export class ToolPinStore {
     this.lockFile = `${this.file}.lock`;
   }
 
-  /** One page of a tool listing: pins what is new in a first listing, holds what changed. Returns the listed tools that are held. */
-  observe(listed: readonly ListedTool[], lastPage: boolean, now: Date): Set<string> {
+  /**
+   * One page of a tool listing: pins what is new in a first listing, holds what changed. Returns
+   * the listed tools that are held. The first listing ends at its last page, or when a listing
+   * starts over after pins were made: a client that never reads past a page must not leave the
+   * first listing open for whatever the server adds later.
+   */
+  observe(listed: readonly ListedTool[], page: { readonly first: boolean; readonly last: boolean }, now: Date): Set<string> {
     return this.update((state) => {
       let changed = false;
+      if (page.first && !state.complete && state.tools.size > 0) {
+        state.complete = true;
+        changed = true;
+      }
       const held = new Set<string>();
       for (const tool of listed) {
         const pin = state.tools.get(tool.name);
@@ -94,7 +103,7 @@ export class ToolPinStore {
           changed = true;
         }
       }
-      if (lastPage && !state.complete) {
+      if (page.last && !state.complete) {
         state.complete = true;
         changed = true;
       }

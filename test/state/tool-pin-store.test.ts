@@ -21,14 +21,28 @@ describe("ToolPinStore", () => {
     const ws = made(mkdtempSync(join(tmpdir(), "provenant-pins-")));
     const s = new ToolPinStore(ws, "fs");
     // Two pages of the first listing are both pinned.
-    expect([...s.observe([{ name: "a", digest: d("a"), definition: { name: "a" } }], false, T)]).toEqual([]);
-    expect([...s.observe([{ name: "b", digest: d("b"), definition: { name: "b" } }], true, T)]).toEqual([]);
-    expect([...s.observe([{ name: "a", digest: d("c"), definition: { name: "a", description: "x" } }, { name: "constructor", digest: d("d"), definition: {} }], true, T)].sort()).toEqual(["a", "constructor"]);
+    expect([...s.observe([{ name: "a", digest: d("a"), definition: { name: "a" } }], { first: true, last: false }, T)]).toEqual([]);
+    expect([...s.observe([{ name: "b", digest: d("b"), definition: { name: "b" } }], { first: false, last: true }, T)]).toEqual([]);
+    expect([...s.observe([{ name: "a", digest: d("c"), definition: { name: "a", description: "x" } }, { name: "constructor", digest: d("d"), definition: {} }], { first: true, last: true }, T)].sort()).toEqual(["a", "constructor"]);
     expect(s.read().held.get("a")?.previousDigest).toBe(d("a"));
     // Reverting to the pinned definition is no longer held.
-    expect([...s.observe([{ name: "a", digest: d("a"), definition: { name: "a" } }], true, T)]).toEqual([]);
+    expect([...s.observe([{ name: "a", digest: d("a"), definition: { name: "a" } }], { first: true, last: true }, T)]).toEqual([]);
     expect(s.accept(["constructor"], T)).toEqual(["constructor"]);
-    expect([...s.observe([{ name: "constructor", digest: d("d"), definition: {} }], true, T)]).toEqual([]);
+    expect([...s.observe([{ name: "constructor", digest: d("d"), definition: {} }], { first: true, last: true }, T)]).toEqual([]);
+  });
+
+  it("ends the first listing when a listing starts over before its last page: a tool added later is held", () => {
+    const ws = made(mkdtempSync(join(tmpdir(), "provenant-pins-")));
+    const s = new ToolPinStore(ws, "fs");
+    // A client that reads only the first page, twice; the server adds a tool to that page in between.
+    expect([...s.observe([{ name: "a", digest: d("a"), definition: {} }], { first: true, last: false }, T)]).toEqual([]);
+    expect([...s.observe([{ name: "a", digest: d("a"), definition: {} }, { name: "late", digest: d("b"), definition: {} }], { first: true, last: false }, T)]).toEqual(["late"]);
+    expect(s.read().complete).toBe(true);
+    // A first page with nothing pinned yet does not end a listing that has not begun.
+    const empty = new ToolPinStore(made(mkdtempSync(join(tmpdir(), "provenant-pins-"))), "fs");
+    empty.observe([], { first: true, last: false }, T);
+    expect([...empty.observe([{ name: "a", digest: d("a"), definition: {} }], { first: true, last: false }, T)]).toEqual([]);
+    expect(empty.read().complete).toBe(false);
   });
 
   it("holds every tool when the pin file is unusable, and keeps the bad file aside", () => {
@@ -37,7 +51,7 @@ describe("ToolPinStore", () => {
     writeFileSync(join(ws, ".provenance", "mcp-pins", "fs.json"), '{"version":1');
     const reports: string[] = [];
     const s = new ToolPinStore(ws, "fs", (detail) => reports.push(detail));
-    expect([...s.observe([{ name: "a", digest: d("a"), definition: {} }], true, T)]).toEqual(["a"]);
+    expect([...s.observe([{ name: "a", digest: d("a"), definition: {} }], { first: true, last: true }, T)]).toEqual(["a"]);
     expect(reports).toHaveLength(1);
     expect(readdirSync(join(ws, ".provenance", "mcp-pins")).some((f) => f.includes("corrupt"))).toBe(true);
     expect(existsSync(s.file)).toBe(true);

@@ -84,8 +84,9 @@ interface ProducingCall {
  * listing to filter, an initialize result to check, output that enters the graph, or nothing to do.
  */
 type OpenRequest =
-  | { readonly kind: "tools/list" | "initialize" | "status" | "plain"; readonly id: JsonRpcId }
-  | { readonly kind: "listing"; readonly id: JsonRpcId; readonly method: ListingMethod }
+  | { readonly kind: "initialize" | "status" | "plain"; readonly id: JsonRpcId }
+  | { readonly kind: "tools/list"; readonly id: JsonRpcId; readonly firstPage: boolean }
+  | { readonly kind: "listing"; readonly id: JsonRpcId; readonly method: ListingMethod; readonly firstPage: boolean }
   | (ProducingCall & { readonly kind: "output"; readonly id: JsonRpcId; readonly callId: string });
 
 interface AskedOwner {
@@ -252,11 +253,11 @@ export class McpProxy {
           return FORWARD;
         }
         if (message.method === "tools/list") {
-          this.track({ kind: "tools/list", id: message.id });
+          this.track({ kind: "tools/list", id: message.id, firstPage: isFirstPage(message.params) });
           return FORWARD;
         }
         if (isListingMethod(message.method)) {
-          this.track({ kind: "listing", id: message.id, method: message.method });
+          this.track({ kind: "listing", id: message.id, method: message.method, firstPage: isFirstPage(message.params) });
           return FORWARD;
         }
         if (message.method === "tools/call") return this.onToolsCall(message.id, message.params, message.raw);
@@ -317,13 +318,13 @@ export class McpProxy {
   private onAnswer(request: OpenRequest, message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {
     switch (request.kind) {
       case "tools/list":
-        return this.onToolsListed(message);
+        return this.onToolsListed(message, request.firstPage);
       case "initialize":
         return this.onInitialized(message);
       case "plain":
         return FORWARD;
       case "listing":
-        return this.onListed(request.method, message);
+        return this.onListed(request.method, message, request.firstPage);
       case "status":
         this.countStatus(message.result);
         return FORWARD;
@@ -359,7 +360,7 @@ export class McpProxy {
     if (instructions === undefined) return FORWARD;
     const text = typeof instructions === "string" ? instructions : (JSON.stringify(instructions) ?? "");
     const digest = createHash("sha256").update(text, "utf8").digest("hex");
-    const held = pins.observe([{ name: INSTRUCTIONS, digest, definition: instructions }], true, new Date(this.o.now()));
+    const held = pins.observe([{ name: INSTRUCTIONS, digest, definition: instructions }], { first: true, last: true }, new Date(this.o.now()));
     if (!held.has(INSTRUCTIONS)) return FORWARD;
     this.o.logger.warn(
       `mcp ${this.o.server}: the server's instructions differ from those first seen; withheld until the owner reviews them with 'provenant mcp pins ${this.o.server}' and runs: ${this.o.acceptInstructionsCommand ?? `provenant mcp accept ${this.o.server} --instructions`}`,
@@ -367,7 +368,7 @@ export class McpProxy {
     return { kind: "replace", value: { ...message.raw, result: rest } };
   }
 
-  private onToolsListed(message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {
+  private onToolsListed(message: Extract<JsonRpcMessage, { kind: "response" }>, firstPage: boolean): Outcome {
     if (message.error !== undefined) return FORWARD;
     const result = message.result;
     if (result === null || typeof result !== "object" || Array.isArray(result) || !Array.isArray((result as { tools?: unknown }).tools)) {
@@ -385,10 +386,9 @@ export class McpProxy {
       }
       listed.push({ entry, definition });
     }
-    const lastPage = body.nextCursor === undefined || body.nextCursor === null;
     const held = this.o.pins.observe(
       listed.map((l) => ({ name: l.definition.name, digest: l.definition.digest, definition: l.definition.definition })),
-      lastPage,
+      { first: firstPage, last: isLastPage(body) },
       new Date(this.o.now()),
     );
     this.pinView = null;
@@ -406,7 +406,7 @@ export class McpProxy {
    * server's words, which enter the graph at its output trust before the client can show them.
    * An error's text is withheld: a listing that failed has nothing to show the model.
    */
-  private onListed(method: ListingMethod, message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {
+  private onListed(method: ListingMethod, message: Extract<JsonRpcMessage, { kind: "response" }>, firstPage: boolean): Outcome {
     if (message.error !== undefined) {
       // Its shape was checked on the way in: an object with an integer code.
       const { code } = message.error as { code: number };
@@ -419,9 +419,8 @@ export class McpProxy {
       this.send("client", errorResponse(message.id, INTERNAL_ERROR));
       return CONSUMED;
     }
-    const cursor = (message.result as { nextCursor?: unknown }).nextCursor;
     const pins = this.o.listingPins?.[LISTINGS[method].kind];
-    const held = pins === undefined ? new Set(listed.entries.map((e) => e.name)) : pins.observe(listed.entries, cursor === undefined || cursor === null, new Date(this.o.now()));
+    const held = pins === undefined ? new Set(listed.entries.map((e) => e.name)) : pins.observe(listed.entries, { first: firstPage, last: isLastPage(message.result) }, new Date(this.o.now()));
     const unpinned = [...listed.entries.filter((e) => held.has(e.name)).map((e) => e.definition), ...listed.unnamed];
     if (unpinned.length > 0) {
       this.o.logger.warn(
@@ -709,6 +708,17 @@ function elicitationAction(message: Extract<JsonRpcMessage, { kind: "response" }
 }
 
 /** The `taskId` of a task object or of a request's params, when it is a string. */
+/** A listing request that asks for no cursor starts a listing from its first page. */
+function isFirstPage(params: unknown): boolean {
+  return params === null || typeof params !== "object" || (params as { cursor?: unknown }).cursor === undefined;
+}
+
+/** A listing page with no next cursor is its listing's last. */
+function isLastPage(result: unknown): boolean {
+  const cursor = (result as { nextCursor?: unknown }).nextCursor;
+  return cursor === undefined || cursor === null;
+}
+
 function taskIdOf(value: unknown): string | null {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
   const taskId = (value as { taskId?: unknown }).taskId;

@@ -168,8 +168,8 @@ describe("McpProxy", () => {
       r.client(call(99, "write", {}));
       return r.toServer.at(-1)?.includes('"tools/call"') === true && r.toServer.at(-1)?.includes('"id":99') === true;
     };
-    const listing = (r: Rig, id: number, entries: unknown[], nextCursor?: string | null) => {
-      r.client({ jsonrpc: "2.0", id, method });
+    const listing = (r: Rig, id: number, entries: unknown[], nextCursor?: string | null, cursor?: string) => {
+      r.client({ jsonrpc: "2.0", id, method, ...(cursor === undefined ? {} : { params: { cursor } }) });
       r.server({ jsonrpc: "2.0", id, result: { [field]: entries, ...(nextCursor === undefined ? {} : { nextCursor }) } });
       return last(r.toClient);
     };
@@ -177,7 +177,7 @@ describe("McpProxy", () => {
     it("passes as pinned at first (every page of it), and the session stays trusted", () => {
       const r = rig();
       expect(listing(r, 1, [entry("plain words")], "page2").result).toEqual({ [field]: [entry("plain words")], nextCursor: "page2" });
-      listing(r, 2, [added]);
+      listing(r, 2, [added], undefined, "page2");
       listing(r, 3, [entry("plain words"), added]);
       expect(writeRuns(r)).toBe(true);
       expect([...new ToolPinStore(r.workspace, "srv", undefined, kind).read().tools.keys()].sort()).toEqual([...keys].sort());
@@ -194,6 +194,13 @@ describe("McpProxy", () => {
         expect(r.logs.join("\n")).toContain(`1 ${method} entry differs from the pinned listing`);
         expect(r.logs.join("\n")).toContain("provenant mcp accept srv --listings");
       }
+    });
+
+    it("ends the first listing when the client starts it over before its last page: an entry added since counts", () => {
+      const r = rig();
+      listing(r, 1, [entry("plain words")], "page2");
+      listing(r, 2, [entry("plain words"), added], "page2");
+      expect(writeRuns(r)).toBe(false);
     });
 
     it("ends the first listing at a page whose nextCursor is null: an entry new after it counts", () => {
