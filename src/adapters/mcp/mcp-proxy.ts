@@ -91,8 +91,16 @@ type OpenRequest =
 
 interface AskedOwner {
   readonly requestKey: string;
-  readonly answer: (action: "accept" | "decline" | "cancel" | "error") => void;
+  /** The client's answer, or `server-gone`: the server exited while the owner was asked. */
+  readonly answer: (action: "accept" | "decline" | "cancel" | "error" | "server-gone") => void;
 }
+
+/**
+ * A client that cannot show an elicitation cancels it at once (Claude Code run with `-p` does,
+ * while declaring the capability). A cancel this soon says nobody saw the question, so the held
+ * call gets its approval code, as for a client that does not elicit; a later one is the owner's.
+ */
+const UNSEEN_CANCEL_MS = 2000;
 
 /**
  * Requests whose answer is the server's content the client may put before the model (an attached
@@ -178,7 +186,7 @@ export class McpProxy {
       this.send("client", errorResponse(id, INTERNAL_ERROR));
     }
     this.open.clear();
-    for (const asked of [...this.asked.values()]) asked.answer("cancel");
+    for (const asked of [...this.asked.values()]) asked.answer("server-gone");
     for (const wait of [...this.awaiting.values()]) wait.abort();
   }
 
@@ -602,6 +610,7 @@ export class McpProxy {
     const shown = lines.find((l) => l.startsWith("Call: "))?.slice("Call: ".length) ?? displayText(decision.tool);
     const source = decision.provenance === null ? "" : `\nThe conversation holds ${decision.provenance.trust} content from ${decision.provenance.label}.`;
     const message = `provenant held a tool call.\n${lines[0] ?? ""}${source}\nCall: ${shown}\nAllow this one call?`;
+    const askedAt = this.o.now();
     this.waiting.set(requestKey, elicitId);
     this.asked.set(elicitId, {
       requestKey,
@@ -610,8 +619,13 @@ export class McpProxy {
         if (this.waiting.get(requestKey) !== elicitId) return;
         this.waiting.delete(requestKey);
         try {
+          if (action === "error" || (action === "cancel" && this.o.now() - askedAt < UNSEEN_CANCEL_MS)) {
+            this.o.logger.info(`mcp ${this.o.server}: the client could not show the question about ${displayText(decision.tool)} (${action === "error" ? "an error" : "cancelled at once"}); the call gets its approval code`);
+            this.holdForApproval(id, decision, { id: callId, tool: decision.tool, params: args }, raw);
+            return;
+          }
           if (action !== "accept") {
-            this.toolError(id, `provenant held this call and the owner ${action === "decline" ? "declined" : action === "cancel" ? "cancelled" : "could not be asked"}: it did not run.`);
+            this.toolError(id, `provenant held this call and ${action === "decline" ? "the owner declined" : action === "cancel" ? "the owner cancelled" : "the server exited"}: it did not run.`);
             return;
           }
           const approved = this.o.guard.approve(this.o.sessionId, decision.tool, decision.code as string, null, true, "call");

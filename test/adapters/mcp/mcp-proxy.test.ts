@@ -522,13 +522,53 @@ describe("McpProxy", () => {
     expect(last(r.toClient)).toMatchObject({ method: "notifications/cancelled", params: { requestId: "provenant-rand1-1" } });
     r.client({ jsonrpc: "2.0", id: "provenant-rand1-1", result: { action: "accept", content: {} } });
     expect(r.toServer.filter((l) => l.includes('"write"'))).toEqual([]);
-    // An answer that is an error is a refusal.
-    r.client(call(3, "write", { path: "y" }));
-    const second = last(r.toClient);
-    expect(second).toMatchObject({ method: "elicitation/create" });
-    r.client({ jsonrpc: "2.0", id: second.id, error: { code: -1, message: "no" } });
-    expect(last(r.toClient)).toMatchObject({ id: 3, result: { isError: true } });
-    expect(r.toServer.filter((l) => l.includes('"write"'))).toEqual([]);
+  });
+
+  it("gives the approval code when the client could not show the question (an error, a cancel at once); a later cancel or a decline is the owner's no", () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(new Date("2026-11-28T12:00:00Z"));
+      const r = rig();
+      r.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { capabilities: { elicitation: {} } } });
+      r.client(call(1, "read", {}));
+      r.server({ jsonrpc: "2.0", id: 1, result: { content: [] } });
+      const answered = (id: number, answer: Record<string, unknown>, afterMs: number) => {
+        r.client(call(id, "write", { path: `f${id}` }));
+        const ask = last(r.toClient);
+        expect(ask).toMatchObject({ method: "elicitation/create" });
+        vi.setSystemTime(Date.now() + afterMs);
+        r.client({ jsonrpc: "2.0", id: ask.id, ...answer });
+        const reply = last(r.toClient);
+        expect(reply).toMatchObject({ id, result: { isError: true } });
+        return reply.result?.content?.[0]?.text ?? "";
+      };
+      // Claude Code run with -p cancels at once: nobody saw the question.
+      expect(answered(2, { result: { action: "cancel" } }, 300)).toMatch(/Approval code: [0-9a-f]{8}/);
+      expect(answered(3, { error: { code: -1, message: "no" } }, 5000)).toMatch(/Approval code: [0-9a-f]{8}/);
+      expect(answered(4, { result: { action: "cancel" } }, 2000)).toBe("provenant held this call and the owner cancelled: it did not run.");
+      expect(answered(5, { result: { action: "decline" } }, 100)).toBe("provenant held this call and the owner declined: it did not run.");
+      expect(new PendingApprovalStore(r.workspace).list(Date.now())).toHaveLength(2);
+      expect(r.toServer.filter((l) => l.includes('"write"'))).toEqual([]);
+      // The owner approves the first code outside the client; the model's unchanged retry runs once.
+      const code = /Approval code: ([0-9a-f]{8})/.exec(r.toClient.find((l) => l.includes('"id":2,')) ?? "")?.[1] ?? "";
+      new PendingApprovalStore(r.workspace).answer(code, "approve", { scope: "call", minutes: null, by: "cli", now: Date.now() });
+      r.client(call(6, "write", { path: "f2" }));
+      expect(r.toServer.filter((l) => l.includes('"write"'))).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("tells the client the call did not run when the server exits while the owner is asked", () => {
+    const r = rig();
+    r.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { capabilities: { elicitation: {} } } });
+    r.client(call(1, "read", {}));
+    r.server({ jsonrpc: "2.0", id: 1, result: { content: [] } });
+    r.client(call(2, "write", { path: "x" }));
+    r.proxy.serverClosed();
+    expect(r.toClient.map((l) => JSON.parse(l) as { id?: unknown; result?: { content?: { text?: string }[] } }).find((m) => m.id === 2)?.result?.content?.[0]?.text).toBe(
+      "provenant held this call and the server exited: it did not run.",
+    );
   });
 });
 
