@@ -509,13 +509,35 @@ export class McpProxy {
   /** A code the owner answered from outside (the `approve` command, a console) applies to this exact retry. */
   private withStoredAnswer(decision: Decision, callId: string, args: Readonly<Record<string, unknown>>): Decision {
     const code = decision.code as string;
-    const answer = this.o.approvals.answerFor(code);
+    const answer = this.o.approvals.answerFor(code) ?? this.answerFromEarlierHolder(decision);
     if (answer === null) return decision;
     this.o.approvals.remove(code);
     this.codeExpiry.delete(code);
     const applied = applyStoredAnswer(this.o.guard, this.o.sessionId, { id: callId, tool: decision.tool, params: args }, decision, answer);
     this.o.logger.info(`mcp ${this.o.server}: ${applied.message}`);
     return applied.decision;
+  }
+
+  /**
+   * The owner's answer to this exact call (same session, server and call text) held by a proxy
+   * process that has since exited: a client that restarted its servers, or a headless client whose
+   * every run starts them anew. The held call's text promised that the unchanged retry runs; the
+   * retry reaches a new process, whose guard holds the call under a code of its own. The answer is
+   * used once, for this call only, and its record goes. A holder still running keeps its answer.
+   */
+  private answerFromEarlierHolder(decision: Decision): ApprovalAnswer | null {
+    const now = this.o.now();
+    const mine = heldCallRecord({ decision, frontEnd: "mcp", origin: this.o.server, sessionId: this.o.sessionId, now, expiresAt: now, waitingUntil: null });
+    // A call too long for the store is kept cut short there: its record does not say it is this one.
+    if (mine.call !== shownCall(decision)) return null;
+    for (const { pending, answer } of this.o.approvals.list(now)) {
+      if (answer === null || pending.pid === process.pid || isRunning(pending.pid)) continue;
+      if (pending.frontEnd !== mine.frontEnd || pending.origin !== mine.origin || pending.sessionId !== mine.sessionId || pending.tool !== mine.tool || pending.call !== mine.call) continue;
+      this.o.approvals.remove(pending.code);
+      this.o.logger.info(`mcp ${this.o.server}: the owner answered this call (code ${pending.code}) while an earlier process held it; applied to code ${decision.code as string}`);
+      return { ...answer, code: decision.code as string };
+    }
+    return null;
   }
 
   /**
@@ -701,6 +723,16 @@ export class McpProxy {
   private send(to: "client" | "server", line: string | Buffer): void {
     if (to === "client") this.o.toClient(line);
     else this.o.toServer(line);
+  }
+}
+
+/** Whether a process with this id exists (one of another user's counts: it may still hold the call). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 
