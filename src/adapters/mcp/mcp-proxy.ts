@@ -531,8 +531,9 @@ export class McpProxy {
     // A call too long for the store is kept cut short there: its record does not say it is this one.
     if (mine.call !== shownCall(decision)) return null;
     for (const { pending, answer } of this.o.approvals.list(now)) {
-      if (answer === null || pending.pid === process.pid || isRunning(pending.pid)) continue;
-      if (pending.frontEnd !== mine.frontEnd || pending.origin !== mine.origin || pending.sessionId !== mine.sessionId || pending.tool !== mine.tool || pending.call !== mine.call) continue;
+      if (answer === null || isRunning(pending.pid)) continue;
+      // The call's text names the tool and its arguments.
+      if (pending.frontEnd !== mine.frontEnd || pending.origin !== mine.origin || pending.sessionId !== mine.sessionId || pending.call !== mine.call) continue;
       this.o.approvals.remove(pending.code);
       this.o.logger.info(`mcp ${this.o.server}: the owner answered this call (code ${pending.code}) while an earlier process held it; applied to code ${decision.code as string}`);
       return { ...answer, code: decision.code as string };
