@@ -754,7 +754,6 @@ function elicitationAction(message: Extract<JsonRpcMessage, { kind: "response" }
   return action === "accept" || action === "decline" || action === "cancel" ? action : "error";
 }
 
-/** The `taskId` of a task object or of a request's params, when it is a string. */
 /** A listing request that asks for no cursor starts a listing from its first page. */
 function isFirstPage(params: unknown): boolean {
   return params === null || typeof params !== "object" || (params as { cursor?: unknown }).cursor === undefined;
@@ -766,6 +765,7 @@ function isLastPage(result: unknown): boolean {
   return cursor === undefined || cursor === null;
 }
 
+/** The `taskId` of a task object or of a request's params, when it is a string. */
 function taskIdOf(value: unknown): string | null {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
   const taskId = (value as { taskId?: unknown }).taskId;
