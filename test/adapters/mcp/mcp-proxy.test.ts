@@ -78,6 +78,15 @@ function rig(config: unknown = CONFIG, workspace = mkdtempSync(join(tmpdir(), "p
   return r;
 }
 
+/** A client that declared elicitation, in a session a read of the server's has made untrusted. */
+function elicitingClient(): Rig {
+  const r = rig();
+  r.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { capabilities: { elicitation: {} } } });
+  r.client(call(1, "read", {}));
+  r.server({ jsonrpc: "2.0", id: 1, result: { content: [] } });
+  return r;
+}
+
 const call = (id: number | string, name: string, args: unknown = {}) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
 const last = (lines: string[]) => JSON.parse(lines[lines.length - 1] ?? "null") as Record<string, unknown> & { result?: { isError?: boolean; content?: { text: string }[] } };
 
@@ -512,10 +521,7 @@ describe("McpProxy", () => {
   });
 
   it("asks the owner by elicitation; a cancelled call ends the question and never runs", () => {
-    const r = rig();
-    r.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { capabilities: { elicitation: {} } } });
-    r.client(call(1, "read", {}));
-    r.server({ jsonrpc: "2.0", id: 1, result: { content: [] } });
+    const r = elicitingClient();
     r.client(call(2, "write", { path: "x" }));
     const ask = last(r.toClient);
     expect(ask).toMatchObject({ method: "elicitation/create", id: "provenant-rand1-1" });
@@ -529,10 +535,7 @@ describe("McpProxy", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
       vi.setSystemTime(new Date("2026-11-28T12:00:00Z"));
-      const r = rig();
-      r.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { capabilities: { elicitation: {} } } });
-      r.client(call(1, "read", {}));
-      r.server({ jsonrpc: "2.0", id: 1, result: { content: [] } });
+      const r = elicitingClient();
       const answered = (id: number, answer: Record<string, unknown>, afterMs: number) => {
         r.client(call(id, "write", { path: `f${id}` }));
         const ask = last(r.toClient);
@@ -626,10 +629,7 @@ describe("McpProxy", () => {
   });
 
   it("tells the client the call did not run when the server exits while the owner is asked", () => {
-    const r = rig();
-    r.client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { capabilities: { elicitation: {} } } });
-    r.client(call(1, "read", {}));
-    r.server({ jsonrpc: "2.0", id: 1, result: { content: [] } });
+    const r = elicitingClient();
     r.client(call(2, "write", { path: "x" }));
     r.proxy.serverClosed();
     expect(r.toClient.map((l) => JSON.parse(l) as { id?: unknown; result?: { content?: { text?: string }[] } }).find((m) => m.id === 2)?.result?.content?.[0]?.text).toBe(
