@@ -39,6 +39,13 @@ export type HeldTool = z.infer<typeof heldSchema>;
 
 export type PinKind = "tools" | "instructions" | "prompts" | "resources" | "resource-templates";
 
+/**
+ * Held entries a listing's pin file keeps for the owner's review. An entry dropped past this is
+ * still not pinned (listed again, it is counted and held again): the bound only stops a server
+ * that lists ever new entries from growing the file, and each listing's rewrite of it, without end.
+ */
+export const MAX_HELD_LISTED = 1000;
+
 export interface PinState {
   readonly complete: boolean;
   readonly tools: Map<string, ToolPin>;
@@ -64,7 +71,7 @@ export class ToolPinStore {
      * initialize `instructions`, and the entries of its `prompts`, `resources` and
      * `resource-templates` listings (keyed by prompt name, URI and URI template).
      */
-    kind: PinKind = "tools",
+    private readonly kind: PinKind = "tools",
   ) {
     const dir = join(workspaceDir, ".provenance", "mcp-pins");
     this.file = join(dir, kind === "tools" ? `${server}.json` : `${server}.${kind}.json`);
@@ -105,6 +112,13 @@ export class ToolPinStore {
       }
       if (page.last && !state.complete) {
         state.complete = true;
+        changed = true;
+      }
+      if (this.kind !== "tools" && this.kind !== "instructions" && state.held.size > MAX_HELD_LISTED) {
+        // A listing changes with the server's data (every new resource is held): its held entries
+        // are kept for review only, so the oldest go. A tool's held record keeps it hidden: never dropped.
+        const oldest = [...state.held].sort(([, a], [, b]) => a.seenAt.localeCompare(b.seenAt)).slice(0, state.held.size - MAX_HELD_LISTED);
+        for (const [name] of oldest) state.held.delete(name);
         changed = true;
       }
       return { result: held, changed };

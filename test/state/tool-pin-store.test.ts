@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ToolPinStore } from "../../src/state/tool-pin-store.js";
+import { MAX_HELD_LISTED, ToolPinStore } from "../../src/state/tool-pin-store.js";
 
 const d = (c: string) => c.repeat(64);
 const T = new Date("2026-11-23T12:00:00Z");
@@ -43,6 +43,30 @@ describe("ToolPinStore", () => {
     empty.observe([], { first: true, last: false }, T);
     expect([...empty.observe([{ name: "a", digest: d("a"), definition: {} }], { first: true, last: false }, T)]).toEqual([]);
     expect(empty.read().complete).toBe(false);
+  });
+
+  it("keeps the newest 1,000 held entries of a listing, and every held tool", () => {
+    const ws = made(mkdtempSync(join(tmpdir(), "provenant-pins-")));
+    const entries = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ name: `r${from + i}`, digest: d("e"), definition: {} }));
+    for (const kind of ["resources", "tools"] as const) {
+      const s = new ToolPinStore(ws, "fs", undefined, kind);
+      s.observe(entries(0, 1), { first: true, last: true }, T);
+      expect(s.observe(entries(1, 900), { first: true, last: true }, new Date("2026-11-23T12:00:01Z")).size).toBe(900);
+      // The next page of new entries is held too, all of it; past the bound the oldest records go.
+      expect(s.observe(entries(901, 300), { first: true, last: true }, new Date("2026-11-23T12:00:02Z")).size).toBe(300);
+      const held = s.read().held;
+      if (kind === "tools") expect(held.size).toBe(1200);
+      else {
+        expect(held.size).toBe(MAX_HELD_LISTED);
+        // The newest page stays whole; 200 of the older go.
+        expect(entries(901, 300).every((e) => held.has(e.name))).toBe(true);
+        const dropped = entries(1, 900).filter((e) => !held.has(e.name));
+        expect(dropped).toHaveLength(200);
+        // Dropped from the file is not pinned: listed again, it is held again.
+        expect([...s.observe(dropped.slice(0, 1), { first: true, last: true }, new Date("2026-11-23T12:00:03Z"))]).toEqual([dropped[0]?.name]);
+        expect(s.read().tools.has(dropped[0]?.name ?? "")).toBe(false);
+      }
+    }
   });
 
   it("holds every tool when the pin file is unusable, and keeps the bad file aside", () => {
