@@ -216,7 +216,8 @@ describe("McpProxy", () => {
     it("ends the first listing at a page whose nextCursor is null: an entry new after it counts", () => {
       const r = rig();
       listing(r, 1, [entry("plain words")], null);
-      listing(r, 2, [entry("plain words"), added]);
+      // Even a page asked for with a cursor (which alone would not start the listing over).
+      listing(r, 2, [added], undefined, "more");
       expect(writeRuns(r)).toBe(false);
       expect(r.logs.join("\n")).toContain(`1 ${method} entry differs`);
     });
