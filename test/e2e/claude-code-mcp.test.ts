@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAnthropicServer, type AnthropicServer } from "./harness/anthropic-server.js";
 import { claudeHome, runClaude, toolUses, type ClaudeHome, type ClaudeRun } from "./harness/claude-code.js";
 import { FILESYSTEM_SERVER, FS_CONFIG, MAIN, RUG_PULL_SERVER } from "./mcp-harness.js";
@@ -95,7 +95,9 @@ describe("Claude Code with its MCP servers behind the proxy", () => {
       const code = /Approval code: ([0-9a-f]{8})/.exec(held)?.[1] ?? "";
       const approved = spawnSync(process.execPath, [MAIN, "approve", code, "--workspace", t.state], { encoding: "utf8" });
       expect(approved.status, approved.stderr).toBe(0);
-      // The same call in the next session runs, once.
+      // The same call in the next session runs, once: in a new proxy process, once the holder has exited.
+      const holder = (JSON.parse(readFileSync(join(t.state, ".provenance", "approvals", "pending", `${code}.json`), "utf8")) as { pid: number }).pid;
+      await vi.waitFor(() => expect(() => process.kill(holder, 0)).toThrow(), { timeout: 15_000, interval: 100 });
       const retried = await t.write("second.txt");
       expect(readFileSync(join(t.root, "second.txt"), "utf8"), toolResultText(retried)).toBe("from the owner");
       rmSync(join(t.root, "second.txt"));
