@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigFileSpec } from "./broker-config.js";
+import { isProcessAlive } from "../state/file-lock.js";
 import { renderTemplate } from "./config-template.js";
 
 /**
@@ -55,15 +56,6 @@ export function removeToolConfigDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Removes directories left by daemons that are no longer running; returns how many. */
 export function sweepStaleConfigDirs(root: string): number {
   let removed = 0;
@@ -71,7 +63,7 @@ export function sweepStaleConfigDirs(root: string): number {
     const m = /^cfg-(\d+)-/.exec(name);
     if (m === null) continue;
     const pid = Number(m[1]);
-    if (pid === process.pid || processAlive(pid)) continue;
+    if (pid === process.pid || isProcessAlive(pid)) continue;
     rmSync(join(root, name), { recursive: true, force: true });
     removed++;
   }

@@ -1,4 +1,5 @@
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { isProcessAlive } from "../state/file-lock.js";
 
 export class LedgerLockedError extends Error {
   override readonly name = "LedgerLockedError";
@@ -27,7 +28,7 @@ function link(path: string, staged: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const owner = lockOwner(path);
-      if (owner !== undefined && isAlive(owner)) {
+      if (owner !== undefined && isProcessAlive(owner)) {
         throw new LedgerLockedError(
           owner === process.pid
             ? `ledger is already open for writing in this process (${path})`
@@ -75,15 +76,6 @@ function lockOwner(path: string): number | undefined {
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

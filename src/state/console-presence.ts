@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "./atomic-file.js";
 import { ensureDirDurable } from "./durable-dir.js";
+import { isProcessAlive } from "./file-lock.js";
 import type { PendingApprovalStore } from "./pending-approval-store.js";
 import { readStateFile } from "./state-file-read.js";
 
@@ -78,7 +79,7 @@ export class ConsoleHeartbeat {
 }
 
 /** True when a live console beat within `HEARTBEAT_FRESH_MS` of `now`. Never throws. */
-export function someoneIsWatching(store: PendingApprovalStore, now: number, alive: (pid: number) => boolean = processAlive): boolean {
+export function someoneIsWatching(store: PendingApprovalStore, now: number, alive: (pid: number) => boolean = isProcessAlive): boolean {
   let names: string[];
   try {
     names = readdirSync(watchersDir(store));
@@ -105,14 +106,4 @@ export function someoneIsWatching(store: PendingApprovalStore, now: number, aliv
     }
   }
   return false;
-}
-
-/** Signal 0 checks existence: EPERM means it exists under another user. */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error instanceof Error && "code" in error && error.code === "EPERM";
-  }
 }

@@ -8,6 +8,7 @@ import { applyStoredAnswer, heldCallRecord, shownCall } from "../../guard-held-c
 import type { Guard, ToolCallInput } from "../../guard.js";
 import { awaitAnswer } from "../../state/approval-answer-wait.js";
 import { someoneIsWatching } from "../../state/console-presence.js";
+import { isProcessAlive } from "../../state/file-lock.js";
 import type { ApprovalAnswer, PendingApprovalStore } from "../../state/pending-approval-store.js";
 import type { ToolPinStore } from "../../state/tool-pin-store.js";
 import {
@@ -531,7 +532,7 @@ export class McpProxy {
     // A call too long for the store is kept cut short there: its record does not say it is this one.
     if (mine.call !== shownCall(decision)) return null;
     for (const { pending, answer } of this.o.approvals.list(now)) {
-      if (answer === null || isRunning(pending.pid)) continue;
+      if (answer === null || isProcessAlive(pending.pid)) continue;
       // The call's text names the tool and its arguments.
       if (pending.frontEnd !== mine.frontEnd || pending.origin !== mine.origin || pending.sessionId !== mine.sessionId || pending.call !== mine.call) continue;
       this.o.approvals.remove(pending.code);
@@ -724,16 +725,6 @@ export class McpProxy {
   private send(to: "client" | "server", line: string | Buffer): void {
     if (to === "client") this.o.toClient(line);
     else this.o.toServer(line);
-  }
-}
-
-/** Whether a process with this id exists (one of another user's counts: it may still hold the call). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 
