@@ -8,7 +8,7 @@ import { consoleLogger } from "../core/logger.js";
 import { isMcpServerName } from "../core/mcp-tool-names.js";
 import { displayBlock, displayJson, displayText } from "../core/safe-display.js";
 import { ApprovalStoreError, PendingApprovalStore } from "../state/pending-approval-store.js";
-import { ToolPinStore, type PinKind } from "../state/tool-pin-store.js";
+import { ToolPinStore, type PinKind, type PinState } from "../state/tool-pin-store.js";
 import { FileWatermarkStore } from "../state/watermark-store.js";
 import { TRUST_LEVELS, type TrustLevel } from "../core/trust-levels.js";
 import { readConfigFile } from "./config.js";
@@ -132,7 +132,7 @@ export function registerMcpCommands(program: Command): void {
     .action((server: string, opts: { workspace?: string }) => {
       try {
         const state = pinStore(server, opts.workspace).read();
-        const held = [...state.held].map(([name, h]) => ({ name, now: h.definition, pinned: state.tools.get(name)?.definition ?? null, seenAt: h.seenAt }));
+        const held = heldBesidePinned(state);
         const given = pinStore(server, opts.workspace, "instructions").read();
         const instructions = {
           pinned: given.tools.get("instructions")?.definition ?? null,
@@ -141,7 +141,7 @@ export function registerMcpCommands(program: Command): void {
         const listings = Object.fromEntries(
           LISTING_KINDS.map((kind) => {
             const listing = pinStore(server, opts.workspace, kind).read();
-            return [kind, { pinned: [...listing.tools.keys()], held: [...listing.held].map(([name, h]) => ({ name, now: h.definition, pinned: listing.tools.get(name)?.definition ?? null, seenAt: h.seenAt })) }];
+            return [kind, { pinned: [...listing.tools.keys()], held: heldBesidePinned(listing) }];
           }),
         );
         process.stdout.write(`${displayJson({ server, pinned: [...state.tools.keys()], held, instructions, listings }, 2)}\n`);
@@ -218,6 +218,11 @@ export function registerMcpCommands(program: Command): void {
         exitWith("approvals", error);
       }
     });
+}
+
+/** Each held definition as it is now, next to the one pinned (null for one new since the first listing). */
+function heldBesidePinned(state: PinState): { name: string; now: unknown; pinned: unknown; seenAt: string }[] {
+  return [...state.held].map(([name, h]) => ({ name, now: h.definition, pinned: state.tools.get(name)?.definition ?? null, seenAt: h.seenAt }));
 }
 
 function pinStore(server: string, workspace: string | undefined, kind: PinKind = "tools"): ToolPinStore {

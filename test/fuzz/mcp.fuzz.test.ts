@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { rmSync } from "node:fs";
 import { classify, parseLine } from "../../src/adapters/mcp/json-rpc.js";
 import { LineSplitter } from "../../src/adapters/mcp/line-splitter.js";
-import { LISTING_KINDS, type ListingKind } from "../../src/adapters/mcp/listed-content.js";
+import { listingPinStores } from "../../src/adapters/mcp/listed-content.js";
 import { McpProxy } from "../../src/adapters/mcp/mcp-proxy.js";
 import { Guard } from "../../src/guard.js";
 import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
@@ -104,7 +104,7 @@ describe("the MCP proxy under hostile client input", () => {
       guard,
       sessionId: "fuzz",
       pins: new ToolPinStore(workspace, "srv"),
-      listingPins: Object.fromEntries(LISTING_KINDS.map((kind) => [kind, new ToolPinStore(workspace, "srv", undefined, kind)])) as Record<ListingKind, ToolPinStore>,
+      listingPins: listingPinStores(workspace, "srv"),
       approvals: new PendingApprovalStore(workspace),
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       now: Date.now,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJSON } from "../../ledger/canonical-json.js";
+import { ToolPinStore } from "../../state/tool-pin-store.js";
 
 /**
  * The listings whose entries a client may put before its model as text (Claude Code offers MCP
@@ -20,6 +21,12 @@ export const LISTINGS = {
 export type ListingMethod = keyof typeof LISTINGS;
 export type ListingKind = (typeof LISTINGS)[ListingMethod]["kind"];
 export const LISTING_KINDS: readonly ListingKind[] = Object.values(LISTINGS).map((l) => l.kind);
+
+/** A server's listing pins, one store per listing (`<server>.<kind>.json`); `onCorrupt` hears of a pin file set aside. */
+export function listingPinStores(workspaceDir: string, server: string, onCorrupt?: (kind: ListingKind, detail: string, movedTo: string) => void): Record<ListingKind, ToolPinStore> {
+  const store = (kind: ListingKind) => new ToolPinStore(workspaceDir, server, onCorrupt === undefined ? undefined : (detail, movedTo) => onCorrupt(kind, detail, movedTo), kind);
+  return { prompts: store("prompts"), resources: store("resources"), "resource-templates": store("resource-templates") };
+}
 
 export function isListingMethod(method: string): method is ListingMethod {
   return Object.hasOwn(LISTINGS, method);

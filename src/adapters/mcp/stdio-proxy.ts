@@ -9,7 +9,7 @@ import { LedgerLockedError, openLedger, type Ledger } from "../../ledger/index.j
 import { PendingApprovalStore } from "../../state/pending-approval-store.js";
 import { ToolPinStore } from "../../state/tool-pin-store.js";
 import { LineSplitter } from "./line-splitter.js";
-import { LISTING_KINDS, type ListingKind } from "./listed-content.js";
+import { listingPinStores } from "./listed-content.js";
 import { McpProxy } from "./mcp-proxy.js";
 
 /** A 10 MB result is ordinary; past this a line is dropped (with an error to its sender) rather than held in memory. */
@@ -71,17 +71,9 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
       "instructions",
     ),
     ...(o.acceptInstructionsCommand !== undefined ? { acceptInstructionsCommand: o.acceptInstructionsCommand } : {}),
-    listingPins: Object.fromEntries(
-      LISTING_KINDS.map((kind) => [
-        kind,
-        new ToolPinStore(
-          o.workspaceDir,
-          o.server,
-          (detail, movedTo) => o.logger.error(`mcp ${o.server}: the ${kind} pin file was unusable (${detail}); kept as ${movedTo}; every entry listed is counted as the server's content until the owner accepts them`),
-          kind,
-        ),
-      ]),
-    ) as Record<ListingKind, ToolPinStore>,
+    listingPins: listingPinStores(o.workspaceDir, o.server, (kind, detail, movedTo) =>
+      o.logger.error(`mcp ${o.server}: the ${kind} pin file was unusable (${detail}); kept as ${movedTo}; every entry listed is counted as the server's content until the owner accepts them`),
+    ),
     ...(o.acceptListingsCommand !== undefined ? { acceptListingsCommand: o.acceptListingsCommand } : {}),
     approvals: new PendingApprovalStore(o.workspaceDir, (file, detail) => o.logger.warn(`approval store: ignoring ${file}: ${detail}`)),
     logger: o.logger,

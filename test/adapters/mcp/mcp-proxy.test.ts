@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { LISTING_KINDS, type ListingKind } from "../../../src/adapters/mcp/listed-content.js";
+import { listingPinStores } from "../../../src/adapters/mcp/listed-content.js";
 import { McpProxy } from "../../../src/adapters/mcp/mcp-proxy.js";
 import { NO_AUDIT } from "../../../src/core/audit-sink.js";
 import { Guard } from "../../../src/guard.js";
@@ -50,7 +50,7 @@ function rig(config: unknown = CONFIG, workspace = mkdtempSync(join(tmpdir(), "p
     instructionPins: new ToolPinStore(workspace, "srv", undefined, "instructions"),
     ...(pinListings
       ? {
-          listingPins: Object.fromEntries(LISTING_KINDS.map((kind) => [kind, new ToolPinStore(workspace, "srv", undefined, kind)])) as Record<ListingKind, ToolPinStore>,
+          listingPins: listingPinStores(workspace, "srv"),
           acceptListingsCommand: "provenant mcp accept srv --listings",
         }
       : {}),
