@@ -28,7 +28,7 @@ async function fs(s: Scene & { root: string }, proxied: boolean, elicit?: (messa
   return c;
 }
 
-describe("provenant mcp in front of the real filesystem server", () => {
+describe("provenant mcp in front of the real filesystem server", { timeout: 60_000 }, () => {
   it("runs an owner-only write: the file is on disk", async () => {
     const s = fsScene();
     const { client } = await fs(s, true);
