@@ -20,7 +20,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("provenant auth", () => {
+// Each case runs the CLI from source several times over: seconds each on a loaded CI host.
+describe("provenant auth", { timeout: 90_000 }, () => {
   it("keygen creates a 0600 key file and refuses to overwrite it", () => {
     const r = cli(["keygen", "--out", key]);
     expect(r.code).toBe(0);

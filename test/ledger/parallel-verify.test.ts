@@ -343,7 +343,7 @@ describe("provenant ledger verify --threads, as a real process on the built CLI"
   const cli = join(process.cwd(), "dist", "cli", "main.js");
   const run = (...args: string[]): { status: number | null; stdout: string; stderr: string } => spawnSync(process.execPath, [cli, "ledger", "verify", ...args], { encoding: "utf8" });
 
-  it("agrees with one thread, intact and tampered, on a ledger large enough for worker threads", () => {
+  it("agrees with one thread, intact and tampered, on a ledger large enough for worker threads", { timeout: 90_000 }, () => {
     expect(statSync(cli).isFile()).toBe(true);
     const big = buildEntries(70_000);
     const bigLines = big.map((e) => `${encodeEntryLine(e)}\n`);

@@ -252,7 +252,8 @@ describe("provenant sig keygen and Ed25519", () => {
   });
 });
 
-describe("the provenant binary", () => {
+// The case runs the CLI from source a dozen times: seconds each on a loaded CI host.
+describe("the provenant binary", { timeout: 90_000 }, () => {
   it("runs sig commands with sig's exit codes", () => {
     const tsx = join(repoRoot, "node_modules/.bin/tsx");
     const main = join(repoRoot, "src/cli/main.ts");
