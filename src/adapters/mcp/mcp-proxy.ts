@@ -103,15 +103,17 @@ interface AskedOwner {
  */
 const UNSEEN_CANCEL_MS = 2000;
 
-/**
- * Requests whose answer is the server's content the client may put before the model (an attached
- * resource, a prompt): it enters the graph like a tool's output, at the server's output trust
- * (`mcp__<server>__*` in `toolOutputTaints`; untrusted by default).
- */
-const CONTENT_METHODS: ReadonlySet<string> = new Set(["resources/read", "prompts/get"]);
-
 /** Requests whose answer carries a task's status message (the server's words about the call it runs). */
 const TASK_STATUS_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/list", "tasks/cancel"]);
+
+/**
+ * Requests whose answer carries none of the server's words for the model: an empty result, or
+ * completion values the client offers its user as they type. The answer to any other request
+ * (`resources/read`, `prompts/get`, a later protocol's method, a client's own extension) is content
+ * the client may put before the model: it enters the graph like a tool's output, at the server's
+ * output trust (`mcp__<server>__*` in `toolOutputTaints`; untrusted by default).
+ */
+const PLAIN_METHODS: ReadonlySet<string> = new Set(["ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "subscriptions/listen", "completion/complete"]);
 
 /** The name the server's instructions are pinned under, in their own pin file. */
 export const INSTRUCTIONS = "instructions";
@@ -261,6 +263,12 @@ export class McpProxy {
           this.track({ kind: "initialize", id: message.id });
           return FORWARD;
         }
+        if (message.method === "server/discover") {
+          // Protocol revision 2026-07-28 has no initialize: the instructions come with discovery.
+          // That revision has no requests from server to client either, so the proxy does not elicit.
+          this.track({ kind: "initialize", id: message.id });
+          return FORWARD;
+        }
         if (message.method === "tools/list") {
           this.track({ kind: "tools/list", id: message.id, firstPage: isFirstPage(message.params) });
           return FORWARD;
@@ -270,16 +278,20 @@ export class McpProxy {
           return FORWARD;
         }
         if (message.method === "tools/call") return this.onToolsCall(message.id, message.params, message.raw);
-        if (CONTENT_METHODS.has(message.method)) {
-          this.startTurn();
-          this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, ...this.atLarge });
-        } else if (message.method === "tasks/result") {
+        if (message.method === "tasks/result") {
           // The result of a call the server ran as a task: that call's output, as if it had answered at once.
           const taskId = taskIdOf(message.params);
           const call = (taskId === null ? undefined : this.tasks.get(taskId)) ?? this.atLarge;
           this.startTurn();
           this.track({ kind: "output", id: message.id, callId: `t${++this.callSeq}`, ...call });
-        } else this.track({ kind: TASK_STATUS_METHODS.has(message.method) ? "status" : "plain", id: message.id });
+        } else if (TASK_STATUS_METHODS.has(message.method)) this.track({ kind: "status", id: message.id });
+        else if (PLAIN_METHODS.has(message.method)) this.track({ kind: "plain", id: message.id });
+        else {
+          // An attached resource, a prompt, or a method the proxy does not know: the server's words.
+          if (message.method !== "resources/read" && message.method !== "prompts/get") this.o.logger.warn(`mcp ${this.o.server}: the client asked ${displayText(message.method)}, a method the proxy does not know; its answer counts as the server's output`);
+          this.startTurn();
+          this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, ...this.atLarge });
+        }
         return FORWARD;
       }
       case "notification":
@@ -359,7 +371,8 @@ export class McpProxy {
   /**
    * The server's instructions are the server's words in the model's context, fixed at install like
    * its tool descriptions: the first ones seen are pinned, and instructions that differ from the pin
-   * are withheld (the result goes on without them) until the owner accepts them.
+   * are withheld (the result goes on without them) until the owner accepts them. They come in the
+   * result of `initialize`, or of `server/discover` (protocol revision 2026-07-28); one pin holds both.
    */
   private onInitialized(message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {
     const pins = this.o.instructionPins;
