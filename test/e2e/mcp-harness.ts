@@ -13,6 +13,7 @@ export const FILESYSTEM_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/
 export const EVERYTHING_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 export const RUG_PULL_SERVER = join(ROOT, "test/e2e/fixtures/mcp/rug-pull-server.mjs");
 export const ID_GUESSING_SERVER = join(ROOT, "test/e2e/fixtures/mcp/id-guessing-server.mjs");
+export const DISCOVER_SERVER = join(ROOT, "test/e2e/fixtures/mcp/discover-server.mjs");
 
 /** The configuration an owner writes for the filesystem server: its reads run at any taint, its output is untrusted. */
 export const FS_CONFIG = {

@@ -14,6 +14,8 @@ export interface AnthropicRequest {
   readonly tools: readonly ToolDefinition[];
   readonly lastText: string;
   readonly system: string;
+  /** The text of every message, in order: what the model was given besides the system prompt. */
+  readonly context: string;
 }
 
 export interface ToolDefinition {
@@ -116,7 +118,8 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: Anthro
   const last = messages.at(-1);
   const lastText = last === undefined ? "" : blocks(last.content).map(blockText).join("\n");
   const system = Array.isArray(body.system) ? blocks(body.system).map(blockText).join("\n") : typeof body.system === "string" ? body.system : "";
-  log.push({ tools, lastText, system });
+  const context = messages.map((m) => blocks(m.content).map(blockText).join("\n")).join("\n");
+  log.push({ tools, lastText, system, context });
   const offered = new Set(tools.map((t) => t.name));
   const directive = tools.length > 0 ? nextDirective(messages) : null;
   const call = directive !== null && offered.has(directive.tool) ? directive : null;
