@@ -1,5 +1,8 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isListingMethod, listedEntries, pinnedForm, taskStatusMessages } from "../../../src/adapters/mcp/listed-content.js";
+import { isListingMethod, listedEntries, listingPinStores, pinnedForm, taskStatusMessages } from "../../../src/adapters/mcp/listed-content.js";
 
 describe("listedEntries", () => {
   it("is null for a result that holds no array where the entries go", () => {
@@ -61,6 +64,32 @@ describe("taskStatusMessages", () => {
   it("finds nothing in what carries no message", () => {
     for (const value of [null, undefined, "statusMessage", 3, [{ statusMessage: "x" }], {}, { statusMessage: "" }, { statusMessage: 5 }, { tasks: "x" }, { tasks: [[{ statusMessage: "x" }]] }]) {
       expect(taskStatusMessages(value), JSON.stringify(value)).toEqual([]);
+    }
+  });
+});
+
+describe("listingPinStores", () => {
+  it("gives each listing its own pin file, and names the listing whose file is unusable in the report", () => {
+    const ws = mkdtempSync(join(tmpdir(), "provenant-listing-pins-"));
+    try {
+      const pins = join(ws, ".provenance", "mcp-pins");
+      mkdirSync(pins, { recursive: true });
+      writeFileSync(join(pins, "srv.resources.json"), '{"version":1');
+      const reports: string[] = [];
+      const stores = listingPinStores(ws, "srv", (kind, detail, movedTo) => reports.push(`${kind}: ${detail} -> ${movedTo}`));
+      expect(Object.fromEntries(Object.entries(stores).map(([kind, store]) => [kind, store.file]))).toEqual({
+        prompts: join(pins, "srv.prompts.json"),
+        resources: join(pins, "srv.resources.json"),
+        "resource-templates": join(pins, "srv.resource-templates.json"),
+      });
+      const entry = { name: "file:///a", digest: "0".repeat(64), definition: {} };
+      // The unusable file is set aside and its listing starts with no pins: every entry is held.
+      expect([...stores.resources.observe([entry], { first: true, last: true }, new Date())]).toEqual(["file:///a"]);
+      expect(stores.prompts.observe([{ ...entry, name: "p" }], { first: true, last: true }, new Date()).size).toBe(0);
+      expect(reports).toHaveLength(1);
+      expect(reports[0]).toMatch(/^resources: not JSON .* -> .*srv\.resources\.json.*corrupt/);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
     }
   });
 });
