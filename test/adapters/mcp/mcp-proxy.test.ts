@@ -176,9 +176,15 @@ describe("McpProxy", () => {
       r.server({ jsonrpc: "2.0", id: 1, ...answer });
       expect(last(r.toClient)).toEqual({ jsonrpc: "2.0", id: 1, ...answer });
       expect(r.guard.taint("mcp")).toBe("untrusted");
+      expect(r.logs.filter((l) => l.includes("a method the proxy does not know"))).toEqual([expect.stringMatching(/the client asked vendor\/summary, a method the proxy does not know; its answer counts as the server's output/)]);
       r.client(call(2, "write", {}));
       expect(last(r.toClient).result?.content?.[0]?.text).toMatch(/mcp__srv__\* response/);
     }
+    // The methods it knows to be content say nothing of it.
+    const content = rig();
+    content.client({ jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "file:///x" } });
+    content.client({ jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: "p" } });
+    expect(content.logs.some((l) => l.includes("does not know"))).toBe(false);
   });
 
   describe.each([
