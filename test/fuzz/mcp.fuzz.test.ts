@@ -259,4 +259,33 @@ describe("the MCP proxy under hostile client input", () => {
       guard.close();
     }
   }, FUZZ_TIMEOUT_MS);
+
+  it("counts the answer to a request of any method it does not know to carry nothing for the model as the server's words", () => {
+    const { guard, proxy, toClient } = proxyRig({ toolOutputTaints: { "mcp__srv__*": "untrusted" } }, { record: () => undefined });
+    // The methods whose answers it reads itself (listings, instructions, calls, task states) or knows to carry nothing for the model.
+    const known = new Set(["ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "subscriptions/listen", "completion/complete", "initialize", "server/discover", "tools/list", "tools/call", "prompts/list", "resources/list", "resources/templates/list", "tasks/get", "tasks/list", "tasks/cancel"]);
+    const method = fc.oneof(fc.constantFrom("resources/read", "prompts/get", "tasks/result", "sampling/createMessage", "server/Discover", "ping ", "tools/list/x", "vendor/summary", "constructor"), hostileName).filter((m) => !known.has(m));
+    const answer = fc.oneof(
+      fc.constant({ result: { text: "SERVER" } }),
+      fc.constant({ result: { contents: [{ uri: "x", text: "SERVER" }] } }),
+      fc.constant({ error: { code: -32601, message: "SERVER" } }),
+      fc.constant({ result: { resultType: "input_required", inputRequests: { a: { method: "elicitation/create", params: { message: "SERVER" } } } } }),
+    );
+    let id = 0;
+    try {
+      fc.assert(
+        fc.property(method, answer, (m, body) => {
+          toClient.length = 0;
+          guard.resetTrust("fuzz", "trusted", true);
+          id += 1;
+          proxy.fromClient(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id, method: m, params: {} }), "utf8"));
+          proxy.fromServer(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id, ...body }), "utf8"));
+          if (toClient.some((l) => l.includes("SERVER"))) expect(guard.taint("fuzz")).toBe("untrusted");
+        }),
+        fuzzParams("mcp-proxy-unknown-methods", 0.5),
+      );
+    } finally {
+      guard.close();
+    }
+  }, FUZZ_TIMEOUT_MS);
 });
