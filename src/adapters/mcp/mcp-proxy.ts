@@ -156,6 +156,11 @@ export class McpProxy {
   private pinView: { readonly complete: boolean; readonly pinned: ReadonlySet<string>; readonly held: ReadonlySet<string> } | null = null;
   private readonly codeExpiry = new Map<string, number>();
   private clientElicits = false;
+  /**
+   * The client speaks protocol revision 2026-07-28 or later, which names itself in every request's
+   * `_meta`: a result must then say it is complete, and the proxy's own tool errors do.
+   */
+  private resultTypes = false;
   private callSeq = 0;
   private elicitSeq = 0;
 
@@ -258,6 +263,7 @@ export class McpProxy {
           this.send("client", errorResponse(message.id, INVALID_REQUEST));
           return CONSUMED;
         }
+        if (!this.resultTypes && namesRevision(message.params)) this.resultTypes = true;
         if (message.method === "initialize") {
           this.clientElicits = this.o.elicitation !== false && declaresElicitation(message.params);
           this.track({ kind: "initialize", id: message.id });
@@ -728,7 +734,7 @@ export class McpProxy {
   }
 
   private toolError(id: JsonRpcId, text: string): void {
-    this.send("client", JSON.stringify({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text }], isError: true } }));
+    this.send("client", JSON.stringify({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text }], isError: true, ...(this.resultTypes ? { resultType: "complete" } : {}) } }));
   }
 
   private reply(side: "client" | "server", line: string): void {
@@ -739,6 +745,13 @@ export class McpProxy {
     if (to === "client") this.o.toClient(line);
     else this.o.toServer(line);
   }
+}
+
+/** Whether a request carries the per-request envelope of protocol revision 2026-07-28, which names the revision. */
+function namesRevision(params: unknown): boolean {
+  if (params === null || typeof params !== "object") return false;
+  const meta = (params as { _meta?: unknown })._meta;
+  return meta !== null && typeof meta === "object" && typeof (meta as Record<string, unknown>)["io.modelcontextprotocol/protocolVersion"] === "string";
 }
 
 function declaresElicitation(params: unknown): boolean {
