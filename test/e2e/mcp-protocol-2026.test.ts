@@ -7,8 +7,9 @@ import { cli, DISCOVER_SERVER, MAIN, removeScenes, scene, type Scene } from "./m
 
 /**
  * Protocol revision 2026-07-28 end to end: the official SDK's version 2 client (`@modelcontextprotocol/client`
- * 2.4.0) in its `auto` mode, which asks `server/discover` and speaks the revision to a server that
- * answers, with no `initialize`; the server, one of the same SDK's served with `serveStdio`.
+ * 2.4.0) held to that revision, which it asks the server for with `server/discover`, with no
+ * `initialize`; the server, one of the same SDK's served with `serveStdio`. (Its `auto` mode does
+ * the same after a probe in a second process, which only costs time here.)
  */
 const CONFIG = { toolOutputTaints: { "mcp__discover__*": "untrusted" }, toolActionClasses: { "mcp__discover__*": "write" } };
 
@@ -28,7 +29,7 @@ function setting() {
 async function connect(t: { s: Scene; instructions: string; saved: string }, proxied: boolean): Promise<Client> {
   const server = [DISCOVER_SERVER, t.instructions, t.saved];
   const args = proxied ? [MAIN, "mcp", "--name", "discover", "--workspace", t.s.workspace, "--config", t.s.configFile, "--", process.execPath, ...server] : server;
-  const client = new Client({ name: "provenant-e2e", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+  const client = new Client({ name: "provenant-e2e", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
   await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: "pipe", env: { ...(process.env as Record<string, string>), PROVENANT_CONFIG: "" } }));
   open.push(client);
   expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
