@@ -85,7 +85,7 @@ interface ProducingCall {
  * listing to filter, an initialize result to check, output that enters the graph, or nothing to do.
  */
 type OpenRequest =
-  | { readonly kind: "initialize" | "status" | "plain"; readonly id: JsonRpcId }
+  | { readonly kind: "instructions" | "status" | "plain"; readonly id: JsonRpcId }
   | { readonly kind: "tools/list"; readonly id: JsonRpcId; readonly firstPage: boolean }
   | { readonly kind: "listing"; readonly id: JsonRpcId; readonly method: ListingMethod; readonly firstPage: boolean }
   | (ProducingCall & { readonly kind: "output"; readonly id: JsonRpcId; readonly callId: string });
@@ -128,7 +128,8 @@ const MAX_OUTSTANDING = 10_000;
  * may reach the server (held calls ask the owner through elicitation, or name an approval code),
  * and whose result enters the guard's graph at the server's output trust. The server's other words
  * a client may show its model enter the graph too (a resource read, a prompt, a task's status, a
- * listed prompt or resource that differs from its pin), or are withheld (changed instructions).
+ * listed prompt or resource that differs from its pin, the answer to any request it does not know),
+ * or are withheld (changed instructions, from `initialize` or `server/discover`).
  *
  * Fail safe: a message that cannot be read, or a failure of ours while handling a `tools/call`,
  * never forwards that call; the peer gets a generic JSON-RPC error and our log the detail.
@@ -266,13 +267,13 @@ export class McpProxy {
         if (!this.resultTypes && namesRevision(message.params)) this.resultTypes = true;
         if (message.method === "initialize") {
           this.clientElicits = this.o.elicitation !== false && declaresElicitation(message.params);
-          this.track({ kind: "initialize", id: message.id });
+          this.track({ kind: "instructions", id: message.id });
           return FORWARD;
         }
         if (message.method === "server/discover") {
           // Protocol revision 2026-07-28 has no initialize: the instructions come with discovery.
           // That revision has no requests from server to client either, so the proxy does not elicit.
-          this.track({ kind: "initialize", id: message.id });
+          this.track({ kind: "instructions", id: message.id });
           return FORWARD;
         }
         if (message.method === "tools/list") {
@@ -346,8 +347,8 @@ export class McpProxy {
     switch (request.kind) {
       case "tools/list":
         return this.onToolsListed(message, request.firstPage);
-      case "initialize":
-        return this.onInitialized(message);
+      case "instructions":
+        return this.withPinnedInstructions(message);
       case "plain":
         return FORWARD;
       case "listing":
@@ -380,7 +381,7 @@ export class McpProxy {
    * are withheld (the result goes on without them) until the owner accepts them. They come in the
    * result of `initialize`, or of `server/discover` (protocol revision 2026-07-28); one pin holds both.
    */
-  private onInitialized(message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {
+  private withPinnedInstructions(message: Extract<JsonRpcMessage, { kind: "response" }>): Outcome {
     const pins = this.o.instructionPins;
     const result = message.result;
     if (pins === undefined || message.error !== undefined || result === null || typeof result !== "object" || Array.isArray(result)) return FORWARD;
