@@ -103,6 +103,9 @@ interface AskedOwner {
  */
 const UNSEEN_CANCEL_MS = 2000;
 
+/** Requests whose answer is, by the protocol, the server's content for the model: an attached resource, a prompt. */
+const CONTENT_METHODS: ReadonlySet<string> = new Set(["resources/read", "prompts/get"]);
+
 /** Requests whose answer carries a task's status message (the server's words about the call it runs). */
 const TASK_STATUS_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/list", "tasks/cancel"]);
 
@@ -295,7 +298,7 @@ export class McpProxy {
         else if (PLAIN_METHODS.has(message.method)) this.track({ kind: "plain", id: message.id });
         else {
           // An attached resource, a prompt, or a method the proxy does not know: the server's words.
-          if (message.method !== "resources/read" && message.method !== "prompts/get") this.o.logger.warn(`mcp ${this.o.server}: the client asked ${displayText(message.method)}, a method the proxy does not know; its answer counts as the server's output`);
+          if (!CONTENT_METHODS.has(message.method)) this.o.logger.warn(`mcp ${this.o.server}: the client asked ${displayText(message.method)}, a method the proxy does not know; its answer counts as the server's output`);
           this.startTurn();
           this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, ...this.atLarge });
         }
