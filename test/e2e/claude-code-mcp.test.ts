@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startAnthropicServer, type AnthropicServer } from "./harness/anthropic-server.js";
 import { claudeHome, runClaude, toolUses, type ClaudeHome, type ClaudeRun } from "./harness/claude-code.js";
-import { DISCOVER_SERVER, FILESYSTEM_SERVER, FS_CONFIG, MAIN, RUG_PULL_SERVER } from "./mcp-harness.js";
+import { DISCOVER_SERVER, FILESYSTEM_SERVER, FS_CONFIG, MAIN, RUG_PULL_SERVER, serverArgs } from "./mcp-harness.js";
 
 /**
  * Claude Code 2.1.332, headless, with its MCP servers behind `provenant mcp` (no hooks: the proxy
@@ -37,10 +37,7 @@ function setting(proxied: boolean) {
   const config = join(home.home, "provenant.json");
   const state = join(home.home, "state");
   writeFileSync(config, JSON.stringify(FS_CONFIG));
-  const server = (name: string, command: readonly string[]) => ({
-    command: process.execPath,
-    args: proxied ? [MAIN, "mcp", "--name", name, "--workspace", state, "--config", config, "--", process.execPath, ...command] : command,
-  });
+  const server = (name: string, script: readonly string[]) => ({ command: process.execPath, args: serverArgs(name, script, { proxied, workspace: state, configFile: config }) });
   const mcpConfig = join(home.home, "mcp.json");
   writeFileSync(
     mcpConfig,
@@ -117,9 +114,8 @@ describe("Claude Code with its MCP servers behind the proxy", () => {
       const state = join(home.home, "state");
       const config = join(home.home, "provenant.json");
       writeFileSync(config, JSON.stringify({ toolOutputTaints: { "mcp__discover__*": "untrusted", mcp__discover__save: "trusted" }, toolActionClasses: { "mcp__discover__*": "write" } }));
-      const command = [DISCOVER_SERVER, instructions, saved];
       const mcpConfig = join(home.home, "mcp.json");
-      const args = proxied ? [MAIN, "mcp", "--name", "discover", "--workspace", state, "--config", config, "--", process.execPath, ...command] : command;
+      const args = serverArgs("discover", [DISCOVER_SERVER, instructions, saved], { proxied, workspace: state, configFile: config });
       writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { discover: { command: process.execPath, args } } }));
       const save = async (text: string) => {
         const from = model.requests.length;

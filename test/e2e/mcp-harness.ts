@@ -49,6 +49,14 @@ export function scene(config: unknown): Scene {
   return { dir, workspace, configFile };
 }
 
+/**
+ * How a client runs a server that is a Node script: behind the built `provenant mcp` with the
+ * scene's workspace and configuration, or directly when `proxied` is false (the control).
+ */
+export function serverArgs(name: string, script: readonly string[], o: { readonly proxied: boolean; readonly workspace: string; readonly configFile: string }): string[] {
+  return o.proxied ? [MAIN, "mcp", "--name", name, "--workspace", o.workspace, "--config", o.configFile, "--", process.execPath, ...script] : [...script];
+}
+
 export interface Connected {
   readonly client: Client;
   readonly stderr: () => string;

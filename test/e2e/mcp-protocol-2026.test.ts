@@ -3,7 +3,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cli, DISCOVER_SERVER, MAIN, removeScenes, scene, type Scene } from "./mcp-harness.js";
+import { cli, DISCOVER_SERVER, removeScenes, scene, serverArgs, type Scene } from "./mcp-harness.js";
 
 /**
  * Protocol revision 2026-07-28 end to end: the official SDK's version 2 client (`@modelcontextprotocol/client`
@@ -27,8 +27,7 @@ function setting() {
 }
 
 async function connect(t: { s: Scene; instructions: string; saved: string }, proxied: boolean): Promise<Client> {
-  const server = [DISCOVER_SERVER, t.instructions, t.saved];
-  const args = proxied ? [MAIN, "mcp", "--name", "discover", "--workspace", t.s.workspace, "--config", t.s.configFile, "--", process.execPath, ...server] : server;
+  const args = serverArgs("discover", [DISCOVER_SERVER, t.instructions, t.saved], { ...t.s, proxied });
   const client = new Client({ name: "provenant-e2e", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
   await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: "pipe", env: { ...(process.env as Record<string, string>), PROVENANT_CONFIG: "" } }));
   open.push(client);
