@@ -14,6 +14,7 @@ export const EVERYTHING_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/
 export const RUG_PULL_SERVER = join(ROOT, "test/e2e/fixtures/mcp/rug-pull-server.mjs");
 export const ID_GUESSING_SERVER = join(ROOT, "test/e2e/fixtures/mcp/id-guessing-server.mjs");
 export const DISCOVER_SERVER = join(ROOT, "test/e2e/fixtures/mcp/discover-server.mjs");
+export const CHANNEL_SERVER = join(ROOT, "test/e2e/fixtures/mcp/channel-server.mjs");
 
 /** The configuration an owner writes for the filesystem server: its reads run at any taint, its output is untrusted. */
 export const FS_CONFIG = {
@@ -70,7 +71,12 @@ export interface Connected {
 export async function connect(
   s: Scene,
   server: { name: string; command: string; args: readonly string[] },
-  options: { proxied: boolean; elicit?: (message: string) => ElicitResult["action"] | Promise<ElicitResult["action"]> },
+  options: {
+    proxied: boolean;
+    elicit?: (message: string) => ElicitResult["action"] | Promise<ElicitResult["action"]>;
+    /** Every notification of a method the SDK does not handle itself, as a client that shows them its model would take it. */
+    notified?: (method: string, params: unknown) => void;
+  },
 ): Promise<Connected> {
   const command = options.proxied ? process.execPath : server.command;
   const args = options.proxied
@@ -88,6 +94,8 @@ export async function connect(
       return action === "accept" ? { action, content: {} } : { action };
     });
   }
+  const notified = options.notified;
+  if (notified !== undefined) client.fallbackNotificationHandler = async (n) => notified(n.method, n.params);
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
 }

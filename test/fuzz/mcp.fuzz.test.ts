@@ -288,4 +288,29 @@ describe("the MCP proxy under hostile client input", () => {
       guard.close();
     }
   }, FUZZ_TIMEOUT_MS);
+
+  it("shows the client a notification or request of the server's own, of any method it does not know to carry nothing for the model, only counted as the server's words", () => {
+    const { guard, proxy, toClient } = proxyRig({ toolOutputTaints: { "mcp__srv__*": "untrusted" } }, { record: () => undefined });
+    // What the proxy knows the server may send without words for the model (a task's status it counts itself).
+    const notifications = new Set(["notifications/cancelled", "notifications/progress", "notifications/message", "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated", "notifications/elicitation/complete", "notifications/subscriptions/acknowledged"]);
+    const requests = new Set(["ping", "roots/list", "elicitation/create", "sampling/createMessage", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel"]);
+    const method = fc.oneof(fc.constantFrom("notifications/claude/channel", "notifications/message ", "Notifications/progress", "notifications/tasks/status", "vendor/show", "constructor", "__proto__"), hostileName, ...[...notifications, ...requests].map((m) => fc.constant(m)));
+    const params = fc.constantFrom({ content: "SERVER" }, { statusMessage: "SERVER", taskId: "t" }, { message: "SERVER", level: "info", data: "SERVER" });
+    let id = 0;
+    try {
+      fc.assert(
+        fc.property(method, params, fc.boolean(), (m, p, asRequest) => {
+          toClient.length = 0;
+          guard.resetTrust("fuzz", "trusted", true);
+          id += 1;
+          proxy.fromServer(Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...(asRequest ? { id: `s${id}` } : {}), method: m, params: p }), "utf8"));
+          const plain = asRequest ? requests.has(m) : notifications.has(m);
+          if (toClient.some((l) => l.includes("SERVER")) && !plain) expect(guard.taint("fuzz")).toBe("untrusted");
+        }),
+        fuzzParams("mcp-proxy-server-messages", 0.5),
+      );
+    } finally {
+      guard.close();
+    }
+  }, FUZZ_TIMEOUT_MS);
 });

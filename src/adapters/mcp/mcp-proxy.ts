@@ -118,6 +118,34 @@ const TASK_STATUS_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/li
  */
 const PLAIN_METHODS: ReadonlySet<string> = new Set(["ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "subscriptions/listen", "completion/complete"]);
 
+/**
+ * Notifications from the server that carry none of its words for the model: signals about lists
+ * and subscriptions, a cancellation, and the progress and log messages clients show their users.
+ * Any other (a client's extension such as `notifications/claude/channel`, which pushes a message
+ * into the conversation, or a later protocol's) may reach the model: it enters the graph as the
+ * server's output at large. A task's status is counted as its call's output (`countStatus`).
+ */
+const PLAIN_SERVER_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  "notifications/cancelled",
+  "notifications/progress",
+  "notifications/message",
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/resources/list_changed",
+  "notifications/resources/updated",
+  "notifications/elicitation/complete",
+  "notifications/subscriptions/acknowledged",
+]);
+
+/**
+ * Requests the server may send the client, whose words go to the client's user or nowhere near the
+ * model: an elicitation (the user answers it; with `elicitation: false` the proxy takes it that the
+ * model may, and counts it), a sampling request (a separate completion whose answer goes back to the
+ * server; not decided, docs/mcp.md), the roots, a ping, a task's state. Any other request's params
+ * enter the graph as the server's output at large before the client sees them.
+ */
+const SERVER_REQUESTS: ReadonlySet<string> = new Set(["ping", "roots/list", "elicitation/create", "sampling/createMessage", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel"]);
+
 /** The name the server's instructions are pinned under, in their own pin file. */
 export const INSTRUCTIONS = "instructions";
 
@@ -131,8 +159,8 @@ const MAX_OUTSTANDING = 10_000;
  * may reach the server (held calls ask the owner through elicitation, or name an approval code),
  * and whose result enters the guard's graph at the server's output trust. The server's other words
  * a client may show its model enter the graph too (a resource read, a prompt, a task's status, a
- * listed prompt or resource that differs from its pin, the answer to any request it does not know),
- * or are withheld (changed instructions, from `initialize` or `server/discover`).
+ * listed prompt or resource that differs from its pin, the answer to any request it does not know,
+ * a notification or request of its own that may reach the model), or are withheld (changed instructions, from `initialize` or `server/discover`).
  *
  * Fail safe: a message that cannot be read, or a failure of ours while handling a `tools/call`,
  * never forwards that call; the peer gets a generic JSON-RPC error and our log the detail.
@@ -165,6 +193,8 @@ export class McpProxy {
    * `_meta`: a result must then say it is complete, and the proxy's own tool errors do.
    */
   private resultTypes = false;
+  /** The methods of the server's own messages counted at large so far: each is logged once. */
+  private readonly countedMethods = new Set<string>();
   private callSeq = 0;
   private elicitSeq = 0;
 
@@ -248,12 +278,13 @@ export class McpProxy {
         this.send("client", errorResponse(message.id, INTERNAL_ERROR));
         return CONSUMED;
       }
-      if (side === "server" && message.kind === "response") {
-        // A listing that was not filtered, or a result that did not enter the graph, must not reach the model.
-        if (message.id !== null) this.failOpenRequest(message.id);
+      if (side === "server") {
+        // A listing that was not filtered, or words of the server that did not enter the graph, must not reach the model.
+        if (message.kind === "response" && message.id !== null) this.failOpenRequest(message.id);
+        if (message.kind === "request") this.send("server", errorResponse(message.id, INTERNAL_ERROR));
         return CONSUMED;
       }
-      return message.kind === "request" && message.method === "tools/call" ? CONSUMED : FORWARD;
+      return message.kind === "notification" && message.method === "tools/call" ? CONSUMED : FORWARD;
     }
   }
 
@@ -323,11 +354,16 @@ export class McpProxy {
   }
 
   private fromServerMessage(message: JsonRpcMessage): Outcome {
-    if (message.kind === "notification" && message.method === "notifications/tasks/status") {
-      this.countStatus(message.params);
+    if (message.kind === "notification") {
+      if (message.method === "notifications/tasks/status") this.countStatus(message.params);
+      else if (!PLAIN_SERVER_NOTIFICATIONS.has(message.method)) this.countAtLarge(message.method, message.params);
       return FORWARD;
     }
-    if (message.kind !== "response") return FORWARD;
+    if (message.kind === "request") {
+      const elicitsTheModel = message.method === "elicitation/create" && this.o.elicitation === false;
+      if (!SERVER_REQUESTS.has(message.method) || elicitsTheModel) this.countAtLarge(message.method, message.params);
+      return FORWARD;
+    }
     if (message.id === null) {
       // An error about a message the server could not read answers no request; anything else is dropped.
       if (message.error !== undefined) return FORWARD;
@@ -463,6 +499,16 @@ export class McpProxy {
       this.o.guard.afterToolCall(this.o.sessionId, { id: `l${++this.callSeq}`, tool: this.atLarge.tool, params: this.atLarge.params, output: { [LISTINGS[method].field]: unpinned }, ran: true });
     }
     return FORWARD;
+  }
+
+  /** A message of the server's own that may reach the model: its params enter the graph as the server's output at large. */
+  private countAtLarge(method: string, params: unknown): void {
+    if (this.countedMethods.size < MAX_OUTSTANDING && !this.countedMethods.has(method)) {
+      this.countedMethods.add(method);
+      this.o.logger.warn(`mcp ${this.o.server}: the server sent ${displayText(method)}, which the client may show its model; counted as the server's output (logged once per method)`);
+    }
+    this.startTurn();
+    this.o.guard.afterToolCall(this.o.sessionId, { id: `m${++this.callSeq}`, tool: this.atLarge.tool, params: this.atLarge.params, output: { [method]: params ?? null }, ran: true });
   }
 
   /** Task status messages are the server's words about a call: each enters the graph as the output of its task's call. */
