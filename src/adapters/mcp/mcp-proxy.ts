@@ -149,6 +149,9 @@ const SERVER_REQUESTS: ReadonlySet<string> = new Set(["ping", "roots/list", "eli
 /** The name the server's instructions are pinned under, in their own pin file. */
 export const INSTRUCTIONS = "instructions";
 
+/** The log names each method of the server's own messages counted at large once, for this many methods (a hostile server may invent any number). */
+const MAX_LOGGED_METHODS = 100;
+
 /** Past this many requests the server has not answered, the oldest is given up (the client gets an error). */
 const MAX_OUTSTANDING = 10_000;
 
@@ -193,7 +196,7 @@ export class McpProxy {
    * `_meta`: a result must then say it is complete, and the proxy's own tool errors do.
    */
   private resultTypes = false;
-  /** The methods of the server's own messages counted at large so far: each is logged once. */
+  /** The methods of the server's own messages counted at large and logged so far. */
   private readonly countedMethods = new Set<string>();
   private callSeq = 0;
   private elicitSeq = 0;
@@ -284,7 +287,9 @@ export class McpProxy {
         if (message.kind === "request") this.send("server", errorResponse(message.id, INTERNAL_ERROR));
         return CONSUMED;
       }
-      return message.kind === "notification" && message.method === "tools/call" ? CONSUMED : FORWARD;
+      // A client's notification goes on as it would have (a cancellation the server may need), but never an id-less call;
+      // a client's answer we handle is to a question of ours, never the server's.
+      return message.kind === "notification" && message.method !== "tools/call" ? FORWARD : CONSUMED;
     }
   }
 
@@ -503,7 +508,7 @@ export class McpProxy {
 
   /** A message of the server's own that may reach the model: its params enter the graph as the server's output at large. */
   private countAtLarge(method: string, params: unknown): void {
-    if (this.countedMethods.size < MAX_OUTSTANDING && !this.countedMethods.has(method)) {
+    if (this.countedMethods.size < MAX_LOGGED_METHODS && !this.countedMethods.has(method)) {
       this.countedMethods.add(method);
       this.o.logger.warn(`mcp ${this.o.server}: the server sent ${displayText(method)}, which the client may show its model; counted as the server's output (logged once per method)`);
     }
