@@ -128,8 +128,8 @@ export const MUTATION_MODULES = {
   // The MCP proxy: which messages it reads as which, which calls reach the server, which answers
   // reach the client and what enters the graph, and the arguments that name its own state.
   "mcp-proxy": {
-    mutate: ["src/adapters/mcp/mcp-proxy.ts", "src/adapters/mcp/json-rpc.ts", "src/adapters/mcp/own-state-paths.ts", "src/adapters/mcp/listed-content.ts", "src/adapters/mcp/tool-definition.ts"],
-    tests: ["test/adapters/mcp/mcp-proxy.test.ts", "test/adapters/mcp/own-state-paths.test.ts", "test/adapters/mcp/listed-content.test.ts"],
+    mutate: ["src/adapters/mcp/mcp-proxy.ts", "src/adapters/mcp/json-rpc.ts", "src/adapters/mcp/own-state-paths.ts", "src/adapters/mcp/listed-content.ts", "src/adapters/mcp/tool-definition.ts", "src/adapters/mcp/input-requests.ts"],
+    tests: ["test/adapters/mcp/mcp-proxy.test.ts", "test/adapters/mcp/own-state-paths.test.ts", "test/adapters/mcp/listed-content.test.ts", "test/adapters/mcp/input-requests.test.ts"],
   },
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
   // the tool-result MACs, against the unit, known-answer and property tests that exercise them.

@@ -153,4 +153,28 @@ describe("Claude Code with its MCP servers behind the proxy", () => {
       expect(third.context).toContain(evil);
     }
   });
+
+  it("a 2026-07-28 tool that asks the user to confirm (input_required): the question never reaches the model, and Claude Code's retry reaches the server, not held", { timeout: 120_000 }, async () => {
+    const home = claudeHome("provenant-cc-confirm-");
+    homes.push(home);
+    const instructions = join(home.home, "instructions.txt");
+    writeFileSync(instructions, "");
+    const config = join(home.home, "provenant.json");
+    writeFileSync(config, JSON.stringify({ toolOutputTaints: { "mcp__discover__*": "untrusted" }, toolActionClasses: { "mcp__discover__*": "write" } }));
+    const mcpConfig = join(home.home, "mcp.json");
+    const args = serverArgs("discover", [DISCOVER_SERVER, instructions, join(home.home, "saved.txt")], { proxied: true, workspace: join(home.home, "state"), configFile: config });
+    writeFileSync(mcpConfig, JSON.stringify({ mcpServers: { discover: { command: process.execPath, args } } }));
+    const from = model.requests.length;
+    const run = await runClaude({
+      home,
+      modelUrl: model.url,
+      prompt: `CALL mcp__discover__deploy ${JSON.stringify({ env: "prod" })}`,
+      args: ["--mcp-config", mcpConfig, "--strict-mcp-config", "--allowedTools", "mcp__discover__deploy"],
+      env: { ENABLE_TOOL_SEARCH: "false" },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    // Headless, Claude Code cancels the question at once and retries with that answer: the server's "not deployed".
+    expect(toolResultText(run)).toContain("not deployed");
+    expect(model.requests.slice(from).map((r) => r.context).join("\n")).not.toContain("Deploy to prod?");
+  });
 });

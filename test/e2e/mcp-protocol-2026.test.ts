@@ -26,9 +26,11 @@ function setting() {
   return { s, instructions, saved: join(s.dir, "saved.txt") };
 }
 
-async function connect(t: { s: Scene; instructions: string; saved: string }, proxied: boolean): Promise<Client> {
+/** A client of that revision; `confirm` answers the server's questions as its user would (none asked: no elicitation capability). */
+async function connect(t: { s: Scene; instructions: string; saved: string }, proxied: boolean, confirm?: (message: string) => boolean): Promise<Client> {
   const args = serverArgs("discover", [DISCOVER_SERVER, t.instructions, t.saved], { ...t.s, proxied });
-  const client = new Client({ name: "provenant-e2e", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  const client = new Client({ name: "provenant-e2e", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: confirm === undefined ? {} : { elicitation: { form: {} } } });
+  if (confirm !== undefined) client.setRequestHandler("elicitation/create", (request) => ({ action: "accept", content: { confirm: confirm(String(request.params.message)) } }));
   await client.connect(new StdioClientTransport({ command: process.execPath, args, stderr: "pipe", env: { ...(process.env as Record<string, string>), PROVENANT_CONFIG: "" } }));
   open.push(client);
   expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
@@ -51,6 +53,22 @@ describe("provenant mcp between a client and a server of protocol revision 2026-
         expect(readFileSync(t.saved, "utf8")).toBe("mine\n");
       } else expect(readFileSync(t.saved, "utf8")).toBe("mine\npwned\n");
     }
+  });
+
+  it("passes a question the server asks the client's user (input_required, embedding an elicitation) as it passes an elicitation: the confirmed call runs, not held as if the question were output", async () => {
+    const t = setting();
+    const asked: string[] = [];
+    const client = await connect(t, true, (message) => (asked.push(message), true));
+    const deployed = await client.callTool({ name: "deploy", arguments: { env: "prod" } });
+    expect(asked).toEqual(["Deploy to prod?"]);
+    expect(textOf(deployed)).toBe("deployed to prod");
+    expect(readFileSync(t.saved, "utf8")).toBe("deployed prod\n");
+    // What the call answered in the end is the server's words, as any result: the next side effect waits for the owner.
+    expect(textOf(await client.callTool({ name: "save", arguments: { text: "pwned" } }))).toMatch(/provenant held this call[\s\S]*mcp__discover__deploy response/);
+    expect(readFileSync(t.saved, "utf8")).toBe("deployed prod\n");
+    // The user's no is the server's to act on.
+    const declined = await connect(setting(), true, () => false);
+    expect(textOf(await declined.callTool({ name: "deploy", arguments: { env: "prod" } }))).toBe("not deployed");
   });
 
   it("withholds instructions that changed since install until the owner accepts them; without the proxy the client gets them", async () => {

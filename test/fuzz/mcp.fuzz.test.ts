@@ -280,7 +280,9 @@ describe("the MCP proxy under hostile client input", () => {
           id += 1;
           proxy.fromClient(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id, method: m, params: {} }), "utf8"));
           proxy.fromServer(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id, ...body }), "utf8"));
-          if (toClient.some((l) => l.includes("SERVER"))) expect(guard.taint("fuzz")).toBe("untrusted");
+          // A resource read or a prompt may ask the client's user (2026-07-28), as a tool call may: the question is not output.
+          const asksTheUser = (m === "resources/read" || m === "prompts/get") && "result" in body && (body.result as { resultType?: unknown }).resultType === "input_required";
+          if (toClient.some((l) => l.includes("SERVER")) && !asksTheUser) expect(guard.taint("fuzz")).toBe("untrusted");
         }),
         fuzzParams("mcp-proxy-unknown-methods", 0.5),
       );
@@ -289,10 +291,45 @@ describe("the MCP proxy under hostile client input", () => {
     }
   }, FUZZ_TIMEOUT_MS);
 
+  it("shows the client a tool call's answer with the server's words uncounted only inside a question its user answers (input_required)", () => {
+    const { guard, proxy, toClient } = proxyRig({ toolOutputTaints: { "mcp__srv__*": "untrusted" } }, { record: () => undefined });
+    const userAnswers = new Set(["elicitation/create", "sampling/createMessage", "roots/list"]);
+    const request = fc.record({ method: fc.oneof(fc.constantFrom(...userAnswers, "elicitation/create ", "vendor/show"), hostileName), params: fc.constant({ message: "QUESTION" }) });
+    const result = fc.record(
+      {
+        resultType: fc.constantFrom("input_required", "complete", "INPUT_REQUIRED"),
+        inputRequests: fc.oneof(fc.dictionary(hostileName, request, { maxKeys: 3 }), fc.array(request, { maxLength: 2 }), shallowValue),
+        requestState: fc.oneof(fc.string(), shallowValue),
+        content: fc.constant([{ type: "text", text: "SERVER" }]),
+        extra: fc.constant("SERVER"),
+      },
+      { requiredKeys: ["resultType"] },
+    );
+    let id = 0;
+    try {
+      fc.assert(
+        fc.property(result, (body) => {
+          toClient.length = 0;
+          guard.resetTrust("fuzz", "trusted", true);
+          id += 1;
+          proxy.fromClient(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "t", arguments: {} } }), "utf8"));
+          proxy.fromServer(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id, result: body }), "utf8"));
+          const shown = toClient.join("\n");
+          const requests = body.inputRequests !== null && typeof body.inputRequests === "object" ? Object.values(body.inputRequests as object) : [];
+          const foreign = requests.some((r: unknown) => !userAnswers.has(String((r as { method?: unknown } | null)?.method)));
+          if (shown.includes("SERVER") || (shown.includes("QUESTION") && (foreign || body.resultType !== "input_required"))) expect(guard.taint("fuzz")).toBe("untrusted");
+        }),
+        fuzzParams("mcp-proxy-input-required", 0.5),
+      );
+    } finally {
+      guard.close();
+    }
+  }, FUZZ_TIMEOUT_MS);
+
   it("shows the client a notification or request of the server's own, of any method it does not know to carry nothing for the model, only counted as the server's words", () => {
     const { guard, proxy, toClient } = proxyRig({ toolOutputTaints: { "mcp__srv__*": "untrusted" } }, { record: () => undefined });
-    // What the proxy knows the server may send without words for the model (a task's status it counts itself).
-    const notifications = new Set(["notifications/cancelled", "notifications/progress", "notifications/message", "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated", "notifications/elicitation/complete", "notifications/subscriptions/acknowledged"]);
+    // What the proxy knows the server may send without words for the model; of a task's status it counts the status message (unit-tested).
+    const notifications = new Set(["notifications/tasks/status", "notifications/cancelled", "notifications/progress", "notifications/message", "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated", "notifications/elicitation/complete", "notifications/subscriptions/acknowledged"]);
     const requests = new Set(["ping", "roots/list", "elicitation/create", "sampling/createMessage", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel"]);
     const method = fc.oneof(fc.constantFrom("notifications/claude/channel", "notifications/message ", "Notifications/progress", "notifications/tasks/status", "vendor/show", "constructor", "__proto__"), hostileName, ...[...notifications, ...requests].map((m) => fc.constant(m)));
     const params = fc.constantFrom({ content: "SERVER" }, { statusMessage: "SERVER", taskId: "t" }, { message: "SERVER", level: "info", data: "SERVER" });

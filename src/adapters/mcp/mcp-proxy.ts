@@ -24,6 +24,7 @@ import {
   type JsonRpcId,
   type JsonRpcMessage,
 } from "./json-rpc.js";
+import { asksOnlyTheClient } from "./input-requests.js";
 import { OwnStatePaths } from "./own-state-paths.js";
 import { isListingMethod, LISTINGS, listedEntries, taskStatusMessages, type ListingKind, type ListingMethod } from "./listed-content.js";
 import { listedDefinition } from "./tool-definition.js";
@@ -88,7 +89,13 @@ type OpenRequest =
   | { readonly kind: "instructions" | "status" | "plain"; readonly id: JsonRpcId }
   | { readonly kind: "tools/list"; readonly id: JsonRpcId; readonly firstPage: boolean }
   | { readonly kind: "listing"; readonly id: JsonRpcId; readonly method: ListingMethod; readonly firstPage: boolean }
-  | (ProducingCall & { readonly kind: "output"; readonly id: JsonRpcId; readonly callId: string });
+  | (ProducingCall & {
+      readonly kind: "output";
+      readonly id: JsonRpcId;
+      readonly callId: string;
+      /** A request the server may answer `input_required` (2026-07-28: a tool call, a resource read, a prompt). */
+      readonly roundTrip?: boolean;
+    });
 
 interface AskedOwner {
   readonly requestKey: string;
@@ -336,7 +343,7 @@ export class McpProxy {
           // An attached resource, a prompt, or a method the proxy does not know: the server's words.
           if (!CONTENT_METHODS.has(message.method)) this.o.logger.warn(`mcp ${this.o.server}: the client asked ${displayText(message.method)}, a method the proxy does not know; its answer counts as the server's output`);
           this.startTurn();
-          this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, ...this.atLarge });
+          this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, ...this.atLarge, roundTrip: CONTENT_METHODS.has(message.method) });
         }
         return FORWARD;
       }
@@ -401,6 +408,8 @@ export class McpProxy {
         this.countStatus(message.result);
         return FORWARD;
       case "output": {
+        // A question for the client's user (2026-07-28), as a request of earlier revisions would be: passed as those are.
+        if (request.roundTrip === true && asksOnlyTheClient(message.result, this.o.elicitation !== false)) return FORWARD;
         // An error's text is the server's words too: it enters the context like any output.
         this.o.guard.afterToolCall(this.o.sessionId, { id: request.callId, tool: request.tool, params: request.params, output: message.error ?? message.result, ran: true });
         const task = taskIdOf(message.result !== null && typeof message.result === "object" ? (message.result as { task?: unknown }).task : undefined);
@@ -551,7 +560,7 @@ export class McpProxy {
     let decision = this.o.guard.beforeToolCall(this.o.sessionId, { id: callId, tool, params: call.args });
     if (decision.verdict === "confirm" && decision.code !== undefined) decision = this.withStoredAnswer(decision, callId, call.args);
     if (decision.verdict === "allow") {
-      this.track({ kind: "output", id, callId, tool, params: call.args });
+      this.track({ kind: "output", id, callId, tool, params: call.args, roundTrip: true });
       return FORWARD;
     }
     if (decision.verdict === "block" || decision.code === undefined) {
@@ -670,7 +679,7 @@ export class McpProxy {
     const applied = applyStoredAnswer(this.o.guard, this.o.sessionId, call, decision, answer);
     this.o.logger.info(`mcp ${this.o.server}: ${applied.message}`);
     if (applied.decision.verdict === "allow") {
-      this.track({ kind: "output", id, callId: call.id ?? code, tool: call.tool, params: call.params });
+      this.track({ kind: "output", id, callId: call.id ?? code, tool: call.tool, params: call.params, roundTrip: true });
       this.send("server", JSON.stringify(raw));
       return;
     }
@@ -732,7 +741,7 @@ export class McpProxy {
             this.toolError(id, `provenant held this call: the owner's answer could not be applied (${approved.message}); it did not run.`);
             return;
           }
-          this.track({ kind: "output", id, callId, tool: decision.tool, params: args });
+          this.track({ kind: "output", id, callId, tool: decision.tool, params: args, roundTrip: true });
           this.send("server", JSON.stringify(raw));
         } catch (error) {
           this.o.logger.error(`mcp ${this.o.server}: failed applying the owner's answer`, error);
