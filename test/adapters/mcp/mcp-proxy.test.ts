@@ -723,6 +723,20 @@ describe("McpProxy", () => {
     expect(last(r.toServer)).toMatchObject({ id: 1, error: { code: -32600 } });
   });
 
+  it("passes the input_required answer to a call the owner approved by elicitation uncounted, as for any call", () => {
+    const r = elicitingClient();
+    const nodes = () => r.guard.graph("mcp")?.toJSON().nodes.length ?? 0;
+    r.client(call(2, "write", { path: "x" }));
+    r.client({ jsonrpc: "2.0", id: "provenant-rand1-1", result: { action: "accept", content: {} } });
+    expect(JSON.parse(r.toServer.at(-1) ?? "null")).toMatchObject({ id: 2, method: "tools/call" });
+    const before = nodes();
+    r.server({ jsonrpc: "2.0", id: 2, result: { resultType: "input_required", inputRequests: { ok: { method: "elicitation/create", params: { message: "Sure?" } } } } });
+    expect(nodes()).toBe(before);
+    r.client(call(3, "read", {}));
+    r.server({ jsonrpc: "2.0", id: 3, result: { content: [] } });
+    expect(nodes()).toBeGreaterThan(before);
+  });
+
   it("asks the owner by elicitation; a cancelled call ends the question and never runs", () => {
     const r = elicitingClient();
     r.client(call(2, "write", { path: "x" }));
@@ -880,6 +894,19 @@ describe("McpProxy holding a call open while the owner's console is watching", (
     r.client(call(3, "write", { path: "a" }));
     await vi.waitFor(() => expect(code()).not.toBe(""));
     expect(forwardedCalls(r)).toEqual([1, 2]);
+  });
+
+  it("approve: a question the server answers the approved call with (2026-07-28 input_required) is not counted, as for any call", async () => {
+    const { r, code } = watched();
+    const nodes = () => r.guard.graph("mcp")?.toJSON().nodes.length ?? 0;
+    r.client(call(2, "write", { path: "a" }));
+    await vi.waitFor(() => expect(code()).toMatch(/^[0-9a-f]{8}$/));
+    new PendingApprovalStore(r.workspace).answer(code(), "approve", { scope: "call", minutes: null, by: "console", now: Date.now() });
+    await vi.waitFor(() => expect(forwardedCalls(r)).toEqual([1, 2]), { timeout: 5000 });
+    const before = nodes();
+    r.server({ jsonrpc: "2.0", id: 2, result: { resultType: "input_required", requestState: "s" } });
+    expect(last(r.toClient)).toEqual({ jsonrpc: "2.0", id: 2, result: { resultType: "input_required", requestState: "s" } });
+    expect(nodes()).toBe(before);
   });
 
   it("deny: the open request fails with a tool error, nothing reaches the server", async () => {
