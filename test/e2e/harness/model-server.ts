@@ -13,6 +13,8 @@ export interface ModelRequest {
   /** When the request arrived (performance.now(), ms). */
   readonly at: number;
   readonly tools: readonly string[];
+  /** The definitions of the tools offered (the request's `tools` as sent): what their descriptions tell the model. */
+  readonly toolDefinitions: string;
   readonly lastRole: string;
   readonly lastText: string;
   /** The system prompt the host sent (its system messages' text). */
@@ -296,7 +298,7 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelR
   const lastText = latest.map((m) => textOf(m.content)).join("\n");
   const offered = toolNames(body);
   const system = messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => textOf(m.content)).join("\n");
-  log.push({ at: performance.now(), tools: offered, lastRole, lastText, system });
+  log.push({ at: performance.now(), tools: offered, toolDefinitions: JSON.stringify(body.tools ?? []), lastRole, lastText, system });
   const directive = withPlaceholders(nextDirective(messages), messages);
   const id = `chatcmpl-${++counter.n}`;
   const model = typeof body.model === "string" ? body.model : "victim";

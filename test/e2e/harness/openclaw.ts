@@ -95,6 +95,8 @@ export interface HomeOptions {
   };
   /** OpenClaw's managed forward proxy (`proxy.proxyUrl`): everything but loopback goes through it. */
   readonly proxyUrl?: string;
+  /** OpenClaw's `mcp.servers`: the MCP servers it runs and offers the model the tools of. */
+  readonly mcpServers?: Readonly<Record<string, unknown>>;
   /** Extra environment for OpenClaw's processes (a fixture's log file). */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -174,6 +176,7 @@ export class OpenClawHome {
       plugins: { allow: Object.keys(entries), load: { paths: loadPaths }, entries },
       ...(this.options.telegram === undefined ? {} : telegramConfig(this.options.telegram)),
       ...(this.options.proxyUrl === undefined ? {} : { proxy: { proxyUrl: this.options.proxyUrl } }),
+      ...(this.options.mcpServers === undefined ? {} : { mcp: { servers: this.options.mcpServers } }),
     };
     writeFileSync(this.configPath, JSON.stringify(config, null, 2));
   }
