@@ -3,13 +3,18 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { unwrapServers, wrapServers } from "../adapters/mcp/client-config.js";
+import { MCP_SERVERS, unwrapServers, wrapServers, type ServerListPath } from "../adapters/mcp/client-config.js";
 import { displayText } from "../core/safe-display.js";
 import { writeFileAtomic } from "../state/atomic-file.js";
 import { exitWith } from "./exit.js";
 
-export const MCP_CLIENTS = ["claude-desktop", "cursor", "claude-code"] as const;
+export const MCP_CLIENTS = ["claude-desktop", "cursor", "claude-code", "openclaw"] as const;
 export type McpClient = (typeof MCP_CLIENTS)[number];
+
+/** Where in its file each client lists its servers: OpenClaw's are `mcp.servers`, the others' `mcpServers`. */
+function serverList(client: McpClient): ServerListPath {
+  return client === "openclaw" ? ["mcp", "servers"] : MCP_SERVERS;
+}
 
 /** Where each client keeps its MCP servers (Claude Code: the project's `.mcp.json`). */
 export function clientConfigPath(client: McpClient, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, cwd = process.cwd()): string {
@@ -23,6 +28,8 @@ export function clientConfigPath(client: McpClient, env: NodeJS.ProcessEnv = pro
       return join(home, ".cursor", "mcp.json");
     case "claude-code":
       return join(cwd, ".mcp.json");
+    case "openclaw":
+      return env.OPENCLAW_CONFIG_PATH || join(env.OPENCLAW_HOME || home, ".openclaw", "openclaw.json");
   }
 }
 
@@ -42,7 +49,8 @@ interface InitMcpOptions {
 /** Install or uninstall; returns what to tell the owner. Throws on anything it will not do. */
 export function initMcp(opts: InitMcpOptions): string[] {
   if (!(MCP_CLIENTS as readonly string[]).includes(opts.client)) throw new Error(`--client ${JSON.stringify(opts.client)}: one of ${MCP_CLIENTS.join(", ")}`);
-  const path = resolve(opts.config ?? clientConfigPath(opts.client as McpClient));
+  const client = opts.client as McpClient;
+  const path = resolve(opts.config ?? clientConfigPath(client));
   const backup = backupPath(path);
   if (!existsSync(path)) throw new Error(`${path} does not exist: add the client's MCP servers first (or name the file with --config)`);
   const bytes = readFileSync(path);
@@ -51,7 +59,7 @@ export function initMcp(opts: InitMcpOptions): string[] {
   if (opts.uninstall === true) {
     const original = existsSync(backup) ? readFileSync(backup) : null;
     const originalDoc = original === null ? undefined : parseJson(original.toString("utf8"), backup);
-    const { document: restored, changed } = unwrapServers(document, originalDoc);
+    const { document: restored, changed } = unwrapServers(document, originalDoc, serverList(client));
     if (changed.length === 0 && original === null) return [`${path}: no server runs through provenant; nothing to do`];
     // Nothing else changed since install: the file comes back byte for byte.
     const exact = original !== null && JSON.stringify(restored) === JSON.stringify(originalDoc);
@@ -62,11 +70,15 @@ export function initMcp(opts: InitMcpOptions): string[] {
     ];
   }
   const main = fileURLToPath(new URL("./main.js", import.meta.url));
-  const { document: wrapped, changed, skipped } = wrapServers(document, {
-    provenant: [process.execPath, main],
-    ...(opts.workspace !== undefined ? { workspace: resolve(opts.workspace) } : {}),
-    ...(opts.provenantConfig !== undefined ? { config: resolve(opts.provenantConfig) } : {}),
-  });
+  const { document: wrapped, changed, skipped } = wrapServers(
+    document,
+    {
+      provenant: [process.execPath, main],
+      ...(opts.workspace !== undefined ? { workspace: resolve(opts.workspace) } : {}),
+      ...(opts.provenantConfig !== undefined ? { config: resolve(opts.provenantConfig) } : {}),
+    },
+    serverList(client),
+  );
   const lines = skipped.map((s) => `${displayText(s.name)}: left as it is (${s.why})`);
   if (changed.length === 0) return [...lines, `${path}: nothing to change`];
   if (!existsSync(backup)) writeFileAtomic(backup, bytes, 0o600);
@@ -97,6 +109,7 @@ function parseJson(text: string, path: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new Error(`${path} is not JSON (${error instanceof Error ? error.message : String(error)}); it was not changed`);
+    // OpenClaw reads JSON5 (comments, trailing commas); this rewrites plain JSON only, as OpenClaw writes it.
+    throw new Error(`${path} is not JSON (${error instanceof Error ? error.message : String(error)}); it was not changed (comments and trailing commas are not read)`);
   }
 }

@@ -2,9 +2,15 @@ import { isMcpServerName } from "../../core/mcp-tool-names.js";
 
 /**
  * An MCP client's server list (`mcpServers` in Claude Desktop's, Cursor's and Claude Code's
- * files), rewritten so each stdio server runs behind `provenant mcp`, and back. Pure: the caller
- * reads and writes the file.
+ * files, `mcp.servers` in OpenClaw's), rewritten so each stdio server runs behind `provenant mcp`,
+ * and back. Pure: the caller reads and writes the file.
  */
+
+/** Where a client's file keeps its servers: a key of the document, or a key of an object under one. */
+export type ServerListPath = readonly [string] | readonly [string, string];
+
+export const MCP_SERVERS: ServerListPath = ["mcpServers"];
+
 export interface WrapOptions {
   /** How to run provenant: the program and the arguments before `mcp`. */
   readonly provenant: readonly string[];
@@ -28,8 +34,8 @@ export class ClientConfigError extends Error {
 }
 
 /** Each stdio server's command becomes provenant's, with the original after `--`. Already wrapped ones stay as they are. */
-export function wrapServers(document: unknown, options: WrapOptions): Rewrite {
-  const { doc, servers } = serversOf(document);
+export function wrapServers(document: unknown, options: WrapOptions, path: ServerListPath = MCP_SERVERS): Rewrite {
+  const { doc, servers } = serversOf(document, path);
   const changed: string[] = [];
   const skipped: { name: string; why: string }[] = [];
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
@@ -62,16 +68,16 @@ export function wrapServers(document: unknown, options: WrapOptions): Rewrite {
     out[name] = { ...entry, command: options.provenant[0], args: proxyArgs };
     changed.push(name);
   }
-  return { document: { ...doc, mcpServers: out }, changed, skipped };
+  return { document: withServers(doc, path, out), changed, skipped };
 }
 
 /**
  * Each wrapped server back to its own command: the entry from `original` (the backup taken at
  * install) when that is what was wrapped, else the command and arguments after `--`.
  */
-export function unwrapServers(document: unknown, original: unknown): Rewrite {
-  const { doc, servers } = serversOf(document);
-  const before = original === undefined ? undefined : serversOf(original).servers;
+export function unwrapServers(document: unknown, original: unknown, path: ServerListPath = MCP_SERVERS): Rewrite {
+  const { doc, servers } = serversOf(document, path);
+  const before = original === undefined ? undefined : serversOf(original, path).servers;
   const changed: string[] = [];
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [name, entry] of Object.entries(servers)) {
@@ -89,7 +95,7 @@ export function unwrapServers(document: unknown, original: unknown): Rewrite {
     }
     changed.push(name);
   }
-  return { document: { ...doc, mcpServers: out }, changed, skipped: [] };
+  return { document: withServers(doc, path, out), changed, skipped: [] };
 }
 
 /** A file's key as a server name provenant accepts (the tools' names carry it). */
@@ -102,12 +108,27 @@ export function serverName(key: string): string {
   return cleaned === "" ? "server" : cleaned;
 }
 
-function serversOf(document: unknown): { doc: Record<string, unknown>; servers: Record<string, unknown> } {
-  if (document === null || typeof document !== "object" || Array.isArray(document)) throw new ClientConfigError("the client's configuration is not a JSON object");
-  const doc = document as Record<string, unknown>;
-  const servers = Object.hasOwn(doc, "mcpServers") ? doc.mcpServers : {};
-  if (servers === null || typeof servers !== "object" || Array.isArray(servers)) throw new ClientConfigError("mcpServers is not an object");
-  return { doc, servers: servers as Record<string, unknown> };
+function serversOf(document: unknown, path: ServerListPath): { doc: Record<string, unknown>; servers: Record<string, unknown> } {
+  if (!isObject(document)) throw new ClientConfigError("the client's configuration is not a JSON object");
+  let servers: Record<string, unknown> = document;
+  for (const [i, key] of path.entries()) {
+    const next = Object.hasOwn(servers, key) ? servers[key] : {};
+    if (!isObject(next)) throw new ClientConfigError(`${path.slice(0, i + 1).join(".")} is not an object`);
+    servers = next;
+  }
+  return { doc: document, servers };
+}
+
+/** The document with its server list replaced, everything else as it was. */
+function withServers(doc: Record<string, unknown>, path: ServerListPath, servers: Record<string, unknown>): Record<string, unknown> {
+  const [outer, inner] = path;
+  if (inner === undefined) return { ...doc, [outer]: servers };
+  const section = Object.hasOwn(doc, outer) ? (doc[outer] as Record<string, unknown>) : {};
+  return { ...doc, [outer]: { ...section, [inner]: servers } };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function isStdioEntry(entry: unknown): entry is Record<string, unknown> & { command: string } {

@@ -31,6 +31,33 @@ describe("MCP client configuration rewriting", () => {
     expect(Object.getPrototypeOf(guessed)).toBeNull();
   });
 
+  it("rewrites OpenClaw's mcp.servers, leaving the rest of its configuration and its remote servers alone", () => {
+    const original = {
+      agents: { defaults: { workspace: "/w" } },
+      mcp: {
+        sessionIdleTtlMs: 60_000,
+        servers: {
+          notes: { command: "uvx", args: ["mcp-server-notes"], enabled: false, toolFilter: { exclude: ["admin_*"] } },
+          remote: { url: "https://example.com/mcp", transport: "streamable-http" },
+        },
+      },
+    };
+    const wrapped = wrapServers(original, { provenant: PROVENANT }, ["mcp", "servers"]);
+    expect(wrapped.changed).toEqual(["notes"]);
+    expect(wrapped.skipped.map((s) => s.name)).toEqual(["remote"]);
+    const doc = wrapped.document as typeof original;
+    expect(doc.agents).toEqual(original.agents);
+    expect(doc.mcp.sessionIdleTtlMs).toBe(60_000);
+    expect(doc.mcp.servers.notes).toEqual({ command: PROVENANT[0], args: [PROVENANT[1], "mcp", "--name", "notes", "--", "uvx", "mcp-server-notes"], enabled: false, toolFilter: { exclude: ["admin_*"] } });
+    expect(doc.mcp.servers.remote).toEqual(original.mcp.servers.remote);
+    expect(Object.hasOwn(doc, "mcpServers")).toBe(false);
+    expect(JSON.stringify(unwrapServers(doc, original, ["mcp", "servers"]).document)).toBe(JSON.stringify(original));
+    // No servers yet: nothing to wrap, and nothing else added.
+    expect(wrapServers({ agents: {} }, { provenant: PROVENANT }, ["mcp", "servers"]).changed).toEqual([]);
+    expect(() => wrapServers({ mcp: [] }, { provenant: PROVENANT }, ["mcp", "servers"])).toThrow(/^mcp is not an object/);
+    expect(() => wrapServers({ mcp: { servers: "x" } }, { provenant: PROVENANT }, ["mcp", "servers"])).toThrow(/mcp\.servers is not an object/);
+  });
+
   it("makes a server name from any key", () => {
     expect(serverName("fs")).toBe("fs");
     expect(serverName("my server!")).toBe("my-server");
