@@ -55,7 +55,7 @@ describe("provenant mcp between a client and a server of protocol revision 2026-
     }
   });
 
-  it("passes a question the server asks the client's user (input_required, embedding an elicitation) as it passes an elicitation: the confirmed call runs, not held as if the question were output", async () => {
+  it("passes a question the server asks the client's user (input_required, embedding an elicitation) as it passes an elicitation: the confirmed call runs, not held as if the question were output, nor asked twice", async () => {
     const t = setting();
     const asked: string[] = [];
     const client = await connect(t, true, (message) => (asked.push(message), true));
@@ -66,6 +66,12 @@ describe("provenant mcp between a client and a server of protocol revision 2026-
     // What the call answered in the end is the server's words, as any result: the next side effect waits for the owner.
     expect(textOf(await client.callTool({ name: "save", arguments: { text: "pwned" } }))).toMatch(/provenant held this call[\s\S]*mcp__discover__deploy response/);
     expect(readFileSync(t.saved, "utf8")).toBe("deployed prod\n");
+    // In a tainted session the owner approves the call once: the client's retry with its user's answer is that call.
+    const code = /Approval code: ([0-9a-f]{8})/.exec(textOf(await client.callTool({ name: "deploy", arguments: { env: "staging" } })))?.[1] ?? "";
+    expect(cli(t.s, "approve", code).status).toBe(0);
+    expect(textOf(await client.callTool({ name: "deploy", arguments: { env: "staging" } }))).toBe("deployed to staging");
+    expect(asked).toEqual(["Deploy to prod?", "Deploy to staging?"]);
+    expect(readFileSync(t.saved, "utf8")).toBe("deployed prod\ndeployed staging\n");
     // The user's no is the server's to act on.
     const declined = await connect(setting(), true, () => false);
     expect(textOf(await declined.callTool({ name: "deploy", arguments: { env: "prod" } }))).toBe("not deployed");

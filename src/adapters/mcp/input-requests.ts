@@ -31,3 +31,52 @@ export function asksOnlyTheClient(result: unknown, userAnswersElicitation: boole
     (request) => isObject(request) && typeof request.method === "string" && CLIENT_FULFILLED.has(request.method) && (userAnswersElicitation || request.method !== "elicitation/create"),
   );
 }
+
+/** How long a call's question may wait for the client's retry (a person answers it). */
+const ROUND_TTL_MS = 10 * 60_000;
+
+/** Questions waiting for a retry, at most: the oldest goes first (its retry is then decided like any call). */
+const MAX_OPEN_ROUNDS = 100;
+
+/**
+ * Calls the guard let through (allowed, or approved by the owner) that the server answered with a
+ * question for the client's user. The client's retry of such a call with the answers is the same
+ * operation, already decided: it is not decided again, or the owner of a tainted session would be
+ * asked twice for one call. A retry matches only a call of the same tool with the same arguments,
+ * carrying the answers (`inputResponses`) or the server's `requestState`, with the `requestState`
+ * that call was given; once, and within ten minutes. Anything else is decided as a new call.
+ */
+export class OpenRounds {
+  private readonly open = new Map<string, number>();
+
+  /** A call the guard let through was answered with a question (`result` passed {@link asksOnlyTheClient}). */
+  opened(tool: string, args: unknown, result: unknown, now: number): void {
+    const key = roundKey(tool, args, isObject(result) ? result.requestState : undefined);
+    if (key === null) return;
+    this.open.delete(key);
+    this.open.set(key, now);
+    if (this.open.size > MAX_OPEN_ROUNDS) {
+      const [oldest] = this.open.keys();
+      if (oldest !== undefined) this.open.delete(oldest);
+    }
+  }
+
+  /** Whether a call is the retry of an open round, which it then closes. */
+  continues(tool: string, args: unknown, params: unknown, now: number): boolean {
+    if (!isObject(params) || !(isObject(params.inputResponses) || typeof params.requestState === "string")) return false;
+    const key = roundKey(tool, args, params.requestState);
+    const at = key === null ? undefined : this.open.get(key);
+    if (key === null || at === undefined) return false;
+    this.open.delete(key);
+    return now - at <= ROUND_TTL_MS;
+  }
+}
+
+/** The call and the server's state, as one key; null for arguments that cannot be written out (never matched). */
+function roundKey(tool: string, args: unknown, requestState: unknown): string | null {
+  try {
+    return JSON.stringify([tool, args, typeof requestState === "string" ? requestState : null]);
+  } catch {
+    return null;
+  }
+}

@@ -24,7 +24,7 @@ import {
   type JsonRpcId,
   type JsonRpcMessage,
 } from "./json-rpc.js";
-import { asksOnlyTheClient } from "./input-requests.js";
+import { asksOnlyTheClient, OpenRounds } from "./input-requests.js";
 import { OwnStatePaths } from "./own-state-paths.js";
 import { isListingMethod, LISTINGS, listedEntries, taskStatusMessages, type ListingKind, type ListingMethod } from "./listed-content.js";
 import { listedDefinition } from "./tool-definition.js";
@@ -93,8 +93,8 @@ type OpenRequest =
       readonly kind: "output";
       readonly id: JsonRpcId;
       readonly callId: string;
-      /** A request the server may answer `input_required` (2026-07-28: a tool call, a resource read, a prompt). */
-      readonly roundTrip?: boolean;
+      /** A request the server may answer `input_required` (2026-07-28): a tool call the guard let through, or a resource read or a prompt. */
+      readonly roundTrip?: "call" | "content";
     });
 
 interface AskedOwner {
@@ -203,6 +203,8 @@ export class McpProxy {
    * `_meta`: a result must then say it is complete, and the proxy's own tool errors do.
    */
   private resultTypes = false;
+  /** Calls let through that the server answered with a question for the client's user: their retries are not decided again. */
+  private readonly rounds = new OpenRounds();
   /** The methods of the server's own messages counted at large and logged so far. */
   private readonly countedMethods = new Set<string>();
   private callSeq = 0;
@@ -343,7 +345,7 @@ export class McpProxy {
           // An attached resource, a prompt, or a method the proxy does not know: the server's words.
           if (!CONTENT_METHODS.has(message.method)) this.o.logger.warn(`mcp ${this.o.server}: the client asked ${displayText(message.method)}, a method the proxy does not know; its answer counts as the server's output`);
           this.startTurn();
-          this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, ...this.atLarge, roundTrip: CONTENT_METHODS.has(message.method) });
+          this.track({ kind: "output", id: message.id, callId: `r${++this.callSeq}`, ...this.atLarge, ...(CONTENT_METHODS.has(message.method) ? { roundTrip: "content" } : {}) });
         }
         return FORWARD;
       }
@@ -409,7 +411,10 @@ export class McpProxy {
         return FORWARD;
       case "output": {
         // A question for the client's user (2026-07-28), as a request of earlier revisions would be: passed as those are.
-        if (request.roundTrip === true && asksOnlyTheClient(message.result, this.o.elicitation !== false)) return FORWARD;
+        if (request.roundTrip !== undefined && asksOnlyTheClient(message.result, this.o.elicitation !== false)) {
+          if (request.roundTrip === "call") this.rounds.opened(request.tool, request.params, message.result, this.o.now());
+          return FORWARD;
+        }
         // An error's text is the server's words too: it enters the context like any output.
         this.o.guard.afterToolCall(this.o.sessionId, { id: request.callId, tool: request.tool, params: request.params, output: message.error ?? message.result, ran: true });
         const task = taskIdOf(message.result !== null && typeof message.result === "object" ? (message.result as { task?: unknown }).task : undefined);
@@ -557,10 +562,15 @@ export class McpProxy {
     const tool = mcpToolName(this.o.server, call.name);
     this.startTurn();
     const callId = `c${++this.callSeq}`;
+    if (this.rounds.continues(tool, call.args, params, this.o.now())) {
+      this.o.logger.info(`mcp ${this.o.server}: ${displayText(call.name)}: the client's retry with its user's answers, of a call already let through; not decided again`);
+      this.track({ kind: "output", id, callId, tool, params: call.args, roundTrip: "call" });
+      return FORWARD;
+    }
     let decision = this.o.guard.beforeToolCall(this.o.sessionId, { id: callId, tool, params: call.args });
     if (decision.verdict === "confirm" && decision.code !== undefined) decision = this.withStoredAnswer(decision, callId, call.args);
     if (decision.verdict === "allow") {
-      this.track({ kind: "output", id, callId, tool, params: call.args, roundTrip: true });
+      this.track({ kind: "output", id, callId, tool, params: call.args, roundTrip: "call" });
       return FORWARD;
     }
     if (decision.verdict === "block" || decision.code === undefined) {
@@ -679,7 +689,7 @@ export class McpProxy {
     const applied = applyStoredAnswer(this.o.guard, this.o.sessionId, call, decision, answer);
     this.o.logger.info(`mcp ${this.o.server}: ${applied.message}`);
     if (applied.decision.verdict === "allow") {
-      this.track({ kind: "output", id, callId: call.id ?? code, tool: call.tool, params: call.params, roundTrip: true });
+      this.track({ kind: "output", id, callId: call.id ?? code, tool: call.tool, params: call.params, roundTrip: "call" });
       this.send("server", JSON.stringify(raw));
       return;
     }
@@ -741,7 +751,7 @@ export class McpProxy {
             this.toolError(id, `provenant held this call: the owner's answer could not be applied (${approved.message}); it did not run.`);
             return;
           }
-          this.track({ kind: "output", id, callId, tool: decision.tool, params: args, roundTrip: true });
+          this.track({ kind: "output", id, callId, tool: decision.tool, params: args, roundTrip: "call" });
           this.send("server", JSON.stringify(raw));
         } catch (error) {
           this.o.logger.error(`mcp ${this.o.server}: failed applying the owner's answer`, error);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asksOnlyTheClient } from "../../../src/adapters/mcp/input-requests.js";
+import { asksOnlyTheClient, OpenRounds } from "../../../src/adapters/mcp/input-requests.js";
 
 const elicit = { method: "elicitation/create", params: { message: "Deploy to prod?", requestedSchema: { type: "object", properties: {} } } };
 const sample = { method: "sampling/createMessage", params: { messages: [], maxTokens: 10 } };
@@ -39,5 +39,43 @@ describe("asksOnlyTheClient", () => {
       JSON.parse('{"resultType":"input_required","__proto__":{"content":[]}}'),
     ])
       expect({ result, asks: asksOnlyTheClient(result, true) }).toEqual({ result, asks: false });
+  });
+});
+
+describe("OpenRounds", () => {
+  const answers = { inputResponses: { ok: { action: "accept" } } };
+
+  it("matches a retry carrying only the server's state when the question carried only that", () => {
+    const rounds = new OpenRounds();
+    rounds.opened("mcp__s__deploy", { env: "prod" }, { resultType: "input_required", requestState: "st" }, 0);
+    expect(rounds.continues("mcp__s__deploy", { env: "prod" }, { requestState: "other" }, 1)).toBe(false);
+    expect(rounds.continues("mcp__s__deploy", { env: "prod" }, { requestState: "st" }, 1)).toBe(true);
+  });
+
+  it("needs the state the question had, and none when it had none; another tool never matches", () => {
+    const rounds = new OpenRounds();
+    rounds.opened("mcp__s__deploy", { env: "prod" }, { resultType: "input_required", inputRequests: {} }, 0);
+    expect(rounds.continues("mcp__s__deploy", { env: "prod" }, { ...answers, requestState: "st" }, 1)).toBe(false);
+    expect(rounds.continues("mcp__s__other", { env: "prod" }, answers, 1)).toBe(false);
+    expect(rounds.continues("mcp__s__deploy", { env: "prod" }, answers, 1)).toBe(true);
+  });
+
+  it("keeps the newest 100 questions, a question asked again being the newest; arguments that cannot be written out never match", () => {
+    const rounds = new OpenRounds();
+    for (let i = 0; i <= 100; i++) rounds.opened("mcp__s__t", { i }, { resultType: "input_required" }, 0);
+    expect(rounds.continues("mcp__s__t", { i: 0 }, answers, 1)).toBe(false);
+    expect(rounds.continues("mcp__s__t", { i: 1 }, answers, 1)).toBe(true);
+    expect(rounds.continues("mcp__s__t", { i: 100 }, answers, 1)).toBe(true);
+    const fresh = new OpenRounds();
+    fresh.opened("mcp__s__t", { a: 1 }, { resultType: "input_required" }, 0);
+    for (let i = 0; i < 99; i++) fresh.opened("mcp__s__u", { i }, { resultType: "input_required" }, 0);
+    fresh.opened("mcp__s__t", { a: 1 }, { resultType: "input_required" }, 0);
+    fresh.opened("mcp__s__u", { i: 99 }, { resultType: "input_required" }, 0);
+    expect(fresh.continues("mcp__s__t", { a: 1 }, answers, 1)).toBe(true);
+    expect(fresh.continues("mcp__s__u", { i: 0 }, answers, 1)).toBe(false);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    fresh.opened("mcp__s__t", cyclic, { resultType: "input_required" }, 0);
+    expect(fresh.continues("mcp__s__t", cyclic, answers, 1)).toBe(false);
   });
 });

@@ -737,6 +737,49 @@ describe("McpProxy", () => {
     expect(nodes()).toBeGreaterThan(before);
   });
 
+  it("does not ask the owner again for the client's retry of an approved call with its user's answers: the same call, once, with the server's state, within ten minutes", () => {
+    let now = Date.now();
+    const question = { resultType: "input_required", inputRequests: { ok: { method: "elicitation/create", params: { message: "Sure?" } } }, requestState: "s1" };
+    const retry = (id: number, args: unknown = { path: "x" }, extra: Record<string, unknown> = { inputResponses: { ok: { action: "accept", content: {} } }, requestState: "s1" }) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "write", arguments: args, ...extra },
+    });
+    const forwarded = (r: Rig, id: number) => JSON.parse(r.toServer.at(-1) ?? "null")?.id === id;
+    /** A tainted session whose owner approved write {path: x}, which the server answered with its question. */
+    const approved = () => {
+      const r = elicitingClient();
+      (r.proxy as unknown as { o: { now: () => number } }).o.now = () => now;
+      r.client(call(2, "write", { path: "x" }));
+      r.client({ jsonrpc: "2.0", id: "provenant-rand1-1", result: { action: "accept", content: {} } });
+      expect(forwarded(r, 2)).toBe(true);
+      r.server({ jsonrpc: "2.0", id: 2, result: question });
+      return r;
+    };
+    const r = approved();
+    r.client(retry(3));
+    expect(forwarded(r, 3)).toBe(true);
+    expect(r.logs).toContainEqual(expect.stringMatching(/write: the client's retry with its user's answers, of a call already let through; not decided again/));
+    // Once: the same retry again is a new call, decided under the taint.
+    r.client(retry(4));
+    expect(forwarded(r, 4)).toBe(false);
+    for (const [what, other] of [
+      ["other arguments", retry(3, { path: "y" })],
+      ["another server state", retry(3, { path: "x" }, { inputResponses: {}, requestState: "s2" })],
+      ["no answers and no state", retry(3, { path: "x" }, {})],
+      ["answers that are not an object", retry(3, { path: "x" }, { inputResponses: "yes" })],
+    ] as const) {
+      const fresh = approved();
+      fresh.client(other);
+      expect({ what, forwarded: forwarded(fresh, 3) }).toEqual({ what, forwarded: false });
+    }
+    const late = approved();
+    now += 10 * 60_000 + 1;
+    late.client(retry(3));
+    expect(forwarded(late, 3)).toBe(false);
+  });
+
   it("asks the owner by elicitation; a cancelled call ends the question and never runs", () => {
     const r = elicitingClient();
     r.client(call(2, "write", { path: "x" }));
