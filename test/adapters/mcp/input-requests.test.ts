@@ -52,6 +52,23 @@ describe("OpenRounds", () => {
     expect(rounds.continues("mcp__s__deploy", { env: "prod" }, { requestState: "st" }, 1)).toBe(true);
   });
 
+  it("needs answers or the server's state: the same call made again is not a retry", () => {
+    const rounds = new OpenRounds();
+    rounds.opened("mcp__s__deploy", { env: "prod" }, { resultType: "input_required", inputRequests: {} }, 0);
+    expect(rounds.continues("mcp__s__deploy", { env: "prod" }, {}, 1)).toBe(false);
+    expect(rounds.continues("mcp__s__deploy", { env: "prod" }, { inputResponses: "yes" }, 1)).toBe(false);
+    expect(rounds.continues("mcp__s__deploy", { env: "prod" }, null, 1)).toBe(false);
+    expect(rounds.continues("mcp__s__deploy", { env: "prod" }, answers, 1)).toBe(true);
+  });
+
+  it("takes a state that is not a string as none, and lets a retry come until ten minutes have passed", () => {
+    const rounds = new OpenRounds();
+    rounds.opened("mcp__s__deploy", { env: "prod" }, { resultType: "input_required", requestState: 5 }, 0);
+    expect(rounds.continues("mcp__s__deploy", { env: "prod" }, answers, 10 * 60_000)).toBe(true);
+    rounds.opened("mcp__s__deploy", { env: "prod" }, { resultType: "input_required" }, 0);
+    expect(rounds.continues("mcp__s__deploy", { env: "prod" }, answers, 10 * 60_000 + 1)).toBe(false);
+  });
+
   it("needs the state the question had, and none when it had none; another tool never matches", () => {
     const rounds = new OpenRounds();
     rounds.opened("mcp__s__deploy", { env: "prod" }, { resultType: "input_required", inputRequests: {} }, 0);

@@ -778,6 +778,12 @@ describe("McpProxy", () => {
     now += 10 * 60_000 + 1;
     late.client(retry(3));
     expect(forwarded(late, 3)).toBe(false);
+    // A resource read's question opens no round: a call never decided is decided now.
+    const read = elicitingClient();
+    read.client({ jsonrpc: "2.0", id: 5, method: "resources/read", params: { uri: "file:///x" } });
+    read.server({ jsonrpc: "2.0", id: 5, result: question });
+    read.client({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "*", arguments: {}, inputResponses: {}, requestState: "s1" } });
+    expect(forwarded(read, 6)).toBe(false);
   });
 
   it("asks the owner by elicitation; a cancelled call ends the question and never runs", () => {
