@@ -170,7 +170,9 @@ const MAX_OUTSTANDING = 10_000;
  * and whose result enters the guard's graph at the server's output trust. The server's other words
  * a client may show its model enter the graph too (a resource read, a prompt, a task's status, a
  * listed prompt or resource that differs from its pin, the answer to any request it does not know,
- * a notification or request of its own that may reach the model), or are withheld (changed instructions, from `initialize` or `server/discover`).
+ * a notification or request of its own that may reach the model), or are withheld (changed
+ * instructions, from `initialize` or `server/discover`). A question for the client's user
+ * (2026-07-28 `input_required`) passes uncounted, and the retry it leads to is the call already decided.
  *
  * Fail safe: a message that cannot be read, or a failure of ours while handling a `tools/call`,
  * never forwards that call; the peer gets a generic JSON-RPC error and our log the detail.
