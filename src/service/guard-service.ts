@@ -42,6 +42,7 @@ export class GuardService {
       const budgetMs = request.waitBudgetMs ?? 0;
       // The hook process on the other end of the socket, as the kernel reports it.
       const hookPid = connection?.peerPid;
+      await held.hooks.awaitPromptEntry(event, hookPid);
       if (connection === null || budgetMs <= 0) return held.hooks.handle(event, hookPid);
       const wait = { store: held.approvals, origin: projectDir, budgetMs, signal: connection.signal, onWaiting: connection.onWaiting, log: this.log };
       return await held.hooks.handleWaiting(event, wait, held.guard, hookPid);

@@ -12,8 +12,8 @@ import { atPaths } from "./at-paths.js";
 import { autoMemoryDirectories } from "./auto-memory.js";
 import { waitForOwner, type HookWait, type WaitingGuard } from "./held-call-wait.js";
 import { addedDirectoryInstructionFiles, nestedInstructionFiles, startInstructionFiles, type InstructionFiles } from "./instruction-files.js";
-import { launchDirectories, settingsDirectories, takesContentBlocks } from "./launch-directories.js";
-import { promptAttachments } from "./prompt-attachments.js";
+import { keepsNoTranscript, launchDirectories, settingsDirectories, takesContentBlocks } from "./launch-directories.js";
+import { promptAttachments, transcriptCaughtUp } from "./prompt-attachments.js";
 
 export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolCall" | "endTurn" | "taint" | "inheritTaint" | "contextFiles">;
 
@@ -36,7 +36,20 @@ const MCP_PROMPT_TAINT = "untrusted";
  */
 const ATTACHMENT_TAINT = "untrusted";
 
+/** How long a turn's first call waits for its prompt's entry in the transcript (it is there within tens of milliseconds). */
+const PROMPT_ENTRY_WAIT_MS = 1000;
+
 type TurnEvent = Extract<HookEvent, { hook_event_name: "PreToolUse" | "Stop" }>;
+
+/**
+ * {@link ClaudeCodeHooks.awaitPromptEntry}, for a hook that has not looked the prompt up before and
+ * knows of no message queued into its turn (a process of its own).
+ */
+export async function awaitPromptEntry(event: HookEvent, hookPid: number | undefined, waitMs = PROMPT_ENTRY_WAIT_MS, from: number | null = null, queued = 0): Promise<void> {
+  if (event.hook_event_name !== "PreToolUse" || event.prompt_id === undefined || event.transcript_path === undefined) return;
+  if (hookPid !== undefined && keepsNoTranscript(hookPid) === true) return;
+  await transcriptCaughtUp(event.transcript_path, event.prompt_id, from, queued, waitMs);
+}
 
 /** The local user at the terminal is the owner: Claude Code has no other sender. */
 const OWNER = Object.freeze({ id: "local-user", isOwner: true });
@@ -76,7 +89,14 @@ const SUBMITTED_FOR_OTHER = new RegExp(`^\\s*<(${SUBMITTED_FOR_OTHERS.join("|")}
 export class ClaudeCodeHooks {
   private readonly seen = new Set<string>();
   /** Per session, the prompt whose attachments were last looked for and where its transcript was read to (null: no need to read on). */
-  private readonly attachmentsRead = new Map<string, { readonly promptId: string; readonly next: number | null }>();
+  private readonly attachmentsRead = new Map<string, { readonly promptId: string; readonly next: number | null; readonly queued: number }>();
+  /**
+   * The prompt of each session's running turn, and how many messages were sent while it ran: the
+   * `UserPromptSubmit` of such a message names the running turn's prompt, and Claude Code files the
+   * message in the transcript (`queued_command`) as the model gets it, which a call it leads to can
+   * outrun. Until the transcript holds each, it cannot be looked through.
+   */
+  private readonly turnPrompts = new Map<string, { readonly promptId: string; queued: number }>();
 
   /** `home` is the user's, where Claude Code keeps the user's own instructions (`~/.claude/`). */
   constructor(
@@ -96,6 +116,29 @@ export class ClaudeCodeHooks {
     const decision = this.guard.beforeToolCall(event.session_id, call);
     if (decision.verdict !== "confirm" || decision.code === undefined) return decisionAnswer(decision);
     return decisionAnswer(await waitForOwner(guard, event.session_id, call, decision, wait));
+  }
+
+  /**
+   * Before a call of a turn whose prompt has not been looked up yet: Claude Code writes the prompt's
+   * entry into the transcript as it first asks the model, and the turn's first call can reach its
+   * hook a few milliseconds before that. So the lookup waits for the entry, at most `waitMs`; not for
+   * a Claude Code told to keep no transcript. Past the wait, the lookup goes on as it would have.
+   */
+  async awaitPromptEntry(event: HookEvent, hookPid: number | undefined, waitMs = PROMPT_ENTRY_WAIT_MS): Promise<void> {
+    if (event.hook_event_name !== "PreToolUse") return;
+    const earlier = this.attachmentsRead.get(event.session_id);
+    const read = earlier?.promptId === event.prompt_id ? earlier : undefined;
+    // What came with the turn has tainted the session already: nothing read later changes that.
+    if (read?.next === null) return;
+    const missing = this.queuedInto(event.session_id, event.prompt_id) - (read?.queued ?? 0);
+    if (read !== undefined && missing <= 0) return;
+    await awaitPromptEntry(event, hookPid, waitMs, read?.next ?? null, Math.max(0, missing));
+  }
+
+  /** How many messages the owner sent while the turn of `promptId` ran (Claude Code queues them into it). */
+  private queuedInto(session: string, promptId: string | undefined): number {
+    const turn = this.turnPrompts.get(session);
+    return promptId !== undefined && turn?.promptId === promptId ? turn.queued : 0;
   }
 
   /** `hookPid`: the hook process Claude Code started for the event (the command line it was launched with is above it). */
@@ -119,6 +162,11 @@ export class ClaudeCodeHooks {
           return NO_OPINION;
         }
         this.seen.add(session);
+        if (event.prompt_id !== undefined) {
+          const running = this.turnPrompts.get(session);
+          if (running?.promptId === event.prompt_id) running.queued++;
+          else this.turnPrompts.set(session, { promptId: event.prompt_id, queued: 0 });
+        }
         const start = this.guard.beginTurn({ sessionId: session, sender: OWNER, provider: PROVIDER, text: event.prompt });
         if (start.command !== null) return promptBlockedAnswer(`provenant: ${displayText(start.command.message)}`);
         // Claude Code attaches what the prompt @-mentions itself, with no tool call: a file (or a
@@ -205,7 +253,10 @@ export class ClaudeCodeHooks {
         }
         this.guard.endTurn(session);
         this.seen.delete(session);
-        if (event.hook_event_name === "SessionEnd") this.attachmentsRead.delete(session);
+        if (event.hook_event_name === "SessionEnd") {
+          this.attachmentsRead.delete(session);
+          this.turnPrompts.delete(session);
+        }
         return NO_OPINION;
       case "SubagentStop":
         return NO_OPINION;
@@ -232,11 +283,14 @@ export class ClaudeCodeHooks {
         : promptAttachments(event.transcript_path, promptId, from);
     if (check.checked) {
       const carried = check.kinds.length > 0;
-      this.attachmentsRead.set(session, { promptId, next: carried ? null : check.next });
+      const queued = (earlier?.promptId === promptId ? earlier.queued : 0) + check.queued;
+      const notFiled = this.queuedInto(session, promptId) - queued;
+      this.attachmentsRead.set(session, { promptId, next: carried || notFiled > 0 ? null : check.next, queued });
       if (carried) this.guard.inheritTaint(session, ATTACHMENT_TAINT, `the prompt came with ${check.kinds.map((k) => displayText(k)).join(", ")}: what it shows is whoever made it, not the owner's words`);
+      else if (notFiled > 0) this.guard.inheritTaint(session, ATTACHMENT_TAINT, `what came with ${notFiled === 1 ? "a message" : `${notFiled} messages`} sent while the turn ran could not be looked up: the transcript does not hold it yet`);
       return;
     }
-    this.attachmentsRead.set(session, { promptId, next: null });
+    this.attachmentsRead.set(session, { promptId, next: null, queued: 0 });
     if (check.noTranscript && hookPid !== undefined && takesContentBlocks(hookPid) === false) return;
     this.guard.inheritTaint(session, ATTACHMENT_TAINT, `what the prompt came with beside its text could not be looked up: ${check.why}`);
   }

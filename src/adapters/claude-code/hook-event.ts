@@ -24,7 +24,7 @@ const turn = { prompt_id: z.string().min(1).max(200).optional(), transcript_path
 
 const schema = z.discriminatedUnion("hook_event_name", [
   z.object({ ...common, hook_event_name: z.literal("SessionStart"), source: z.string().max(64).optional() }),
-  z.object({ ...common, hook_event_name: z.literal("UserPromptSubmit"), prompt: z.string() }),
+  z.object({ ...common, hook_event_name: z.literal("UserPromptSubmit"), prompt: z.string(), ...turn }),
   // What a slash command or an MCP server's prompt expanded the owner's prompt into.
   z.object({ ...common, hook_event_name: z.literal("UserPromptExpansion"), expansion_type: z.string().max(64), command_name: z.string().max(4096).optional() }),
   z.object({ ...common, hook_event_name: z.literal("PreToolUse"), tool_name: toolName, tool_input: toolInput, tool_use_id: z.string().max(200).optional(), ...turn }),

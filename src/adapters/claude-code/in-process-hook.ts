@@ -1,6 +1,6 @@
 import { LEDGER_WAIT_MS, retryWhileLocked } from "../../ledger/writer-lock.js";
 import { Guard } from "../../guard.js";
-import { ClaudeCodeHooks } from "./claude-code-hooks.js";
+import { awaitPromptEntry, ClaudeCodeHooks } from "./claude-code-hooks.js";
 import type { HookAnswer } from "./hook-answer.js";
 import { parseHookEvent, type HookEvent } from "./hook-event.js";
 import { hookConfig, projectDirOf } from "./hook-setup.js";
@@ -24,6 +24,8 @@ export async function decideInProcess(input: string, options: HookOptions, askSe
     event = parseHookEvent(input);
     const projectDir = projectDirOf(event, options.env);
     const { config } = hookConfig(options.configPath);
+    // Before the guard is opened: its ledger stays free for other hooks while this one waits.
+    await awaitPromptEntry(event, process.pid);
     // The ledger may be held by another hook deciding in its own process, or by the guard service,
     // which came up after this hook gave up on it: between tries, the service is asked again.
     const opened = await retryWhileLocked<Guard | HookAnswer>(() => Guard.open({ config, workspaceDir: projectDir }), LEDGER_WAIT_MS, askService);

@@ -52,6 +52,16 @@ export function takesContentBlocks(pid: number): boolean | null {
   return lines.some(({ argv }) => argv.some((word, i) => word === "--input-format=stream-json" || (word === "--input-format" && argv[i + 1] === "stream-json")));
 }
 
+/**
+ * Whether Claude Code above `pid` was told to keep no transcript (`--no-session-persistence`, as
+ * the Agent SDK's `persistSession: false` launches it); null when no command line can be read.
+ */
+export function keepsNoTranscript(pid: number): boolean | null {
+  const lines = launchCommandLines(pid);
+  if (lines.length === 0) return null;
+  return lines.some(({ argv }) => argv.includes("--no-session-persistence"));
+}
+
 /** The command lines of `pid` and of the processes above it (with their working directories). */
 function launchCommandLines(pid: number): { readonly argv: readonly string[]; readonly cwd: string | undefined }[] {
   const out: { argv: string[]; cwd: string | undefined }[] = [];

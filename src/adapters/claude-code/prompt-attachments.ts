@@ -6,7 +6,9 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
  * content block of `--input-format stream-json`, as the Agent SDK sends a chat app's uploads) is
  * not in the event. It is in the session's transcript (`transcript_path`), in the user entry of
  * that prompt (`promptId`, the `prompt_id` of every hook event of the turn), which Claude Code
- * writes before it first asks the model, so before the turn's first tool call.
+ * writes as it first asks the model; not always before the turn's first tool call reaches its hook
+ * (seen on a loaded machine): a transcript not there yet, or without the prompt's entry yet, is
+ * one that could not be looked through, and the session is tainted as if the prompt carried something.
  *
  * Every user entry from the prompt's own to the transcript's end is looked through, whichever
  * prompt it files itself under, and every message sent while the turn ran, which Claude Code
@@ -20,6 +22,8 @@ export type AttachmentCheck =
       readonly kinds: readonly string[];
       /** Where the next check of the same prompt starts: the end of the last whole line read. */
       readonly next: number;
+      /** How many messages queued into the turn (`queued_command`) the lines read hold, after the prompt's own entry. */
+      readonly queued: number;
     }
   | { readonly checked: false; readonly why: string; readonly noTranscript: boolean };
 
@@ -29,8 +33,25 @@ export interface ReadLimits {
   readonly maxRead: number;
 }
 
+const NO_ENTRY = "its transcript holds no entry of the prompt";
+
 /** A turn whose transcript is longer than 64 MiB is not looked through. */
 export const TRANSCRIPT_READ: ReadLimits = Object.freeze({ chunk: 1 << 20, maxRead: 64 << 20 });
+/**
+ * Resolves once the lookup of `promptId` from `from` finds its entry and at least `queued` messages
+ * queued into the turn, or after `waitMs`, looking every `everyMs`. A lookup that fails for another
+ * reason than a transcript or an entry not there (yet) ends the wait: waiting would not change it.
+ */
+export async function transcriptCaughtUp(transcript: string, promptId: string, from: number | null, queued: number, waitMs: number, everyMs = 10): Promise<void> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const check = promptAttachments(transcript, promptId, from);
+    const waiting = check.checked ? check.queued < queued : check.noTranscript || check.why === NO_ENTRY;
+    if (!waiting || Date.now() >= until) return;
+    await new Promise((resolveWait) => setTimeout(resolveWait, everyMs));
+  }
+}
+
 /** A user entry's blocks that are not something the prompt carried. */
 const NOT_CARRIED: ReadonlySet<string> = new Set(["text", "tool_result"]);
 /** The attachment a message sent while the turn ran is queued into the turn as. */
@@ -49,7 +70,7 @@ export function promptAttachments(transcript: string, promptId: string, from: nu
     fd = openSync(transcript, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
-    return { checked: false, why: missing ? "Claude Code keeps no transcript of the session" : `its transcript could not be read (${(error as Error).message})`, noTranscript: missing };
+    return { checked: false, why: missing ? "Claude Code has written no transcript of the session (it keeps none, or not yet)" : `its transcript could not be read (${(error as Error).message})`, noTranscript: missing };
   }
   try {
     const stat = fstatSync(fd);
@@ -68,13 +89,15 @@ function forward(fd: number, from: number, size: number, limits: ReadLimits): At
   const bytes = read(fd, from, size - from);
   const end = bytes.lastIndexOf(NEWLINE) + 1;
   const kinds = new Set<string>();
+  let queued = 0;
   for (let start = 0; start < end; ) {
     const stop = bytes.indexOf(NEWLINE, start);
     const entry = userEntry(bytes.subarray(start, stop));
     if (entry !== null) for (const kind of entry.carried) kinds.add(kind);
+    if (entry?.queued === true) queued++;
     start = stop + 1;
   }
-  return { checked: true, kinds: [...kinds], next: from + end };
+  return { checked: true, kinds: [...kinds], next: from + end, queued };
 }
 
 /**
@@ -86,16 +109,23 @@ function backward(fd: number, size: number, promptId: string, limits: ReadLimits
   if (next === null) return tooLong(limits);
   const kinds = new Set<string>();
   let seen = false;
+  // Queued messages count once an entry of the prompt is found before them: then they are the turn's.
+  let queued = 0;
+  let queuedSince = 0;
   for (const line of linesBack(fd, next, limits)) {
     if (line === null) return tooLong(limits);
     const entry = userEntry(line);
     if (entry === null) continue;
-    if (entry.promptId === promptId) seen = true;
-    else if (seen && entry.promptId !== undefined) break;
+    if (entry.promptId === promptId) {
+      seen = true;
+      queued += queuedSince;
+      queuedSince = 0;
+    } else if (seen && entry.promptId !== undefined) break;
     for (const kind of entry.carried) kinds.add(kind);
+    if (entry.queued) queuedSince++;
   }
-  if (!seen) return { checked: false, why: "its transcript holds no entry of the prompt", noTranscript: false };
-  return { checked: true, kinds: [...kinds], next };
+  if (!seen) return { checked: false, why: NO_ENTRY, noTranscript: false };
+  return { checked: true, kinds: [...kinds], next, queued };
 }
 
 /** Where the last whole line of the file ends (0: there is none); null past the read limit. */
@@ -154,7 +184,7 @@ function read(fd: number, position: number, length: number): Buffer {
  * A transcript line that is a user entry, or a message queued into the turn: the prompt it files
  * itself under (none for a queued message) and what it carries.
  */
-function userEntry(line: Buffer): { readonly promptId: string | undefined; readonly carried: readonly string[] } | null {
+function userEntry(line: Buffer): { readonly promptId: string | undefined; readonly carried: readonly string[]; readonly queued: boolean } | null {
   if (!line.includes('"user"') && !line.includes(QUEUED)) return null;
   let entry: unknown;
   try {
@@ -167,11 +197,11 @@ function userEntry(line: Buffer): { readonly promptId: string | undefined; reado
   // A field of no object shape reads as absent (`?.` on null; a string or a number has none).
   if (type === "attachment") {
     const queued = attachment as { type?: unknown; prompt?: unknown } | null | undefined;
-    return queued?.type === "queued_command" ? { promptId: undefined, carried: carriedBlocks(queued.prompt) } : null;
+    return queued?.type === "queued_command" ? { promptId: undefined, carried: carriedBlocks(queued.prompt), queued: true } : null;
   }
   if (type !== "user") return null;
   const content = (message as { content?: unknown } | null | undefined)?.content;
-  return { promptId: typeof promptId === "string" ? promptId : undefined, carried: carriedBlocks(content) };
+  return { promptId: typeof promptId === "string" ? promptId : undefined, carried: carriedBlocks(content), queued: false };
 }
 
 /** The kinds of a message's blocks other than text and tool results (a string is text). */

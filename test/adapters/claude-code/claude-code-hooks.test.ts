@@ -354,13 +354,55 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
     expect(decisionOf(send(touch(transcript)))).toBe("ask");
   });
 
+  it("a message sent while the turn runs is waited for in the transcript: a call that outruns its entry asks; one it reaches in time is judged by it", async () => {
+    const queued = (...blocks: Record<string, unknown>[]) => `${JSON.stringify({ type: "attachment", attachment: { type: "queued_command", prompt: prompt("and this", ...blocks) } })}\n`;
+    const setting = () => {
+      const dir = project();
+      const guard = Guard.open({ config: { host: "claude-code" }, workspaceDir: dir, homeDir: dir });
+      const h = new ClaudeCodeHooks(guard, dir);
+      const transcript = join(dir, "t.jsonl");
+      writeFileSync(transcript, entry("p1", "run the tests"));
+      const send = (fields: Record<string, unknown>) => h.handle(parseHookEvent(ev(dir, fields)));
+      const call = async (waitMs: number) => {
+        const event = parseHookEvent(ev(dir, touch(transcript)));
+        await h.awaitPromptEntry(event, undefined, waitMs);
+        return h.handle(event);
+      };
+      send({ hook_event_name: "UserPromptSubmit", prompt: "run the tests", prompt_id: "p1" });
+      return { transcript, send, call };
+    };
+    // The owner's own first call: the prompt's entry is there, and no message was sent since.
+    const late = setting();
+    expect(decisionOf(await late.call(0))).toBeNull();
+    // A message sent while the turn runs (its UserPromptSubmit names the running turn's prompt).
+    late.send({ hook_event_name: "UserPromptSubmit", prompt: "and this", prompt_id: "p1" });
+    const outrun = await late.call(30);
+    expect(decisionOf(outrun)).toBe("ask");
+    expect(reasonOf(outrun)).toContain("what came with a message sent while the turn ran could not be looked up: the transcript does not hold it yet");
+    // Filed in time, a message of text only leaves the turn as it was; one with an image asks, named.
+    for (const [blocks, decision] of [[[], null], [[image], "ask"]] as const) {
+      const t = setting();
+      expect(decisionOf(await t.call(0))).toBeNull();
+      t.send({ hook_event_name: "UserPromptSubmit", prompt: "and this", prompt_id: "p1" });
+      setTimeout(() => writeFileSync(t.transcript, queued(...blocks), { flag: "a" }), 30);
+      const answer = await t.call(2000);
+      expect(decisionOf(answer)).toBe(decision);
+      if (decision !== null) expect(reasonOf(answer)).toContain("the prompt came with image");
+    }
+    // The turn's first call waits for the prompt's own entry too.
+    const first = setting();
+    writeFileSync(first.transcript, "");
+    setTimeout(() => writeFileSync(first.transcript, entry("p1", "run the tests")), 30);
+    expect(decisionOf(await first.call(2000))).toBeNull();
+  });
+
   it("a call of no prompt's turn is not looked up; one whose transcript cannot be read asks, the reason given", () => {
     const { dir, send } = hooks();
     send({ hook_event_name: "UserPromptSubmit", prompt: "go" });
     expect(decisionOf(send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch /tmp/x" }, transcript_path: join(dir, "none.jsonl") }))).toBeNull();
     const asked = send(touch(join(dir, "none.jsonl")));
     expect(decisionOf(asked)).toBe("ask");
-    expect(reasonOf(asked)).toContain("what the prompt came with beside its text could not be looked up: Claude Code keeps no transcript of the session");
+    expect(reasonOf(asked)).toContain("what the prompt came with beside its text could not be looked up: Claude Code has written no transcript of the session (it keeps none, or not yet)");
     const other = hooks();
     other.send({ hook_event_name: "UserPromptSubmit", prompt: "go" });
     expect(reasonOf(other.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: {}, prompt_id: "p1" }))).toContain("Claude Code named no transcript");

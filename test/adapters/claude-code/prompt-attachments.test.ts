@@ -31,8 +31,8 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     const lines = [queue, user("p1", [...text("what does this say?"), image]), attachment(500), user("p1", text("[Image: source: /tmp/claude-0/x/1.png]"), { isMeta: true }), assistant];
     const file = transcript(lines);
     const size = lines.join("\n").length + 1;
-    expect(promptAttachments(file, "p1", null)).toEqual({ checked: true, kinds: ["image"], next: size });
-    expect(promptAttachments(transcript([queue, user("p2", "fix the tests"), assistant]), "p2", null)).toEqual({ checked: true, kinds: [], next: expect.any(Number) });
+    expect(promptAttachments(file, "p1", null)).toEqual({ checked: true, kinds: ["image"], next: size, queued: 0 });
+    expect(promptAttachments(transcript([queue, user("p2", "fix the tests"), assistant]), "p2", null)).toEqual({ checked: true, kinds: [], next: expect.any(Number), queued: 0 });
     expect(promptAttachments(transcript([user("p3", [...text("file this"), pdf, image])]), "p3", null)).toMatchObject({ kinds: ["document", "image"] });
   });
 
@@ -83,19 +83,19 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     const partial = user("q2", [image]);
     const file = transcript(head, partial.slice(0, 20));
     const first = promptAttachments(file, "p1", null);
-    expect(first).toEqual({ checked: true, kinds: [], next: head.join("\n").length + 1 });
+    expect(first).toEqual({ checked: true, kinds: [], next: head.join("\n").length + 1, queued: 0 });
     appendFileSync(file, `${partial.slice(20)}\n`);
     const second = promptAttachments(file, "p1", first.checked ? first.next : null);
-    expect(second).toEqual({ checked: true, kinds: ["image"], next: statSync(file).size });
+    expect(second).toEqual({ checked: true, kinds: ["image"], next: statSync(file).size, queued: 0 });
     // Read on from there, the next line being written is left again.
     appendFileSync(file, user("q3", [pdf]).slice(0, 30));
-    expect(promptAttachments(file, "p1", second.checked ? second.next : null)).toEqual({ checked: true, kinds: [], next: second.checked ? second.next : -1 });
+    expect(promptAttachments(file, "p1", second.checked ? second.next : null)).toEqual({ checked: true, kinds: [], next: second.checked ? second.next : -1, queued: 0 });
     // A transcript shorter than `next` (rewritten since) is read back from its end again.
     expect(promptAttachments(transcript(head), "p1", 10_000)).toMatchObject({ checked: true, kinds: [] });
   });
 
   it("no transcript, no entry of the prompt, a turn past the read limit: not checked, and why", () => {
-    expect(promptAttachments(join(dir, "absent.jsonl"), "p1", null)).toEqual({ checked: false, why: "Claude Code keeps no transcript of the session", noTranscript: true });
+    expect(promptAttachments(join(dir, "absent.jsonl"), "p1", null)).toEqual({ checked: false, why: "Claude Code has written no transcript of the session (it keeps none, or not yet)", noTranscript: true });
     expect(promptAttachments(dir, "p1", null)).toEqual({ checked: false, noTranscript: false, why: "its transcript is not a regular file" });
     // A FIFO where the transcript was: answered at once, not waited on.
     const fifo = join(dir, "fifo.jsonl");
@@ -115,12 +115,25 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     expect(promptAttachments(long, "p1", null, { chunk: 64, maxRead: 1 << 20 })).toMatchObject({ checked: true, kinds: ["image"] });
     // The limit counts what is read, not where in the file: a short tail far into a long file is read.
     const size = statSync(long).size;
-    expect(promptAttachments(long, "p1", size - 300, limits)).toEqual({ checked: true, kinds: [], next: size });
+    expect(promptAttachments(long, "p1", size - 300, limits)).toEqual({ checked: true, kinds: [], next: size, queued: 0 });
     expect(promptAttachments(long, "p1", size - 1024, limits)).toMatchObject({ checked: true });
     const mid = transcript([user("p1", [image]), attachment(550)]);
     expect(statSync(mid).size).toBeGreaterThan(512);
     expect(promptAttachments(mid, "p1", null, limits)).toMatchObject({ checked: true, kinds: ["image"] });
     expect(TRANSCRIPT_READ).toEqual({ chunk: 1 << 20, maxRead: 64 << 20 });
+  });
+
+  it("counts the messages queued into the turn after the prompt's own entry, back and on; not those of an earlier turn", () => {
+    const queued = JSON.stringify({ type: "attachment", attachment: { type: "queued_command", prompt: text("and this") } });
+    const result = user("p1", [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }]);
+    expect(promptAttachments(transcript([user("p1", text("go")), assistant, queued, result, queued]), "p1", null)).toMatchObject({ checked: true, queued: 2 });
+    expect(promptAttachments(transcript([user("p0", text("hi")), queued, user("p1", text("go")), queued]), "p1", null)).toMatchObject({ checked: true, queued: 1 });
+    const lines = [user("p1", text("go")), assistant];
+    const file = transcript(lines);
+    const first = promptAttachments(file, "p1", null);
+    expect(first).toMatchObject({ checked: true, queued: 0 });
+    appendFileSync(file, `${queued}\n${result}\n${queued}\n`);
+    expect(promptAttachments(file, "p1", first.checked ? first.next : null)).toMatchObject({ checked: true, queued: 2 });
   });
 
   it("a final line as long as the read limit, with no newline, leaves nothing to read: not checked", () => {
@@ -148,6 +161,10 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
         user: { id, carried: blocks.filter((t) => t === "image" || t === "document") },
       })),
       fc.nat(150).map((n) => ({ line: attachment(n), user: null })),
+      fc.boolean().map((withImage) => ({
+        line: JSON.stringify({ type: "attachment", attachment: { type: "queued_command", prompt: withImage ? [{ type: "image" }] : [{ type: "text", text: "and" }] } }),
+        user: { id: undefined, carried: withImage ? ["image"] : [], queued: true },
+      })),
       fc.constant({ line: "", user: null }),
     );
     fc.assert(
@@ -158,17 +175,24 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
         );
         const got = promptAttachments(file, id, null, { chunk, maxRead: 1 << 20 });
         // The plain reading: back from the last line, up to the user entry of another prompt that precedes the prompt's own.
+        // The queued messages counted are those after the earliest entry of the prompt so reached.
         const kinds = new Set<string>();
         let seen = false;
+        let queued = 0;
+        let queuedSince = 0;
         for (const e of [...entries].reverse()) {
           if (e.user === null) continue;
-          if (e.user.id === id) seen = true;
-          else if (seen && e.user.id !== undefined) break;
+          if (e.user.id === id) {
+            seen = true;
+            queued += queuedSince;
+            queuedSince = 0;
+          } else if (seen && e.user.id !== undefined) break;
           for (const k of e.user.carried) kinds.add(k);
+          if ("queued" in e.user) queuedSince++;
         }
         const size = entries.map((e) => `${e.line}\n`).join("").length;
         if (!seen) expect(got).toMatchObject({ checked: false });
-        else expect(got).toEqual({ checked: true, kinds: [...kinds], next: size });
+        else expect(got).toEqual({ checked: true, kinds: [...kinds], next: size, queued });
       }),
       { numRuns: 300 },
     );
