@@ -299,6 +299,10 @@ describe("Monitor, which starts a watch", () => {
 });
 
 describe("an image or a document sent with the owner's prompt (found in Claude Code's transcript)", () => {
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const child of children) child.kill();
+  });
   const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
   const entry = (promptId: string, content: unknown) => `${JSON.stringify({ promptId, type: "user", message: { role: "user", content } })}\n`;
   const prompt = (text: string, ...blocks: Record<string, unknown>[]) => [{ type: "text", text }, ...blocks];
@@ -363,8 +367,8 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
       const transcript = join(dir, "t.jsonl");
       writeFileSync(transcript, entry("p1", "run the tests"));
       const send = (fields: Record<string, unknown>) => h.handle(parseHookEvent(ev(dir, fields)));
-      const call = async (waitMs: number) => {
-        const event = parseHookEvent(ev(dir, touch(transcript)));
+      const call = async (waitMs: number, promptId = "p1") => {
+        const event = parseHookEvent(ev(dir, touch(transcript, promptId)));
         await h.awaitPromptEntry(event, undefined, waitMs);
         return h.handle(event);
       };
@@ -389,11 +393,54 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
       expect(decisionOf(answer)).toBe(decision);
       if (decision !== null) expect(reasonOf(answer)).toContain("the prompt came with image");
     }
-    // The turn's first call waits for the prompt's own entry too.
+    // Two messages not filed are named as two.
+    const two = setting();
+    expect(decisionOf(await two.call(0))).toBeNull();
+    two.send({ hook_event_name: "UserPromptSubmit", prompt: "and this", prompt_id: "p1" });
+    two.send({ hook_event_name: "UserPromptSubmit", prompt: "and that", prompt_id: "p1" });
+    expect(reasonOf(await two.call(0))).toContain("what came with 2 messages sent while the turn ran could not be looked up");
+    // The turn's first call waits for the prompt's own entry too, also after an earlier prompt was looked up.
     const first = setting();
     writeFileSync(first.transcript, "");
     setTimeout(() => writeFileSync(first.transcript, entry("p1", "run the tests")), 30);
     expect(decisionOf(await first.call(2000))).toBeNull();
+    first.send({ hook_event_name: "UserPromptSubmit", prompt: "next", prompt_id: "p2" });
+    setTimeout(() => writeFileSync(first.transcript, entry("p2", "next"), { flag: "a" }), 30);
+    expect(decisionOf(await first.call(2000, "p2"))).toBeNull();
+    // A session that ended starts its count again: the same prompt id is no message sent into a running turn.
+    first.send({ hook_event_name: "SessionEnd" });
+    first.send({ hook_event_name: "UserPromptSubmit", prompt: "next", prompt_id: "p2" });
+    expect(decisionOf(await first.call(0, "p2"))).toBeNull();
+  });
+
+  it("does not wait for a transcript Claude Code was told not to keep", async () => {
+    const dir = project();
+    const guard = Guard.open({ config: { host: "claude-code" }, workspaceDir: dir, homeDir: dir });
+    const h = new ClaudeCodeHooks(guard, dir);
+    const transcript = join(dir, "t.jsonl");
+    const send = (fields: Record<string, unknown>) => h.handle(parseHookEvent(ev(dir, fields)));
+    send({ hook_event_name: "UserPromptSubmit", prompt: "go", prompt_id: "p1" });
+    // Stand-ins for Claude Code run with and without `--no-session-persistence`, a child of each for the hook.
+    const hookUnder = async (...args: string[]) => {
+      const claude = spawn("bash", ["-c", "sleep 30 & echo $!; wait", "claude", "--input-format", "stream-json", ...args], { stdio: ["ignore", "pipe", "ignore"] });
+      children.push(claude);
+      return await new Promise<number>((resolvePid) => claude.stdout.once("data", (d: Buffer) => resolvePid(Number(d.toString().trim()))));
+    };
+    const event = parseHookEvent(ev(dir, touch(transcript)));
+    const unkept = await hookUnder("--no-session-persistence");
+    setTimeout(() => writeFileSync(transcript, entry("p1", "go")), 50);
+    await h.awaitPromptEntry(event, unkept, 2000);
+    expect(reasonOf(h.handle(event, undefined))).toContain("Claude Code has written no transcript");
+    const keptGuard = Guard.open({ config: { host: "claude-code" }, workspaceDir: project(), homeDir: dir });
+    const kept = new ClaudeCodeHooks(keptGuard, dir);
+    await new Promise((resolveLater) => setTimeout(resolveLater, 100));
+    rmSync(transcript);
+    const keeping = await hookUnder();
+    setTimeout(() => writeFileSync(transcript, entry("p1", "go")), 50);
+    await kept.awaitPromptEntry(event, keeping, 2000);
+    expect(decisionOf(kept.handle(event, undefined))).toBeNull();
+    guard.close();
+    keptGuard.close();
   });
 
   it("a call of no prompt's turn is not looked up; one whose transcript cannot be read asks, the reason given", () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { addDirArguments, launchDirectories, settingsDirectories, takesContentBlocks } from "../../../src/adapters/claude-code/launch-directories.js";
+import { addDirArguments, keepsNoTranscript, launchDirectories, settingsDirectories, takesContentBlocks } from "../../../src/adapters/claude-code/launch-directories.js";
 
 const made: string[] = [];
 const children: ChildProcess[] = [];
@@ -47,6 +47,13 @@ describe("the directories Claude Code was launched with", () => {
     // The same command line says its prompts are text (no `--input-format stream-json`); a gone process says nothing.
     expect(takesContentBlocks(hookPid)).toBe(false);
     expect(takesContentBlocks(2 ** 22 + 12_345)).toBeNull();
+    // Nor that it keeps no transcript; a Claude Code told so is found above its hook.
+    expect(keepsNoTranscript(hookPid)).toBe(false);
+    expect(keepsNoTranscript(2 ** 22 + 12_345)).toBeNull();
+    const unkept = spawn("bash", ["-c", "sleep 30 & echo $!; wait", "claude", "-p", "x", "--no-session-persistence"], { cwd, stdio: ["ignore", "pipe", "ignore"] });
+    children.push(unkept);
+    const unkeptHook = await new Promise<number>((resolve) => unkept.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
+    expect(keepsNoTranscript(unkeptHook)).toBe(true);
   });
 
   it("a command line eight processes above the hook or further is not read: the walk stops there", async () => {
