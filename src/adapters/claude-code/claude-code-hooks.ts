@@ -36,7 +36,7 @@ const MCP_PROMPT_TAINT = "untrusted";
  */
 const ATTACHMENT_TAINT = "untrusted";
 
-/** How long a turn's first call waits for its prompt's entry in the transcript (it is there within tens of milliseconds). */
+/** How long a call waits for the transcript to hold its turn's prompt and the messages sent into the turn (they are there within tens of milliseconds). */
 const PROMPT_ENTRY_WAIT_MS = 1000;
 
 type TurnEvent = Extract<HookEvent, { hook_event_name: "PreToolUse" | "Stop" }>;
@@ -119,10 +119,11 @@ export class ClaudeCodeHooks {
   }
 
   /**
-   * Before a call of a turn whose prompt has not been looked up yet: Claude Code writes the prompt's
-   * entry into the transcript as it first asks the model, and the turn's first call can reach its
-   * hook a few milliseconds before that. So the lookup waits for the entry, at most `waitMs`; not for
-   * a Claude Code told to keep no transcript. Past the wait, the lookup goes on as it would have.
+   * Before a call: Claude Code writes the prompt's entry, and each message sent into the running
+   * turn, into the transcript as the model gets them, and a call can reach its hook a few
+   * milliseconds before that. So the lookup waits, at most `waitMs`, for the prompt's entry (the
+   * turn's first call) and for every message counted since the last lookup; not for a Claude Code
+   * told to keep no transcript. Past the wait, the lookup goes on as it would have.
    */
   async awaitPromptEntry(event: HookEvent, hookPid: number | undefined, waitMs = PROMPT_ENTRY_WAIT_MS): Promise<void> {
     if (event.hook_event_name !== "PreToolUse") return;

@@ -6,9 +6,10 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
  * content block of `--input-format stream-json`, as the Agent SDK sends a chat app's uploads) is
  * not in the event. It is in the session's transcript (`transcript_path`), in the user entry of
  * that prompt (`promptId`, the `prompt_id` of every hook event of the turn), which Claude Code
- * writes as it first asks the model; not always before the turn's first tool call reaches its hook
- * (seen on a loaded machine): a transcript not there yet, or without the prompt's entry yet, is
- * one that could not be looked through, and the session is tainted as if the prompt carried something.
+ * writes as it first asks the model: not always before the turn's first tool call reaches its hook,
+ * which therefore waits for it ({@link transcriptCaughtUp}). A transcript still not there, or still
+ * without the prompt's entry, is one that could not be looked through, and the session is tainted
+ * as if the prompt carried something.
  *
  * Every user entry from the prompt's own to the transcript's end is looked through, whichever
  * prompt it files itself under, and every message sent while the turn ran, which Claude Code
@@ -33,25 +34,11 @@ export interface ReadLimits {
   readonly maxRead: number;
 }
 
+/** Why a lookup fails while the transcript does not hold the prompt's entry (yet): a wait may end it. */
 const NO_ENTRY = "its transcript holds no entry of the prompt";
 
 /** A turn whose transcript is longer than 64 MiB is not looked through. */
 export const TRANSCRIPT_READ: ReadLimits = Object.freeze({ chunk: 1 << 20, maxRead: 64 << 20 });
-/**
- * Resolves once the lookup of `promptId` from `from` finds its entry and at least `queued` messages
- * queued into the turn, or after `waitMs`, looking every `everyMs`. A lookup that fails for another
- * reason than a transcript or an entry not there (yet) ends the wait: waiting would not change it.
- */
-export async function transcriptCaughtUp(transcript: string, promptId: string, from: number | null, queued: number, waitMs: number, everyMs = 10): Promise<void> {
-  const until = Date.now() + waitMs;
-  for (;;) {
-    const check = promptAttachments(transcript, promptId, from);
-    const waiting = check.checked ? check.queued < queued : check.noTranscript || check.why === NO_ENTRY;
-    if (!waiting || Date.now() >= until) return;
-    await new Promise((resolveWait) => setTimeout(resolveWait, everyMs));
-  }
-}
-
 /** A user entry's blocks that are not something the prompt carried. */
 const NOT_CARRIED: ReadonlySet<string> = new Set(["text", "tool_result"]);
 /** The attachment a message sent while the turn ran is queued into the turn as. */
@@ -81,6 +68,21 @@ export function promptAttachments(transcript: string, promptId: string, from: nu
     return { checked: false, why: `its transcript could not be read (${(error as Error).message})`, noTranscript: false };
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Resolves once the lookup of `promptId` from `from` finds its entry and at least `queued` messages
+ * queued into the turn, or after `waitMs`, looking every `everyMs`. A lookup that fails for another
+ * reason than a transcript or an entry not there (yet) ends the wait: waiting would not change it.
+ */
+export async function transcriptCaughtUp(transcript: string, promptId: string, from: number | null, queued: number, waitMs: number, everyMs = 10): Promise<void> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const check = promptAttachments(transcript, promptId, from);
+    const waiting = check.checked ? check.queued < queued : check.noTranscript || check.why === NO_ENTRY;
+    if (!waiting || Date.now() >= until) return;
+    await new Promise((resolveWait) => setTimeout(resolveWait, everyMs));
   }
 }
 
