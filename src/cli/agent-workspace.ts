@@ -63,10 +63,20 @@ export function existingWorkspace(explicit: string | undefined, lookup: Workspac
   return found.dir;
 }
 
+/** Where OpenClaw keeps its state and configuration: `OPENCLAW_HOME`, else the user's home. */
+function openClawHome(env: WorkspaceLookup["env"], home: string | undefined): string {
+  return env.OPENCLAW_HOME || home || homedir();
+}
+
+/** OpenClaw's configuration file: `OPENCLAW_CONFIG_PATH`, else `.openclaw/openclaw.json` in its home. */
+export function openClawConfigPath(env: WorkspaceLookup["env"], home: string | undefined): string {
+  return env.OPENCLAW_CONFIG_PATH || join(openClawHome(env, home), ".openclaw", "openclaw.json");
+}
+
 /** The workspace OpenClaw's configuration gives the agent (see docs/openclaw.md). */
 function openClawWorkspace(lookup: WorkspaceLookup): FoundWorkspace | undefined {
-  const ocHome = lookup.env.OPENCLAW_HOME || lookup.home || homedir();
-  const configPath = lookup.env.OPENCLAW_CONFIG_PATH || join(ocHome, ".openclaw", "openclaw.json");
+  const ocHome = openClawHome(lookup.env, lookup.home);
+  const configPath = openClawConfigPath(lookup.env, lookup.home);
   const config = readJson(configPath);
   const provenant = pick(config, ["plugins", "entries", "provenant", "config", "workspaceDir"]);
   if (typeof provenant === "string" && provenant !== "") return { dir: resolve(ocHome, provenant), how: `plugins.entries.provenant.config.workspaceDir in ${configPath}` };

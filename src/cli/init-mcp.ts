@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { MCP_SERVERS, unwrapServers, wrapServers, type ServerListPath } from "../adapters/mcp/client-config.js";
 import { displayText } from "../core/safe-display.js";
 import { writeFileAtomic } from "../state/atomic-file.js";
+import { openClawConfigPath } from "./agent-workspace.js";
 import { exitWith } from "./exit.js";
 
 export const MCP_CLIENTS = ["claude-desktop", "cursor", "claude-code", "openclaw"] as const;
@@ -29,7 +30,7 @@ export function clientConfigPath(client: McpClient, env: NodeJS.ProcessEnv = pro
     case "claude-code":
       return join(cwd, ".mcp.json");
     case "openclaw":
-      return env.OPENCLAW_CONFIG_PATH || join(env.OPENCLAW_HOME || home, ".openclaw", "openclaw.json");
+      return openClawConfigPath(env, home);
   }
 }
 
