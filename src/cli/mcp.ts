@@ -47,6 +47,7 @@ interface RunOptions {
   readonly config?: string;
   readonly session?: string;
   readonly elicitation?: boolean;
+  readonly callDecisions?: boolean;
 }
 
 export function registerMcpCommands(program: Command): void {
@@ -58,6 +59,7 @@ export function registerMcpCommands(program: Command): void {
     .option("--config <file>", "the configuration (default: PROVENANT_CONFIG, else ~/.config/provenant/config.json)")
     .option("--session <id>", `the guard session (default: ${DEFAULT_MCP_SESSION}, shared by every proxy of the workspace)`)
     .option("--no-elicitation", "never ask through the client's elicitation (for a client whose model, not its user, answers them): held calls name an approval code")
+    .option("--no-call-decisions", "leave every tools/call to the client's own provenant guard (OpenClaw with the provenant plugin); the server's tools, instructions and listings are still pinned")
     .argument("[command...]", "the server's command and its arguments, after --")
     .passThroughOptions()
     .action(async (command: string[], opts: RunOptions) => {
@@ -84,6 +86,7 @@ export function registerMcpCommands(program: Command): void {
           acceptInstructionsCommand: `provenant mcp accept ${server} --instructions${ws}`,
           acceptListingsCommand: `provenant mcp accept ${server} --listings${ws}`,
           elicitation: opts.elicitation !== false,
+          decideCalls: opts.callDecisions !== false,
         });
         process.exitCode = code;
       } catch (error) {

@@ -16,6 +16,8 @@ export interface WrapOptions {
   readonly provenant: readonly string[];
   readonly workspace?: string;
   readonly config?: string;
+  /** False: the client's own provenant guard decides the calls (`--no-call-decisions`). */
+  readonly decideCalls?: boolean;
 }
 
 export interface Rewrite {
@@ -61,6 +63,7 @@ export function wrapServers(document: unknown, options: WrapOptions, path: Serve
       serverName(name),
       ...(options.workspace !== undefined ? ["--workspace", options.workspace] : []),
       ...(options.config !== undefined ? ["--config", options.config] : []),
+      ...(options.decideCalls === false ? ["--no-call-decisions"] : []),
       "--",
       entry.command as string,
       ...(args as string[]),

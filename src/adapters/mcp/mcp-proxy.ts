@@ -68,6 +68,13 @@ export interface McpProxyOptions {
    * that lets the model, not the user, answer elicitations: then only an approval code works.
    */
   readonly elicitation?: boolean;
+  /**
+   * Decide each `tools/call` (default). Off for a client whose own provenant guard decides every
+   * call of the server with the whole conversation's taint (OpenClaw with the provenant plugin):
+   * a second decision here, from this proxy's view of one server, would only ask the owner twice.
+   * The proxy still pins and withholds what the server writes about itself.
+   */
+  readonly decideCalls?: boolean;
 }
 
 type Outcome = { readonly kind: "forward" } | { readonly kind: "replace"; readonly value: unknown } | { readonly kind: "consumed" };
@@ -484,7 +491,8 @@ export class McpProxy {
     for (const name of held) this.o.logger.warn(`mcp ${this.o.server}: tool ${displayText(name)} differs from its pinned definition (or is new); hidden until the owner runs: ${this.o.acceptCommand(name)}`);
     this.startTurn();
     const names = listed.filter((l) => !held.has(l.definition.name)).map((l) => mcpToolName(this.o.server, l.definition.name));
-    const shown = new Set(this.o.guard.toolsFor(this.o.sessionId, names));
+    // The client's own guard narrows its list when it decides the calls.
+    const shown = new Set(this.o.decideCalls === false ? names : this.o.guard.toolsFor(this.o.sessionId, names));
     const tools = listed.filter((l) => shown.has(mcpToolName(this.o.server, l.definition.name))).map((l) => l.entry);
     return { kind: "replace", value: { ...message.raw, result: { ...body, tools } } };
   }
@@ -560,6 +568,10 @@ export class McpProxy {
       this.o.logger.warn(`mcp ${this.o.server}: refused ${displayText(call.name)}: an argument names provenant's own state (${displayText(ownState)})`);
       this.toolError(id, `provenant blocked this call: an argument names provenant's own state (${displayText(ownState)}); no approval is possible`);
       return CONSUMED;
+    }
+    if (this.o.decideCalls === false) {
+      this.track({ kind: "plain", id });
+      return FORWARD;
     }
     const tool = mcpToolName(this.o.server, call.name);
     this.startTurn();

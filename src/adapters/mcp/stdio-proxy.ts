@@ -40,6 +40,8 @@ export interface StdioProxyOptions {
   readonly maxLineBytes?: number;
   /** False: never ask through elicitation (see McpProxyOptions.elicitation). */
   readonly elicitation?: boolean;
+  /** False: leave every call to the client's own guard (see McpProxyOptions.decideCalls). */
+  readonly decideCalls?: boolean;
 }
 
 /** Runs the server as a child behind the proxy until either side ends; resolves with the server's exit code. */
@@ -86,6 +88,7 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     approveCommand: o.approveCommand,
     acceptCommand: o.acceptCommand,
     elicitation: o.elicitation !== false,
+    decideCalls: o.decideCalls !== false,
   });
   const max = o.maxLineBytes ?? MAX_LINE_BYTES;
   pump(o.clientIn, new LineSplitter(max), serverIn, (line) => proxy.fromClient(line), (bytes) => proxy.oversize("client", bytes), () => serverIn.end());

@@ -58,6 +58,15 @@ describe("MCP client configuration rewriting", () => {
     expect(() => wrapServers({ mcp: { servers: "x" } }, { provenant: PROVENANT }, ["mcp", "servers"])).toThrow(/mcp\.servers is not an object/);
   });
 
+  it("leaves the calls to the client's own guard when told (--no-call-decisions), and unwraps that entry back too", () => {
+    const original = { mcp: { servers: { notes: { command: "uvx", args: ["mcp-server-notes"] } } } };
+    const wrapped = wrapServers(original, { provenant: PROVENANT, decideCalls: false }, ["mcp", "servers"]);
+    const doc = wrapped.document as typeof original;
+    expect(doc.mcp.servers.notes.args).toEqual([PROVENANT[1], "mcp", "--name", "notes", "--no-call-decisions", "--", "uvx", "mcp-server-notes"]);
+    expect(wrapServers(doc, { provenant: PROVENANT }, ["mcp", "servers"]).changed).toEqual([]);
+    expect(unwrapServers(doc, undefined, ["mcp", "servers"]).document).toEqual(original);
+  });
+
   it("makes a server name from any key", () => {
     expect(serverName("fs")).toBe("fs");
     expect(serverName("my server!")).toBe("my-server");
