@@ -713,7 +713,8 @@ export class McpProxy {
   private heldText(decision: Decision, expiresAt: number): string {
     const code = decision.code as string;
     const lines = decision.reason.split("\n");
-    const source = decision.provenance === null ? null : `${decision.provenance.label} (${decision.provenance.trust})`;
+    // A call held while the session is trusted (an unknown tool) has no untrusted source to name.
+    const source = decision.provenance === null || decision.provenance.trust === "trusted" ? null : `${decision.provenance.label} (${decision.provenance.trust})`;
     return (
       `provenant held this call: ${lines[0] ?? decision.reason}\n` +
       `Call: ${shownCall(decision)}\n` +

@@ -137,6 +137,19 @@ describe("McpProxy", () => {
     expect(listed[0]?.pending.source).toMatch(/mcp__srv__write response \(untrusted\)/);
   });
 
+  it("names the untrusted source a held call was held for, and none for an unknown tool held in a trusted session", () => {
+    const r = rig({});
+    r.client(call(1, "write", { path: "a" }));
+    const unknown = last(r.toClient).result?.content?.[0]?.text ?? "";
+    expect(unknown).toMatch(/^provenant held this call: Tool 'mcp__srv__write' is blocked .*mcp__srv__write is not a known tool/);
+    expect(unknown).not.toMatch(/Untrusted source/);
+    const t = rig();
+    t.client(call(1, "read", {}));
+    t.server({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "x" }] } });
+    t.client(call(2, "write", { path: "a" }));
+    expect(last(t.toClient).result?.content?.[0]?.text).toMatch(/\nUntrusted source: .*mcp__srv__read response \(untrusted\)\n/);
+  });
+
   it("takes a server's error text as its output too", () => {
     const r = rig();
     r.client(call(1, "read", {}));
