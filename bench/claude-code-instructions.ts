@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { projectKey } from "../src/adapters/claude-code/auto-memory.js";
 import { ClaudeCodeHooks } from "../src/adapters/claude-code/claude-code-hooks.js";
+import { TurnMessages } from "../src/adapters/claude-code/turn-messages.js";
 import { parseHookEvent } from "../src/adapters/claude-code/hook-event.js";
 import { Guard } from "../src/guard.js";
 import { median, percentile, printTable, sampleMicros } from "./lib/stats.js";
@@ -39,7 +40,7 @@ for (const note of ["deploy", "style", "people"]) writeFileSync(join(memory, `${
 writeFileSync(join(deep, "lexer.ts"), "export {};\n");
 
 const guard = Guard.open({ workspaceDir: project, homeDir: home, config: { host: "claude-code" } });
-const hooks = new ClaudeCodeHooks(guard, home);
+const hooks = new ClaudeCodeHooks(guard, new TurnMessages(project), home);
 const event = (fields: Record<string, unknown>) => parseHookEvent(JSON.stringify({ session_id: "b", cwd: project, ...fields }));
 hooks.handle(event({ hook_event_name: "UserPromptSubmit", prompt: "go" }));
 const read = { tool_name: "Read", tool_input: { file_path: join(deep, "lexer.ts") }, tool_response: "export {};" };

@@ -2,6 +2,7 @@ import { ClaudeCodeHooks } from "../adapters/claude-code/claude-code-hooks.js";
 import type { HookAnswer } from "../adapters/claude-code/hook-answer.js";
 import { parseHookEvent, type HookEvent } from "../adapters/claude-code/hook-event.js";
 import { hookConfig, projectDirOf } from "../adapters/claude-code/hook-setup.js";
+import { TurnMessages } from "../adapters/claude-code/turn-messages.js";
 import { failedEventAnswer, taintUnjudged } from "../adapters/claude-code/unjudged-content.js";
 import { Guard } from "../guard.js";
 import { retryWhileLocked } from "../ledger/writer-lock.js";
@@ -75,7 +76,7 @@ export class GuardService {
     this.guards.delete(projectDir);
     const guard = Guard.open({ config, workspaceDir: projectDir });
     const approvals = new PendingApprovalStore(projectDir, (file, detail) => this.log(`approval store: ignoring ${file}: ${detail}`));
-    const held = { configKey, guard, hooks: new ClaudeCodeHooks(guard), approvals };
+    const held = { configKey, guard, hooks: new ClaudeCodeHooks(guard, new TurnMessages(projectDir)), approvals };
     this.guards.set(projectDir, held);
     return held;
   }

@@ -14,6 +14,7 @@ import { waitForOwner, type HookWait, type WaitingGuard } from "./held-call-wait
 import { addedDirectoryInstructionFiles, nestedInstructionFiles, startInstructionFiles, type InstructionFiles } from "./instruction-files.js";
 import { keepsNoTranscript, launchDirectories, settingsDirectories, takesContentBlocks } from "./launch-directories.js";
 import { promptAttachments, transcriptCaughtUp } from "./prompt-attachments.js";
+import type { TurnMessages } from "./turn-messages.js";
 
 export type HookGuard = Pick<Guard, "beginTurn" | "beforeToolCall" | "afterToolCall" | "endTurn" | "taint" | "inheritTaint" | "contextFiles">;
 
@@ -42,11 +43,17 @@ const PROMPT_ENTRY_WAIT_MS = 1000;
 type TurnEvent = Extract<HookEvent, { hook_event_name: "PreToolUse" | "Stop" }>;
 
 /**
- * {@link ClaudeCodeHooks.awaitPromptEntry}, for a hook that has not looked the prompt up before and
- * knows of no message queued into its turn (a process of its own).
+ * {@link ClaudeCodeHooks.awaitPromptEntry}, for a hook that has not looked the prompt up before (a
+ * process of its own): it waits for the prompt's entry and every message counted into its turn.
  */
-export async function awaitPromptEntry(event: HookEvent, hookPid: number | undefined, waitMs = PROMPT_ENTRY_WAIT_MS, from: number | null = null, queued = 0): Promise<void> {
-  if (event.hook_event_name !== "PreToolUse" || event.prompt_id === undefined || event.transcript_path === undefined) return;
+export async function awaitPromptEntry(event: HookEvent, hookPid: number | undefined, turns: TurnMessages, waitMs = PROMPT_ENTRY_WAIT_MS): Promise<void> {
+  if (event.hook_event_name !== "PreToolUse" || event.prompt_id === undefined) return;
+  await awaitTranscript(event, hookPid, waitMs, null, turns.queuedInto(event.session_id, event.prompt_id));
+}
+
+/** Until the transcript, read from `from`, holds the prompt's entry and `queued` messages sent into the turn, at most `waitMs`. */
+async function awaitTranscript(event: Extract<HookEvent, { hook_event_name: "PreToolUse" }>, hookPid: number | undefined, waitMs: number, from: number | null, queued: number): Promise<void> {
+  if (event.prompt_id === undefined || event.transcript_path === undefined) return;
   if (hookPid !== undefined && keepsNoTranscript(hookPid) === true) return;
   await transcriptCaughtUp(event.transcript_path, event.prompt_id, from, queued, waitMs);
 }
@@ -91,16 +98,13 @@ export class ClaudeCodeHooks {
   /** Per session, the prompt whose attachments were last looked for and where its transcript was read to (null: no need to read on). */
   private readonly attachmentsRead = new Map<string, { readonly promptId: string; readonly next: number | null; readonly queued: number }>();
   /**
-   * The prompt of each session's running turn, and how many messages were sent while it ran: the
-   * `UserPromptSubmit` of such a message names the running turn's prompt, and Claude Code files the
-   * message in the transcript (`queued_command`) as the model gets it, which a call it leads to can
-   * outrun. Until the transcript holds each, it cannot be looked through.
+   * `turns` counts the messages sent into each session's running turn (kept in the project's state,
+   * turn-messages.ts): until the transcript holds each, it cannot be looked through. `home` is the
+   * user's, where Claude Code keeps the user's own instructions (`~/.claude/`).
    */
-  private readonly turnPrompts = new Map<string, { readonly promptId: string; queued: number }>();
-
-  /** `home` is the user's, where Claude Code keeps the user's own instructions (`~/.claude/`). */
   constructor(
     private readonly guard: HookGuard,
+    private readonly turns: TurnMessages,
     private readonly home: string = homedir(),
   ) {}
 
@@ -133,13 +137,12 @@ export class ClaudeCodeHooks {
     if (read?.next === null) return;
     const missing = this.queuedInto(event.session_id, event.prompt_id) - (read?.queued ?? 0);
     if (read !== undefined && missing <= 0) return;
-    await awaitPromptEntry(event, hookPid, waitMs, read?.next ?? null, Math.max(0, missing));
+    await awaitTranscript(event, hookPid, waitMs, read?.next ?? null, Math.max(0, missing));
   }
 
   /** How many messages the owner sent while the turn of `promptId` ran (Claude Code queues them into it). */
   private queuedInto(session: string, promptId: string | undefined): number {
-    const turn = this.turnPrompts.get(session);
-    return promptId !== undefined && turn?.promptId === promptId ? turn.queued : 0;
+    return promptId === undefined ? 0 : this.turns.queuedInto(session, promptId);
   }
 
   /** `hookPid`: the hook process Claude Code started for the event (the command line it was launched with is above it). */
@@ -163,11 +166,7 @@ export class ClaudeCodeHooks {
           return NO_OPINION;
         }
         this.seen.add(session);
-        if (event.prompt_id !== undefined) {
-          const running = this.turnPrompts.get(session);
-          if (running?.promptId === event.prompt_id) running.queued++;
-          else this.turnPrompts.set(session, { promptId: event.prompt_id, queued: 0 });
-        }
+        if (event.prompt_id !== undefined) this.turns.submitted(session, event.prompt_id);
         const start = this.guard.beginTurn({ sessionId: session, sender: OWNER, provider: PROVIDER, text: event.prompt });
         if (start.command !== null) return promptBlockedAnswer(`provenant: ${displayText(start.command.message)}`);
         // Claude Code attaches what the prompt @-mentions itself, with no tool call: a file (or a
@@ -178,6 +177,7 @@ export class ClaudeCodeHooks {
         return NO_OPINION;
       }
       case "SessionStart": {
+        this.turns.sweep(new Date());
         if (event.source === "fork" && !this.seen.has(session)) this.guard.inheritTaint(session, FORK_TAINT, FORK_REASON);
         this.resume(session);
         const before = this.guard.taint(session) ?? "trusted";
@@ -256,7 +256,7 @@ export class ClaudeCodeHooks {
         this.seen.delete(session);
         if (event.hook_event_name === "SessionEnd") {
           this.attachmentsRead.delete(session);
-          this.turnPrompts.delete(session);
+          this.turns.forget(session);
         }
         return NO_OPINION;
       case "SubagentStop":

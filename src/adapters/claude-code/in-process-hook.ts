@@ -4,6 +4,7 @@ import { awaitPromptEntry, ClaudeCodeHooks } from "./claude-code-hooks.js";
 import type { HookAnswer } from "./hook-answer.js";
 import { parseHookEvent, type HookEvent } from "./hook-event.js";
 import { hookConfig, projectDirOf } from "./hook-setup.js";
+import { TurnMessages } from "./turn-messages.js";
 import { failedEventAnswer, taintUnjudged } from "./unjudged-content.js";
 
 export interface HookOptions {
@@ -24,14 +25,15 @@ export async function decideInProcess(input: string, options: HookOptions, askSe
     event = parseHookEvent(input);
     const projectDir = projectDirOf(event, options.env);
     const { config } = hookConfig(options.configPath);
+    const turns = new TurnMessages(projectDir);
     // Before the guard is opened: its ledger stays free for other hooks while this one waits.
-    await awaitPromptEntry(event, process.pid);
+    await awaitPromptEntry(event, process.pid, turns);
     // The ledger may be held by another hook deciding in its own process, or by the guard service,
     // which came up after this hook gave up on it: between tries, the service is asked again.
     const opened = await retryWhileLocked<Guard | HookAnswer>(() => Guard.open({ config, workspaceDir: projectDir }), LEDGER_WAIT_MS, askService);
     if (!(opened instanceof Guard)) return opened;
     try {
-      return new ClaudeCodeHooks(opened).handle(event, process.pid);
+      return new ClaudeCodeHooks(opened, turns).handle(event, process.pid);
     } finally {
       opened.close();
     }

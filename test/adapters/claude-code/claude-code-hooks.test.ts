@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { ClaudeCodeHooks, failedHookAnswer } from "../../../src/adapters/claude-
 import type { HookAnswer } from "../../../src/adapters/claude-code/hook-answer.js";
 import { parseHookEvent } from "../../../src/adapters/claude-code/hook-event.js";
 import { decideInProcess } from "../../../src/adapters/claude-code/in-process-hook.js";
+import { TurnMessages } from "../../../src/adapters/claude-code/turn-messages.js";
 import { Guard } from "../../../src/guard.js";
 
 const made: string[] = [];
@@ -26,7 +27,7 @@ const decisionOf = (a: HookAnswer): string | null =>
 function hooks(config: Record<string, unknown> = {}) {
   const dir = project();
   const guard = Guard.open({ config: { host: "claude-code", ...config }, workspaceDir: dir, homeDir: dir });
-  const h = new ClaudeCodeHooks(guard, dir);
+  const h = new ClaudeCodeHooks(guard, new TurnMessages(dir), dir);
   return { dir, guard, send: (fields: Record<string, unknown>) => h.handle(parseHookEvent(ev(dir, fields))) };
 }
 
@@ -363,7 +364,7 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
     const setting = () => {
       const dir = project();
       const guard = Guard.open({ config: { host: "claude-code" }, workspaceDir: dir, homeDir: dir });
-      const h = new ClaudeCodeHooks(guard, dir);
+      const h = new ClaudeCodeHooks(guard, new TurnMessages(dir), dir);
       const transcript = join(dir, "t.jsonl");
       writeFileSync(transcript, entry("p1", "run the tests"));
       const send = (fields: Record<string, unknown>) => h.handle(parseHookEvent(ev(dir, fields)));
@@ -413,10 +414,58 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
     expect(decisionOf(await first.call(0, "p2"))).toBeNull();
   });
 
+  it("a hook deciding in its own process waits for the messages any process counted into the turn; a count it cannot read asks", async () => {
+    const queued = (...blocks: Record<string, unknown>[]) => `${JSON.stringify({ type: "attachment", attachment: { type: "queued_command", prompt: prompt("and this", ...blocks) } })}\n`;
+    const inProcess = (dir: string, fields: Record<string, unknown>) => decideInProcess(ev(dir, fields), { configPath: null, env: {} }, () => Promise.resolve(null));
+    const submit = { hook_event_name: "UserPromptSubmit", prompt_id: "p1" };
+    // Every hook in a process of its own: the message sent into the turn is counted on disk.
+    const dir = project();
+    const transcript = join(dir, "t.jsonl");
+    writeFileSync(transcript, entry("p1", "run the tests"));
+    await inProcess(dir, { ...submit, prompt: "run the tests" });
+    expect(decisionOf(await inProcess(dir, touch(transcript)))).toBeNull();
+    await inProcess(dir, { ...submit, prompt: "and this" });
+    setTimeout(() => writeFileSync(transcript, queued(image), { flag: "a" }), 50);
+    const filed = await inProcess(dir, touch(transcript));
+    expect(decisionOf(filed)).toBe("ask");
+    expect(reasonOf(filed)).toContain("the prompt came with image");
+    // The turn's prompt counted by one guard service, which then exits idle while a long command
+    // runs; the message sent meanwhile counted by the next one; the call decided in a process of
+    // its own, and outrunning the message's entry.
+    const mixed = project();
+    const mixedTranscript = join(mixed, "t.jsonl");
+    writeFileSync(mixedTranscript, entry("p1", "run the tests"));
+    const service = (...events: Record<string, unknown>[]) => {
+      const guard = Guard.open({ config: { host: "claude-code" }, workspaceDir: mixed, homeDir: mixed });
+      const hooks = new ClaudeCodeHooks(guard, new TurnMessages(mixed), mixed);
+      const answers = events.map((fields) => hooks.handle(parseHookEvent(ev(mixed, fields))));
+      guard.close();
+      return answers;
+    };
+    expect(service({ ...submit, prompt: "run the tests" }, touch(mixedTranscript)).map(decisionOf)).toEqual([null, null]);
+    service({ ...submit, prompt: "and this" });
+    const outrun = await inProcess(mixed, touch(mixedTranscript));
+    expect(decisionOf(outrun)).toBe("ask");
+    expect(reasonOf(outrun)).toContain("what came with a message sent while the turn ran could not be looked up: the transcript does not hold it yet");
+    // The session's end clears the count: the same prompt id then opens a turn with none.
+    await inProcess(mixed, { hook_event_name: "SessionEnd" });
+    await inProcess(mixed, { ...submit, prompt: "again" });
+    expect(new TurnMessages(mixed).queuedInto("s1", "p1")).toBe(0);
+    // A count that is not one: the call fails safe (asks), the failure named.
+    const hostile = project();
+    writeFileSync(join(hostile, "t.jsonl"), entry("p1", "go"));
+    await inProcess(hostile, { ...submit, prompt: "go" });
+    const [countFile] = readdirSync(join(hostile, ".provenance", "claude-code-turns"));
+    writeFileSync(join(hostile, ".provenance", "claude-code-turns", countFile ?? ""), '{"promptId":"p1","queued":-1}');
+    const failed = await inProcess(hostile, touch(join(hostile, "t.jsonl")));
+    expect(decisionOf(failed)).toBe("ask");
+    expect(failed.stderr + failed.stdout).toMatch(/the count of messages sent into the running turn .* is not one/);
+  });
+
   it("does not wait for a transcript Claude Code was told not to keep", async () => {
     const dir = project();
     const guard = Guard.open({ config: { host: "claude-code" }, workspaceDir: dir, homeDir: dir });
-    const h = new ClaudeCodeHooks(guard, dir);
+    const h = new ClaudeCodeHooks(guard, new TurnMessages(dir), dir);
     const transcript = join(dir, "t.jsonl");
     const send = (fields: Record<string, unknown>) => h.handle(parseHookEvent(ev(dir, fields)));
     send({ hook_event_name: "UserPromptSubmit", prompt: "go", prompt_id: "p1" });
@@ -432,7 +481,7 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
     await h.awaitPromptEntry(event, unkept, 2000);
     expect(reasonOf(h.handle(event, undefined))).toContain("Claude Code has written no transcript");
     const keptGuard = Guard.open({ config: { host: "claude-code" }, workspaceDir: project(), homeDir: dir });
-    const kept = new ClaudeCodeHooks(keptGuard, dir);
+    const kept = new ClaudeCodeHooks(keptGuard, new TurnMessages(dir), dir);
     await new Promise((resolveLater) => setTimeout(resolveLater, 100));
     rmSync(transcript);
     const keeping = await hookUnder();
@@ -471,7 +520,7 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
       try {
         const dir = project();
         const guard = Guard.open({ config: { host: "claude-code" }, workspaceDir: dir, homeDir: dir });
-        const h = new ClaudeCodeHooks(guard, dir);
+        const h = new ClaudeCodeHooks(guard, new TurnMessages(dir), dir);
         h.handle(parseHookEvent(ev(dir, { hook_event_name: "UserPromptSubmit", prompt: "fix it" })), hookPid);
         const { transcript_path: _named, ...unnamed } = touch(join(dir, "none.jsonl"));
         expect(decisionOf(h.handle(parseHookEvent(ev(dir, transcriptNamed ? touch(join(dir, "none.jsonl")) : unnamed)), hookPid)), args.join(" ")).toBe(expected);
