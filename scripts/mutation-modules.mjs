@@ -114,6 +114,7 @@ export const MUTATION_MODULES = {
       "src/adapters/claude-code/auto-memory.ts",
       "src/adapters/claude-code/settings-files.ts",
       "src/adapters/claude-code/unjudged-content.ts",
+      "src/adapters/claude-code/turn-messages.ts",
     ],
     tests: [
       "test/adapters/claude-code/claude-code-hooks.test.ts",
@@ -123,6 +124,7 @@ export const MUTATION_MODULES = {
       "test/adapters/claude-code/prompt-attachments.test.ts",
       "test/adapters/claude-code/auto-memory.test.ts",
       "test/adapters/claude-code/unjudged-content.test.ts",
+      "test/adapters/claude-code/turn-messages.test.ts",
     ],
   },
   // The MCP proxy: which messages it reads as which, which calls reach the server, which answers
