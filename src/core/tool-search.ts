@@ -24,6 +24,11 @@ export const DISCOVERY_TOOLS: ReadonlySet<string> = new Set([TOOL_SEARCH_TOOL, T
 const SELECTOR_KEYS = ["id", "toolId", "name"] as const;
 /** Catalogue ids are `<source>:<source name>:<tool name>`. */
 const CATALOGUE_ID = /^(openclaw|mcp|client):[^:]*:(.+)$/;
+/**
+ * The name the host gives an MCP server's tool (`<server>__<tool>`), which its catalogue id ends
+ * in (`mcp:rug:rug__notes`) and which the host calls it by. No core tool's name has this form.
+ */
+const MCP_TOOL_NAME = /^[^:]+__[^:]+$/;
 
 export interface PlainCall {
   readonly tool: string;
@@ -34,9 +39,10 @@ export interface PlainCall {
  * The call a `tool_call` stands for, read the way the host reads it: the target from `id`
  * (else `toolId`, else `name`), its arguments from `args` (else `input`), or, when those are
  * absent or empty, from the other fields (the host repairs such flattened calls; `args.x` keys
- * count as `x`). A catalogue id of an OpenClaw tool names that tool; an MCP or client tool keeps
- * its whole id (`mcp:server:tool`), so a third-party tool can never pass for a core tool of the
- * same name. Returns null for any other tool, and a target of `""` when no target can be read
+ * count as `x`). A catalogue id of an OpenClaw tool names that tool, and one of an MCP server's
+ * tool the name the host gives it (`mcp:rug:rug__notes` is `rug__notes`); any other keeps its
+ * whole id (`mcp:server:exec`, a client tool's), so a third-party tool can never pass for a core
+ * tool of the same name. Returns null for any other tool, and a target of `""` when no target can be read
  * (the host refuses such a call; the guard treats it as an unknown tool).
  *
  * Where the host could read a call differently (its flattened-argument repair consults the live
@@ -64,11 +70,17 @@ export function unwrapToolCall(call: PlainCall): PlainCall | null {
   return { tool: targetTool(selector), params: plainRecord(args) };
 }
 
-/** The tool name a `tool_call` selector names (see {@link unwrapToolCall}). */
+/**
+ * The tool name a `tool_call` selector names (see {@link unwrapToolCall}): an OpenClaw tool's
+ * name, an MCP server's tool by the name the host calls it (`<server>__<tool>`, the name the owner
+ * configures it under, and the one the call the host then makes carries); any other id whole.
+ */
 export function targetTool(selector: string): string {
   const id = CATALOGUE_ID.exec(selector);
   if (id === null) return selector;
-  return id[1] === "openclaw" ? (id[2] ?? "") : selector;
+  const name = id[2] ?? "";
+  if (id[1] === "openclaw") return name;
+  return id[1] === "mcp" && MCP_TOOL_NAME.test(name) ? name : selector;
 }
 
 /**

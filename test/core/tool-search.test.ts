@@ -18,6 +18,12 @@ describe("unwrapToolCall reads a tool_call as OpenClaw does", () => {
     // third-party ids keep their source: never a core tool of the same name
     [{ id: "mcp:evil:exec", args: {} }, "mcp:evil:exec", {}],
     [{ id: "client:client:write", args: {} }, "client:client:write", {}],
+    [{ id: "client:c:c__write", args: {} }, "client:c:c__write", {}],
+    // an MCP server's tool by the name the host gives it and calls it by, as its catalogue id ends
+    [{ id: "mcp:rug:rug__notes", args: { text: "x" } }, "rug__notes", { text: "x" }],
+    [{ id: "mcp:my.server:my_server__notes", args: {} }, "my_server__notes", {}],
+    [{ id: "mcp:s:__notes", args: {} }, "mcp:s:__notes", {}],
+    [{ id: "mcp:s:notes__", args: {} }, "mcp:s:notes__", {}],
     [{ args: { command: "ls" } }, "", { command: "ls" }],
     [{ id: "  exec  ", args: { a: 1 } }, "exec", { a: 1 }],
   ])("%j -> %s", (params, tool, args) => {
@@ -45,10 +51,12 @@ describe("unwrapToolCall reads a tool_call as OpenClaw does", () => {
     fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (params) => void unwrapToolCall({ tool: "tool_call", params })));
   });
 
-  it("targetTool strips only the OpenClaw source", () => {
+  it("targetTool strips the OpenClaw source, and an MCP id's down to the host's name for the tool", () => {
     expect(targetTool("openclaw:core:web_fetch")).toBe("web_fetch");
     expect(targetTool("web_fetch")).toBe("web_fetch");
     expect(targetTool("mcp:s:web_fetch")).toBe("mcp:s:web_fetch");
+    expect(targetTool("mcp:s:s__web_fetch")).toBe("s__web_fetch");
+    expect(Object.keys(TOOL_CATALOGUE).filter((name) => name.includes("__"))).toEqual([]);
   });
 });
 
