@@ -19,6 +19,7 @@ export const MUTATION_MODULES = {
       "src/core/provenance-graph.ts",
       "src/core/memory-files.ts",
       "src/core/message-recipients.ts",
+      "src/core/tool-search.ts",
     ],
     tests: ["test/core/**/*.test.ts"],
   },

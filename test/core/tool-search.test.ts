@@ -24,6 +24,8 @@ describe("unwrapToolCall reads a tool_call as OpenClaw does", () => {
     [{ id: "mcp:my.server:my_server__notes", args: {} }, "my_server__notes", {}],
     [{ id: "mcp:s:__notes", args: {} }, "mcp:s:__notes", {}],
     [{ id: "mcp:s:notes__", args: {} }, "mcp:s:notes__", {}],
+    [{ id: "mcp:s:a:b__c", args: {} }, "mcp:s:a:b__c", {}],
+    [{ id: "mcp:s:b__c:d", args: {} }, "mcp:s:b__c:d", {}],
     [{ args: { command: "ls" } }, "", { command: "ls" }],
     [{ id: "  exec  ", args: { a: 1 } }, "exec", { a: 1 }],
   ])("%j -> %s", (params, tool, args) => {
