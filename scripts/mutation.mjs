@@ -105,6 +105,13 @@ if (planOnly) {
   process.exit(0);
 }
 
+// A sandbox links every node_modules of the project, the real hosts' caches' too, but not their
+// install stamps: a test there that asks for a host (the pinned OpenClaw's own path resolver) would
+// install it again through the link and empty the project's cache, under a concurrent end-to-end
+// install in CI. The sandbox's tests use the project's caches, which the install scripts keep.
+process.env.PROVENANT_OPENCLAW_CACHE ||= resolve(".cache/openclaw-e2e");
+process.env.PROVENANT_CLAUDE_CODE_CACHE ||= resolve(".cache/claude-code-e2e");
+
 const summary = [];
 const notRun = [];
 for (const { name, mutate, incremental } of plan) {

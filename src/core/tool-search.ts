@@ -78,9 +78,10 @@ export function unwrapToolCall(call: PlainCall): PlainCall | null {
 export function targetTool(selector: string): string {
   const id = CATALOGUE_ID.exec(selector);
   if (id === null) return selector;
-  const name = id[2] ?? "";
-  if (id[1] === "openclaw") return name;
-  return id[1] === "mcp" && MCP_TOOL_NAME.test(name) ? name : selector;
+  // Both groups of the pattern take part in every match.
+  const [, source, name] = id as unknown as readonly [string, string, string];
+  if (source === "openclaw") return name;
+  return source === "mcp" && MCP_TOOL_NAME.test(name) ? name : selector;
 }
 
 /**
