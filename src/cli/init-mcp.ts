@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { MCP_SERVERS, unwrapServers, wrapServers, type ServerListPath } from "../adapters/mcp/client-config.js";
+import { enablesPlugin } from "../adapters/openclaw/host-config.js";
 import { displayText } from "../core/safe-display.js";
 import { writeFileAtomic } from "../state/atomic-file.js";
 import { openClawConfigPath } from "./agent-workspace.js";
@@ -71,16 +72,16 @@ export function initMcp(opts: InitMcpOptions): string[] {
     ];
   }
   const main = fileURLToPath(new URL("./main.js", import.meta.url));
-  // OpenClaw's provenant plugin decides every call of the servers OpenClaw runs, with the whole
-  // conversation's taint; proxies that decided them too would ask the owner a second time.
-  const pluginDecides = client === "openclaw" && runsProvenantPlugin(document);
   const { document: wrapped, changed, skipped } = wrapServers(
     document,
     {
       provenant: [process.execPath, main],
       ...(opts.workspace !== undefined ? { workspace: resolve(opts.workspace) } : {}),
       ...(opts.provenantConfig !== undefined ? { config: resolve(opts.provenantConfig) } : {}),
-      ...(pluginDecides ? { decideCalls: false } : {}),
+      // OpenClaw's provenant plugin decides every call of the servers OpenClaw runs, with the whole
+      // conversation's taint; proxies that decided them too would ask the owner a second time. Each
+      // proxy reads, as it starts, whether this file enables the plugin.
+      ...(client === "openclaw" ? { decidedByOpenClaw: path } : {}),
     },
     serverList(client),
   );
@@ -91,34 +92,10 @@ export function initMcp(opts: InitMcpOptions): string[] {
   const decides =
     client !== "openclaw"
       ? []
-      : pluginDecides
-        ? ["the provenant plugin of this OpenClaw decides their calls; the proxies pin what the servers write (run init again with --uninstall first if you disable the plugin)"]
-        : ["the provenant plugin is not enabled in this OpenClaw: each proxy decides its server's calls from what that server answered, and held calls name a code for 'provenant approve'"];
+      : enablesPlugin(document)
+        ? ["the provenant plugin of this OpenClaw decides their calls, while this file enables it; the proxies pin what the servers write"]
+        : ["the provenant plugin is not enabled in this OpenClaw: each proxy decides its server's calls from what that server answered (held calls name a code for 'provenant approve'), until this file enables the plugin"];
   return [...lines, `${path}: ${changed.map((c) => displayText(c)).join(", ")} now run through provenant (backup: ${backup}); restart the client`, ...decides];
-}
-
-/**
- * Whether OpenClaw's configuration enables the provenant plugin: its entry says so (`openclaw
- * plugins install` writes `enabled: true`), plugins are not off as a whole, and neither the
- * allow-list nor the deny-list keeps it out. Anything less, and the proxies decide the calls.
- */
-export function runsProvenantPlugin(document: unknown): boolean {
-  const plugins = field(document, "plugins");
-  if (!isRecord(plugins) || plugins.enabled === false) return false;
-  const entry = field(field(plugins, "entries"), "provenant");
-  if (!isRecord(entry) || entry.enabled !== true) return false;
-  const allow = plugins.allow;
-  if (Array.isArray(allow) && !allow.includes("provenant")) return false;
-  const deny = plugins.deny;
-  return !(Array.isArray(deny) && deny.includes("provenant"));
-}
-
-function field(value: unknown, key: string): unknown {
-  return isRecord(value) && Object.hasOwn(value, key) ? value[key] : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 export function registerInitMcpCommand(program: Command): void {

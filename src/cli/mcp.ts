@@ -1,12 +1,14 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { LISTING_KINDS } from "../adapters/mcp/listed-content.js";
 import { runStdioProxy } from "../adapters/mcp/stdio-proxy.js";
-import { consoleLogger } from "../core/logger.js";
+import { enablesPlugin } from "../adapters/openclaw/host-config.js";
+import { consoleLogger, type Logger } from "../core/logger.js";
 import { isMcpServerName } from "../core/mcp-tool-names.js";
 import { displayBlock, displayJson, displayText } from "../core/safe-display.js";
+import { regularFileSize } from "../state/file-kind.js";
 import { ApprovalStoreError, PendingApprovalStore } from "../state/pending-approval-store.js";
 import { ToolPinStore, type PinKind, type PinState } from "../state/tool-pin-store.js";
 import { FileWatermarkStore } from "../state/watermark-store.js";
@@ -47,7 +49,28 @@ interface RunOptions {
   readonly config?: string;
   readonly session?: string;
   readonly elicitation?: boolean;
-  readonly callDecisions?: boolean;
+  readonly decidedByOpenclaw?: string;
+}
+
+/**
+ * Whether the OpenClaw whose configuration is `path` decides this server's calls: its provenant
+ * plugin is enabled there. A file that cannot be read or parsed (OpenClaw accepts comments this
+ * does not) reads as not enabled, so the proxy decides; the log says which.
+ */
+export function openClawDecides(path: string, logger: Logger): boolean {
+  let enabled = false;
+  let why = "it does not enable the provenant plugin";
+  // Only a regular file (a link to one too) is read: a FIFO there would hold the proxy's start.
+  if (regularFileSize(path) === null) why = "it is not a file";
+  else {
+    try {
+      enabled = enablesPlugin(JSON.parse(readFileSync(path, "utf8")) as unknown);
+    } catch (error) {
+      why = `it could not be read as JSON (${displayText(error instanceof Error ? error.message : String(error))})`;
+    }
+  }
+  logger.info(enabled ? `the provenant plugin of ${path} decides this server's calls; the proxy pins what the server writes` : `${path}: ${why}; the proxy decides this server's calls`);
+  return enabled;
 }
 
 export function registerMcpCommands(program: Command): void {
@@ -59,7 +82,7 @@ export function registerMcpCommands(program: Command): void {
     .option("--config <file>", "the configuration (default: PROVENANT_CONFIG, else ~/.config/provenant/config.json)")
     .option("--session <id>", `the guard session (default: ${DEFAULT_MCP_SESSION}, shared by every proxy of the workspace)`)
     .option("--no-elicitation", "never ask through the client's elicitation (for a client whose model, not its user, answers them): held calls name an approval code")
-    .option("--no-call-decisions", "leave every tools/call to the client's own provenant guard (OpenClaw with the provenant plugin); the server's tools, instructions and listings are still pinned")
+    .option("--decided-by-openclaw <file>", "OpenClaw's configuration: while it enables the provenant plugin (read as the proxy starts), the plugin decides every call and the proxy only pins what the server writes")
     .argument("[command...]", "the server's command and its arguments, after --")
     .passThroughOptions()
     .action(async (command: string[], opts: RunOptions) => {
@@ -71,6 +94,8 @@ export function registerMcpCommands(program: Command): void {
         const workspaceDir = mcpWorkspace(opts.workspace);
         const { config } = ownerConfig(opts.config);
         const ws = opts.workspace === undefined ? "" : ` --workspace ${shellWord(workspaceDir)}`;
+        const logger = consoleLogger(`[provenant mcp ${server}]`);
+        const decideCalls = opts.decidedByOpenclaw === undefined || !openClawDecides(opts.decidedByOpenclaw, logger);
         const code = await runStdioProxy({
           server,
           command: exe,
@@ -78,7 +103,7 @@ export function registerMcpCommands(program: Command): void {
           workspaceDir,
           config,
           sessionId: opts.session ?? DEFAULT_MCP_SESSION,
-          logger: consoleLogger(`[provenant mcp ${server}]`),
+          logger,
           clientIn: process.stdin,
           clientOut: process.stdout,
           approveCommand: (c) => `provenant approve ${c}${ws}`,
@@ -86,7 +111,7 @@ export function registerMcpCommands(program: Command): void {
           acceptInstructionsCommand: `provenant mcp accept ${server} --instructions${ws}`,
           acceptListingsCommand: `provenant mcp accept ${server} --listings${ws}`,
           elicitation: opts.elicitation !== false,
-          decideCalls: opts.callDecisions !== false,
+          decideCalls,
         });
         process.exitCode = code;
       } catch (error) {

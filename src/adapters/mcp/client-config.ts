@@ -16,8 +16,8 @@ export interface WrapOptions {
   readonly provenant: readonly string[];
   readonly workspace?: string;
   readonly config?: string;
-  /** False: the client's own provenant guard decides the calls (`--no-call-decisions`). */
-  readonly decideCalls?: boolean;
+  /** OpenClaw's configuration file: its provenant plugin decides the calls while it is enabled (`--decided-by-openclaw`). */
+  readonly decidedByOpenClaw?: string;
 }
 
 export interface Rewrite {
@@ -63,7 +63,7 @@ export function wrapServers(document: unknown, options: WrapOptions, path: Serve
       serverName(name),
       ...(options.workspace !== undefined ? ["--workspace", options.workspace] : []),
       ...(options.config !== undefined ? ["--config", options.config] : []),
-      ...(options.decideCalls === false ? ["--no-call-decisions"] : []),
+      ...(options.decidedByOpenClaw !== undefined ? ["--decided-by-openclaw", options.decidedByOpenClaw] : []),
       "--",
       entry.command as string,
       ...(args as string[]),

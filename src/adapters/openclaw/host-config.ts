@@ -1,3 +1,6 @@
+/** The plugin's id in OpenClaw (its manifest, and its entry in OpenClaw's configuration). */
+export const PLUGIN_ID = "provenant";
+
 /**
  * A value of OpenClaw's own configuration (`api.config`) at a key path, or undefined: the plugin
  * reads the host's settings it depends on without trusting their shape.
@@ -9,4 +12,18 @@ export function hostConfigValue(config: unknown, path: readonly string[]): unkno
     here = (here as Record<string, unknown>)[key];
   }
   return here;
+}
+
+/**
+ * Whether an OpenClaw configuration enables this plugin: its entry says so (`openclaw plugins
+ * install` writes `enabled: true`), plugins are not off as a whole, and neither the allow-list
+ * nor the deny-list keeps it out. Anything less reads as not enabled.
+ */
+export function enablesPlugin(config: unknown): boolean {
+  if (hostConfigValue(config, ["plugins", "enabled"]) === false) return false;
+  if (hostConfigValue(config, ["plugins", "entries", PLUGIN_ID, "enabled"]) !== true) return false;
+  const allow = hostConfigValue(config, ["plugins", "allow"]);
+  if (Array.isArray(allow) && !allow.includes(PLUGIN_ID)) return false;
+  const deny = hostConfigValue(config, ["plugins", "deny"]);
+  return !(Array.isArray(deny) && deny.includes(PLUGIN_ID));
 }

@@ -4,7 +4,8 @@ import { gatewayConsoleService } from "../../service/console/gateway-console.js"
 import { pluginConfigSchema } from "./config-schema.js";
 import { openclawInstallations } from "./host-installation.js";
 import { splitPluginConfig } from "./plugin-config.js";
-import { PLUGIN_ID, registerProvenant } from "./provenant-plugin.js";
+import { PLUGIN_ID } from "./host-config.js";
+import { registerProvenant } from "./provenant-plugin.js";
 
 /**
  * The OpenClaw plugin entry (`openclaw.extensions` points here once built). OpenClaw validates

@@ -1,6 +1,7 @@
 import { pluginConfigJsonSchema } from "./config-schema.js";
 import { OWNER_TOOL_NAMES } from "./owner-tools.js";
-import { PLUGIN_ID, TOOL_RESULT_RUNTIMES, TRUSTED_POLICY_ID } from "./provenant-plugin.js";
+import { PLUGIN_ID } from "./host-config.js";
+import { TOOL_RESULT_RUNTIMES, TRUSTED_POLICY_ID } from "./provenant-plugin.js";
 
 /**
  * The content of `openclaw.plugin.json`. `activation.onStartup` because the gate must be in place

@@ -5,6 +5,7 @@ import { Guard } from "../../guard.js";
 import type { Decision } from "../../core/decision.js";
 import { parseOwnerCommand } from "../../core/owner-commands.js";
 import { failSafeDecision } from "../../guard-fail-safe.js";
+import { PLUGIN_ID } from "./host-config.js";
 import { HeldCallInbox } from "./held-call-inbox.js";
 import { inlinedContent } from "./inlined-content.js";
 import { LINK_UNDERSTANDING_KEY, linkUnderstandingOn, withoutFetchedPages } from "./link-understanding.js";
@@ -32,7 +33,6 @@ import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 import { foreignRuntimeContext } from "./runtime-context.js";
 
-export const PLUGIN_ID = "provenant";
 export const TRUSTED_POLICY_ID = "provenant-taint-policy";
 /** The runtimes whose tool results the plugin reads before the model does (manifest contract). */
 export const TOOL_RESULT_RUNTIMES = ["openclaw", "codex"] as const;

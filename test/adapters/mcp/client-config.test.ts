@@ -58,11 +58,11 @@ describe("MCP client configuration rewriting", () => {
     expect(() => wrapServers({ mcp: { servers: "x" } }, { provenant: PROVENANT }, ["mcp", "servers"])).toThrow(/mcp\.servers is not an object/);
   });
 
-  it("leaves the calls to the client's own guard when told (--no-call-decisions), and unwraps that entry back too", () => {
+  it("names the OpenClaw configuration whose plugin decides the calls (--decided-by-openclaw), and unwraps that entry back too", () => {
     const original = { mcp: { servers: { notes: { command: "uvx", args: ["mcp-server-notes"] } } } };
-    const wrapped = wrapServers(original, { provenant: PROVENANT, decideCalls: false }, ["mcp", "servers"]);
+    const wrapped = wrapServers(original, { provenant: PROVENANT, decidedByOpenClaw: "/home/me/.openclaw/openclaw.json" }, ["mcp", "servers"]);
     const doc = wrapped.document as typeof original;
-    expect(doc.mcp.servers.notes.args).toEqual([PROVENANT[1], "mcp", "--name", "notes", "--no-call-decisions", "--", "uvx", "mcp-server-notes"]);
+    expect(doc.mcp.servers.notes.args).toEqual([PROVENANT[1], "mcp", "--name", "notes", "--decided-by-openclaw", "/home/me/.openclaw/openclaw.json", "--", "uvx", "mcp-server-notes"]);
     expect(wrapServers(doc, { provenant: PROVENANT }, ["mcp", "servers"]).changed).toEqual([]);
     expect(unwrapServers(doc, undefined, ["mcp", "servers"]).document).toEqual(original);
   });
