@@ -100,7 +100,7 @@ export const MUTATION_MODULES = {
   // holds, and where the host is installed.
   "openclaw-context": {
     mutate: ["src/adapters/openclaw/runtime-context.ts", "src/adapters/openclaw/session-transcript.ts", "src/adapters/openclaw/turn-origin.ts", "src/adapters/openclaw/prompt-files.ts", "src/adapters/openclaw/host-installation.ts", "src/adapters/openclaw/inlined-content.ts", "src/adapters/openclaw/link-understanding.ts", "src/adapters/openclaw/host-config.ts"],
-    tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/session-transcript.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts", "test/adapters/openclaw/prompt-files.test.ts", "test/adapters/openclaw/inlined-content.test.ts", "test/adapters/openclaw/link-understanding.test.ts"],
+    tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/session-transcript.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts", "test/adapters/openclaw/prompt-files.test.ts", "test/adapters/openclaw/inlined-content.test.ts", "test/adapters/openclaw/link-understanding.test.ts", "test/adapters/openclaw/host-config.test.ts"],
   },
   // What a Claude Code session's context holds beyond its tool calls: the hook events onto the
   // guard, the @-mentions of a prompt, what a prompt came with beside its text, the instruction
