@@ -13,6 +13,7 @@ import { autoMemoryDirectories } from "./auto-memory.js";
 import { waitForOwner, type HookWait, type WaitingGuard } from "./held-call-wait.js";
 import { addedDirectoryInstructionFiles, nestedInstructionFiles, startInstructionFiles, type InstructionFiles } from "./instruction-files.js";
 import { keepsNoTranscript, launchDirectories, settingsDirectories, takesContentBlocks } from "./launch-directories.js";
+import { mcpToolsLoaded } from "./loaded-tools.js";
 import { promptAttachments, transcriptCaughtUp } from "./prompt-attachments.js";
 import type { TurnMessages } from "./turn-messages.js";
 
@@ -225,9 +226,13 @@ export class ClaudeCodeHooks {
           ran: true,
           ...(event.duration_ms !== undefined ? { durationMs: event.duration_ms } : {}),
         });
+        // A search that loads MCP tools brings their descriptions into the model's tools: each is
+        // its server's words, worth what that tool's output is (an unknown tool's: untrusted).
+        const loaded = event.hook_event_name === "PostToolUse" ? mcpToolsLoaded(event.tool_name, event.tool_response) : [];
+        for (const tool of loaded) this.guard.afterToolCall(session, { tool, params: {}, output: "", ran: true });
         // A file's call brings along the instruction files of the directories down to it.
         const path = filePathParam(event.tool_input);
-        const taint = path === undefined ? outcome.taint : this.judgeInstructions(session, nestedInstructionFiles(path, event.cwd, this.home));
+        const taint = path !== undefined ? this.judgeInstructions(session, nestedInstructionFiles(path, event.cwd, this.home)) : loaded.length > 0 ? (this.guard.taint(session) ?? outcome.taint) : outcome.taint;
         if (!lessTrusted(taint, before)) return NO_OPINION;
         return contextAnswer(
           event.hook_event_name,

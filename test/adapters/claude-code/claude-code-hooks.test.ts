@@ -228,6 +228,30 @@ describe("Claude Code hook events onto the guard", () => {
     expect(decisionOf(forked.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } }))).toBeNull();
   });
 
+  it("a ToolSearch that loads MCP tools brings their servers' descriptions: each counts as that tool's output (an unknown tool's taints); Claude Code's own tools, or a server the owner trusts, do not", () => {
+    const search = (matches: unknown) => ({ hook_event_name: "PostToolUse", tool_name: "ToolSearch", tool_input: { query: "select:x" }, tool_response: { matches, query: "select:x", total_deferred_tools: 13 } });
+    const untrusting = hooks();
+    untrusting.send({ hook_event_name: "UserPromptSubmit", prompt: "save a note" });
+    expect(untrusting.send(search(["WebFetch", "NotebookEdit"])).stdout).toBe("");
+    expect(askedAfter(untrusting.send)).toBeNull();
+    const warned = untrusting.send(search(["WebFetch", "mcp__rug__notes", 7, null]));
+    expect(JSON.parse(warned.stdout)).toEqual({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: expect.stringContaining("ToolSearch result is untrusted") } });
+    const asked = untrusting.send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "touch x" } });
+    expect(decisionOf(asked)).toBe("ask");
+    expect((JSON.parse(asked.stdout) as { hookSpecificOutput: { permissionDecisionReason: string } }).hookSpecificOutput.permissionDecisionReason).toContain("mcp__rug__notes");
+    // A server whose output the owner trusts: its descriptions are trusted as much.
+    const trusting = hooks({ toolOutputTaints: { "mcp__rug__*": "trusted" } });
+    trusting.send({ hook_event_name: "UserPromptSubmit", prompt: "save a note" });
+    expect(trusting.send(search(["mcp__rug__notes"])).stdout).toBe("");
+    expect(askedAfter(trusting.send)).toBeNull();
+    // What loads no tool: no matches, or another tool's result that names one.
+    const other = hooks();
+    other.send({ hook_event_name: "UserPromptSubmit", prompt: "go" });
+    other.send(search("mcp__rug__notes"));
+    other.send({ hook_event_name: "PostToolUse", tool_name: "TaskList", tool_input: {}, tool_response: { matches: ["mcp__rug__notes"] } });
+    expect(askedAfter(other.send)).toBeNull();
+  });
+
   it("a failed call's error text enters the graph at the call's output trust: a cut-off curl taints, a failing local command does not", () => {
     const { send } = hooks();
     send({ hook_event_name: "UserPromptSubmit", prompt: "fetch the notes" });
