@@ -116,6 +116,7 @@ export const MUTATION_MODULES = {
       "src/adapters/claude-code/settings-files.ts",
       "src/adapters/claude-code/unjudged-content.ts",
       "src/adapters/claude-code/turn-messages.ts",
+      "src/adapters/claude-code/loaded-tools.ts",
     ],
     tests: [
       "test/adapters/claude-code/claude-code-hooks.test.ts",
@@ -126,6 +127,7 @@ export const MUTATION_MODULES = {
       "test/adapters/claude-code/auto-memory.test.ts",
       "test/adapters/claude-code/unjudged-content.test.ts",
       "test/adapters/claude-code/turn-messages.test.ts",
+      "test/adapters/claude-code/loaded-tools.test.ts",
     ],
   },
   // The MCP proxy: which messages it reads as which, which calls reach the server, which answers

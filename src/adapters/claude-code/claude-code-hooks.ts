@@ -232,7 +232,7 @@ export class ClaudeCodeHooks {
         for (const tool of loaded) this.guard.afterToolCall(session, { tool, params: {}, output: "", ran: true });
         // A file's call brings along the instruction files of the directories down to it.
         const path = filePathParam(event.tool_input);
-        const taint = path !== undefined ? this.judgeInstructions(session, nestedInstructionFiles(path, event.cwd, this.home)) : loaded.length > 0 ? (this.guard.taint(session) ?? outcome.taint) : outcome.taint;
+        const taint = path !== undefined ? this.judgeInstructions(session, nestedInstructionFiles(path, event.cwd, this.home)) : (this.guard.taint(session) ?? outcome.taint);
         if (!lessTrusted(taint, before)) return NO_OPINION;
         return contextAnswer(
           event.hook_event_name,
