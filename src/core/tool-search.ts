@@ -1,5 +1,6 @@
 import { nullPrototype } from "./config-shape.js";
 import type { TrustLevel } from "./trust-levels.js";
+import { isRecord } from "./json-record.js";
 
 /**
  * OpenClaw's Tool Search (on by default since 2026.9): the model is shown a few meta-tools and
@@ -140,10 +141,6 @@ function canonical(value: unknown): string {
       .join(",")}}`;
   }
   return JSON.stringify(value) ?? "undefined";
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** Arguments as a dictionary with no prototype (a `__proto__` key stays data). */

@@ -11,6 +11,7 @@ import { removeStaleTempFiles } from "./stale-temp-files.js";
 import { applyEdits } from "./text-edit.js";
 import type { TextEdit } from "./text-edit.js";
 import { isIsoTime } from "./watermark-file.js";
+import { isRecord } from "../core/json-record.js";
 
 export type { TextEdit } from "./text-edit.js";
 
@@ -96,10 +97,6 @@ function readCurrent(path: string): Buffer | null {
     if (error instanceof Error && "code" in error && error.code === "ENOENT") return null;
     throw error;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function field<T>(doc: Record<string, unknown>, key: string, check: (v: unknown) => v is T, expected: string): T {

@@ -4,6 +4,7 @@ import { fsyncDir } from "./atomic-file.js";
 import { dirname } from "node:path";
 import { isIsoTime } from "./watermark-file.js";
 import { nullPrototype } from "../core/config-shape.js";
+import { isRecord } from "../core/json-record.js";
 
 /**
  * The record that the watermark state was found corrupt. While it exists every session is
@@ -46,10 +47,6 @@ export class QuarantineFormatError extends Error {
     super(`quarantine.json: ${detail}`);
     this.name = "QuarantineFormatError";
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function str(value: unknown, where: string): string {

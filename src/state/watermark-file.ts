@@ -1,6 +1,7 @@
 import { isTrustLevel } from "../core/trust-levels.js";
 import type { TrustLevel } from "../core/trust-levels.js";
 import { nullPrototype } from "../core/config-shape.js";
+import { isRecord } from "../core/json-record.js";
 
 /** One owner reset of a session, kept for audit in the watermark's `resetHistory`. */
 export interface ResetRecord {
@@ -30,10 +31,6 @@ export class WatermarkFormatError extends Error {
 }
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function exactKeys(value: Record<string, unknown>, keys: readonly string[], where: string): void {
   for (const key of Object.keys(value)) {
@@ -65,7 +62,7 @@ function level(value: unknown, where: string): TrustLevel {
 }
 
 function parseReset(value: unknown, where: string): ResetRecord {
-  if (!isPlainObject(value)) throw new WatermarkFormatError(where, "expected an object");
+  if (!isRecord(value)) throw new WatermarkFormatError(where, "expected an object");
   exactKeys(value, ["resetAt", "resetBy", "previousLevel", "newLevel"], where);
   return {
     resetAt: time(value.resetAt, `${where}.resetAt`),
@@ -76,7 +73,7 @@ function parseReset(value: unknown, where: string): ResetRecord {
 }
 
 function parseWatermark(value: unknown, where: string): Watermark {
-  if (!isPlainObject(value)) throw new WatermarkFormatError(where, "expected an object");
+  if (!isRecord(value)) throw new WatermarkFormatError(where, "expected an object");
   exactKeys(value, ["level", "reason", "escalatedAt", "escalatedBy", "lastImpactedTool", "resetHistory"], where);
   const impacted = value.lastImpactedTool;
   if (!Array.isArray(value.resetHistory)) throw new WatermarkFormatError(`${where}.resetHistory`, "expected an array");
@@ -98,12 +95,12 @@ export function parseWatermarkFile(json: string): Map<string, Watermark> {
   } catch (error) {
     throw new WatermarkFormatError("watermarks.json", `not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (!isPlainObject(doc)) throw new WatermarkFormatError("watermarks.json", "expected an object");
+  if (!isRecord(doc)) throw new WatermarkFormatError("watermarks.json", "expected an object");
   exactKeys(doc, ["version", "watermarks"], "watermarks.json");
   if (doc.version !== WATERMARK_FILE_VERSION) {
     throw new WatermarkFormatError("watermarks.json.version", `expected ${WATERMARK_FILE_VERSION}, got ${JSON.stringify(doc.version)}`);
   }
-  if (!isPlainObject(doc.watermarks)) throw new WatermarkFormatError("watermarks.json.watermarks", "expected an object");
+  if (!isRecord(doc.watermarks)) throw new WatermarkFormatError("watermarks.json.watermarks", "expected an object");
   const entries = new Map<string, Watermark>();
   for (const [sessionId, value] of Object.entries(doc.watermarks)) {
     const where = `watermarks.json.watermarks[${JSON.stringify(sessionId)}]`;

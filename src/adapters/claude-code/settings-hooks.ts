@@ -1,3 +1,5 @@
+import { isRecord } from "../../core/json-record.js";
+
 /**
  * provenant's entries in a Claude Code `settings.json` `hooks` block: added next to whatever
  * hooks are there, recognised again by their command (the hook entry point and `claude-code`),
@@ -21,8 +23,6 @@ export class SettingsError extends Error {
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" && !Array.isArray(v);
-
 /** A command provenant installed: its hook entry point, told the host `claude-code`. */
 export function isProvenantCommand(command: unknown): boolean {
   return typeof command === "string" && /(hook-main\.js['"]?|provenant['"]? hook) claude-code(\s|$)/.test(command);
@@ -31,7 +31,7 @@ export function isProvenantCommand(command: unknown): boolean {
 function hooksOf(settings: Json): Json {
   const hooks = settings["hooks"];
   if (hooks === undefined) return Object.create(null) as Json;
-  if (!isObject(hooks)) throw new SettingsError("`hooks` is not an object");
+  if (!isRecord(hooks)) throw new SettingsError("`hooks` is not an object");
   return Object.assign(Object.create(null) as Json, hooks);
 }
 
@@ -42,8 +42,8 @@ export function withoutProvenantHooks(settings: Json): Json {
     const groups = hooks[event];
     if (!Array.isArray(groups)) continue;
     const kept = groups.flatMap((group: unknown) => {
-      if (!isObject(group) || !Array.isArray(group["hooks"])) return [group];
-      const inner = (group["hooks"] as unknown[]).filter((h) => !(isObject(h) && isProvenantCommand(h["command"])));
+      if (!isRecord(group) || !Array.isArray(group["hooks"])) return [group];
+      const inner = (group["hooks"] as unknown[]).filter((h) => !(isRecord(h) && isProvenantCommand(h["command"])));
       if (inner.length === (group["hooks"] as unknown[]).length) return [group];
       return inner.length === 0 ? [] : [{ ...group, hooks: inner }];
     });

@@ -1,4 +1,5 @@
 import { isMcpServerName } from "../../core/mcp-tool-names.js";
+import { isRecord } from "../../core/json-record.js";
 
 /**
  * An MCP client's server list (`mcpServers` in Claude Desktop's, Cursor's and Claude Code's
@@ -112,11 +113,11 @@ export function serverName(key: string): string {
 }
 
 function serversOf(document: unknown, path: ServerListPath): { doc: Record<string, unknown>; servers: Record<string, unknown> } {
-  if (!isObject(document)) throw new ClientConfigError("the client's configuration is not a JSON object");
+  if (!isRecord(document)) throw new ClientConfigError("the client's configuration is not a JSON object");
   let servers: Record<string, unknown> = document;
   for (const [i, key] of path.entries()) {
     const next = Object.hasOwn(servers, key) ? servers[key] : {};
-    if (!isObject(next)) throw new ClientConfigError(`${path.slice(0, i + 1).join(".")} is not an object`);
+    if (!isRecord(next)) throw new ClientConfigError(`${path.slice(0, i + 1).join(".")} is not an object`);
     servers = next;
   }
   return { doc: document, servers };
@@ -128,10 +129,6 @@ function withServers(doc: Record<string, unknown>, path: ServerListPath, servers
   if (inner === undefined) return { ...doc, [outer]: servers };
   const section = Object.hasOwn(doc, outer) ? (doc[outer] as Record<string, unknown>) : {};
   return { ...doc, [outer]: { ...section, [inner]: servers } };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function isStdioEntry(entry: unknown): entry is Record<string, unknown> & { command: string } {

@@ -1,3 +1,5 @@
+import { isRecord } from "../../core/json-record.js";
+
 /**
  * Protocol revision 2026-07-28 has no requests from server to client: a server that needs the
  * client's input answers a `tools/call`, `resources/read` or `prompts/get` with an
@@ -13,8 +15,6 @@ const CLIENT_FULFILLED: ReadonlySet<string> = new Set(["elicitation/create", "sa
 /** The fields of an `input_required` result that carry nothing for the model (`_meta` holds the server's description, passed unpinned as in every result). */
 const ROUND_TRIP_FIELDS: ReadonlySet<string> = new Set(["resultType", "inputRequests", "requestState", "_meta"]);
 
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> => value !== null && typeof value === "object" && !Array.isArray(value);
-
 /**
  * Whether a result only asks the client for input its user gives: an `input_required` result with
  * no other field, whose every embedded request is one the client fulfils itself. An elicitation
@@ -22,13 +22,13 @@ const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
  * may). Anything else in it (content, an embedded request of another method) makes it output.
  */
 export function asksOnlyTheClient(result: unknown, userAnswersElicitation: boolean): boolean {
-  if (!isObject(result) || result.resultType !== "input_required") return false;
+  if (!isRecord(result) || result.resultType !== "input_required") return false;
   if (Object.keys(result).some((key) => !ROUND_TRIP_FIELDS.has(key))) return false;
   const requests = result.inputRequests;
   if (requests === undefined) return true;
-  if (!isObject(requests)) return false;
+  if (!isRecord(requests)) return false;
   return Object.values(requests).every(
-    (request) => isObject(request) && typeof request.method === "string" && CLIENT_FULFILLED.has(request.method) && (userAnswersElicitation || request.method !== "elicitation/create"),
+    (request) => isRecord(request) && typeof request.method === "string" && CLIENT_FULFILLED.has(request.method) && (userAnswersElicitation || request.method !== "elicitation/create"),
   );
 }
 
@@ -51,7 +51,7 @@ export class OpenRounds {
 
   /** A call the guard let through was answered with a question (`result` passed {@link asksOnlyTheClient}). */
   opened(tool: string, args: unknown, result: unknown, now: number): void {
-    const key = roundKey(tool, args, isObject(result) ? result.requestState : undefined);
+    const key = roundKey(tool, args, isRecord(result) ? result.requestState : undefined);
     if (key === null) return;
     this.open.delete(key);
     this.open.set(key, now);
@@ -63,7 +63,7 @@ export class OpenRounds {
 
   /** Whether a call is the retry of an open round, which it then closes. */
   continues(tool: string, args: unknown, params: unknown, now: number): boolean {
-    if (!isObject(params) || !(isObject(params.inputResponses) || typeof params.requestState === "string")) return false;
+    if (!isRecord(params) || !(isRecord(params.inputResponses) || typeof params.requestState === "string")) return false;
     const key = roundKey(tool, args, params.requestState);
     const at = key === null ? undefined : this.open.get(key);
     if (key === null || at === undefined) return false;
