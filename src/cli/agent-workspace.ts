@@ -1,7 +1,10 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { isDirectory } from "../state/file-kind.js";
+import { hostConfigValue, PLUGIN_ID } from "../adapters/openclaw/host-config.js";
+import { expandHome } from "../core/host-paths.js";
+import { displayText } from "../core/safe-display.js";
+import { isDirectory, regularFileSize } from "../state/file-kind.js";
 
 /** The directory provenant keeps a workspace's state in. */
 const STATE_DIR_NAME = ".provenance";
@@ -77,36 +80,29 @@ export function openClawConfigPath(env: WorkspaceLookup["env"], home: string | u
 function openClawWorkspace(lookup: WorkspaceLookup): FoundWorkspace | undefined {
   const ocHome = openClawHome(lookup.env, lookup.home);
   const configPath = openClawConfigPath(lookup.env, lookup.home);
-  const config = readJson(configPath);
-  const provenant = pick(config, ["plugins", "entries", "provenant", "config", "workspaceDir"]);
-  if (typeof provenant === "string" && provenant !== "") return { dir: resolve(ocHome, provenant), how: `plugins.entries.provenant.config.workspaceDir in ${configPath}` };
-  const agents = pick(config, ["agents", "defaults", "workspace"]);
+  // A configuration this cannot read names no workspace; the other places still count.
+  const read = readOpenClawConfig(configPath);
+  const config = "config" in read ? read.config : undefined;
+  const provenant = hostConfigValue(config, ["plugins", "entries", PLUGIN_ID, "config", "workspaceDir"]);
+  if (typeof provenant === "string" && provenant !== "") return { dir: resolve(ocHome, provenant), how: `plugins.entries.${PLUGIN_ID}.config.workspaceDir in ${configPath}` };
+  const agents = hostConfigValue(config, ["agents", "defaults", "workspace"]);
   if (typeof agents === "string" && agents !== "") return { dir: resolve(ocHome, expandHome(agents, ocHome)), how: `agents.defaults.workspace in ${configPath}` };
   const fallback = join(ocHome, ".openclaw", "workspace");
   if (isDirectory(fallback)) return { dir: fallback, how: "OpenClaw's default workspace" };
   return undefined;
 }
 
-function readJson(path: string): unknown {
-  if (!existsSync(path)) return undefined;
+/**
+ * OpenClaw's configuration file read as plain JSON, or why it cannot be (OpenClaw also accepts
+ * comments, which this does not). Only a regular file, or a link to one, is read: a FIFO put there
+ * would hold the command that reads it.
+ */
+export function readOpenClawConfig(path: string): { readonly config: unknown } | { readonly why: string } {
+  if (regularFileSize(path) === null) return { why: "it is not a file" };
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as unknown;
-  } catch {
-    // A configuration this cannot read names no workspace; the other places still count.
-    return undefined;
+    return { config: JSON.parse(readFileSync(path, "utf8")) as unknown };
+  } catch (error) {
+    return { why: `it could not be read as JSON (${displayText(error instanceof Error ? error.message : String(error))})` };
   }
-}
-
-function pick(value: unknown, path: readonly string[]): unknown {
-  let current = value;
-  for (const key of path) {
-    if (current === null || typeof current !== "object" || !Object.hasOwn(current, key)) return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
-}
-
-function expandHome(path: string, home: string): string {
-  return path === "~" ? home : path.startsWith("~/") ? join(home, path.slice(2)) : path;
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
@@ -8,11 +8,11 @@ import { enablesPlugin } from "../adapters/openclaw/host-config.js";
 import { consoleLogger, type Logger } from "../core/logger.js";
 import { isMcpServerName } from "../core/mcp-tool-names.js";
 import { displayBlock, displayJson, displayText } from "../core/safe-display.js";
-import { regularFileSize } from "../state/file-kind.js";
 import { ApprovalStoreError, PendingApprovalStore } from "../state/pending-approval-store.js";
 import { ToolPinStore, type PinKind, type PinState } from "../state/tool-pin-store.js";
 import { FileWatermarkStore } from "../state/watermark-store.js";
 import { TRUST_LEVELS, type TrustLevel } from "../core/trust-levels.js";
+import { readOpenClawConfig } from "./agent-workspace.js";
 import { readConfigFile } from "./config.js";
 import { exitWith } from "./exit.js";
 
@@ -58,17 +58,9 @@ interface RunOptions {
  * does not) reads as not enabled, so the proxy decides; the log says which.
  */
 export function openClawDecides(path: string, logger: Logger): boolean {
-  let enabled = false;
-  let why = "it does not enable the provenant plugin";
-  // Only a regular file (a link to one too) is read: a FIFO there would hold the proxy's start.
-  if (regularFileSize(path) === null) why = "it is not a file";
-  else {
-    try {
-      enabled = enablesPlugin(JSON.parse(readFileSync(path, "utf8")) as unknown);
-    } catch (error) {
-      why = `it could not be read as JSON (${displayText(error instanceof Error ? error.message : String(error))})`;
-    }
-  }
+  const read = readOpenClawConfig(path);
+  const enabled = "config" in read && enablesPlugin(read.config);
+  const why = "why" in read ? read.why : "it does not enable the provenant plugin";
   logger.info(enabled ? `the provenant plugin of ${path} decides this server's calls; the proxy pins what the server writes` : `${path}: ${why}; the proxy decides this server's calls`);
   return enabled;
 }

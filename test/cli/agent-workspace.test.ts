@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -42,6 +43,10 @@ describe("the CLI finds the agent's workspace by itself", () => {
     writeFileSync(config, JSON.stringify({ agents: { defaults: { workspace: "/a" } }, plugins: { entries: { provenant: { config: { workspaceDir: "/p" } } } } }));
     expect(findWorkspace(undefined, { cwd: elsewhere, env, home }).dir).toBe("/p");
     writeFileSync(config, "{ not json");
+    expect(findWorkspace(undefined, { cwd: elsewhere, env, home }).dir).toBe(join(home, ".openclaw", "workspace"));
+    // A FIFO where the configuration was is not waited on: it names no workspace.
+    rmSync(config);
+    execFileSync("mkfifo", [config]);
     expect(findWorkspace(undefined, { cwd: elsewhere, env, home }).dir).toBe(join(home, ".openclaw", "workspace"));
   });
 
