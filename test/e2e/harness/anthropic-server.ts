@@ -7,7 +7,7 @@ import { findDirectives } from "./model-server.js";
  * A scripted Anthropic Messages API (streaming SSE, as Claude Code uses it) that plays the same
  * obedient victim as model-server.ts: a `CALL <tool> <json>` directive in the newest tool result
  * wins (the injection); otherwise the user's directives run in order, one per model call; with
- * nothing left to do it answers in text quoting what it read last.
+ * nothing left to do it answers in text quoting what it read since it last spoke.
  * Every request is kept, with the full tool definitions Claude Code offered.
  */
 export interface AnthropicRequest {
@@ -126,7 +126,10 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: Anthro
   const id = `msg_${++counter.n}`;
   const model = typeof body.model === "string" ? body.model : "victim";
   const usage = { input_tokens: 10, output_tokens: 10 };
-  const text = call === null ? `VICTIM-REPLY: ${lastText.slice(0, 4000)}` : "";
+  // What it read since it last spoke: a tool result and the context a hook added after it.
+  const sinceLastAnswer = messages.slice(messages.findLastIndex((m) => m.role === "assistant") + 1);
+  const read = sinceLastAnswer.map((m) => blocks(m.content).map(blockText).join("\n")).join("\n");
+  const text = call === null ? `VICTIM-REPLY: ${read.slice(0, 4000)}` : "";
   if (body.stream !== true) {
     const content = call === null ? [{ type: "text", text }] : [{ type: "tool_use", id: `toolu_${counter.n}`, name: call.tool, input: JSON.parse(call.args) as unknown }];
     res.writeHead(200, { "content-type": "application/json" });
