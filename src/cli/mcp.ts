@@ -3,7 +3,8 @@ import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { LISTING_KINDS } from "../adapters/mcp/listed-content.js";
-import { runStdioProxy } from "../adapters/mcp/stdio-proxy.js";
+import { HEADERS_VARIABLE, remoteHeaders, remoteUrl } from "../adapters/mcp/remote-server.js";
+import { runStdioProxy, type ProxiedServer } from "../adapters/mcp/stdio-proxy.js";
 import { enablesPlugin } from "../adapters/openclaw/host-config.js";
 import { consoleLogger, type Logger } from "../core/logger.js";
 import { isMcpServerName } from "../core/mcp-tool-names.js";
@@ -45,6 +46,8 @@ export function ownerConfig(explicit: string | undefined, env: NodeJS.ProcessEnv
 
 interface RunOptions {
   readonly name?: string;
+  readonly url?: string;
+  readonly header?: readonly string[];
   readonly workspace?: string;
   readonly config?: string;
   readonly session?: string;
@@ -65,11 +68,26 @@ export function openClawDecides(path: string, logger: Logger): boolean {
   return enabled;
 }
 
+/** The server to run behind the proxy: the command after `--`, or the remote one `--url` names (with `--name`). */
+function proxiedServer(command: readonly string[], opts: RunOptions): ProxiedServer {
+  const [exe, ...args] = command;
+  if (opts.url === undefined) {
+    if (opts.header !== undefined) throw new Error("--header is for a remote server (--url)");
+    if (exe === undefined) throw new Error("no server command given: provenant mcp --name <server> -- <command> [args...], or --url <url> for a remote server");
+    return { command: exe, args };
+  }
+  if (exe !== undefined) throw new Error("--url names the server: give no command after --");
+  if (opts.name === undefined) throw new Error("--url needs --name: the server's tools are named mcp__<name>__<tool>, as the client names them");
+  return { url: remoteUrl(opts.url), headers: remoteHeaders(opts.header ?? [], process.env[HEADERS_VARIABLE]) };
+}
+
 export function registerMcpCommands(program: Command): void {
   const mcp = program
     .command("mcp")
-    .description("run a stdio MCP server behind the guard: provenant mcp [--name <server>] -- <command> [args...]")
+    .description("run an MCP server behind the guard, for a client that starts it over stdio: provenant mcp [--name <server>] -- <command> [args...], or provenant mcp --name <server> --url <url> for a remote one")
     .option("--name <server>", "the server's name: its tools are mcp__<server>__<tool> in the configuration (default: the command's name)")
+    .option("--url <url>", "a remote server (Streamable HTTP, https: or http: to this machine) instead of a command")
+    .option("--header <header>", `"Name: value" sent to the remote server with every request (repeatable; keys are better in ${HEADERS_VARIABLE}, a JSON object, than on a command line)`, (value: string, all: string[] = []) => [...all, value])
     .option("--workspace <dir>", "where state (watermarks, pins, held calls, ledger) goes (default: PROVENANT_WORKSPACE, else ~/.local/state/provenant)")
     .option("--config <file>", "the configuration (default: PROVENANT_CONFIG, else ~/.config/provenant/config.json)")
     .option("--session <id>", `the guard session (default: ${DEFAULT_MCP_SESSION}, shared by every proxy of the workspace)`)
@@ -79,9 +97,8 @@ export function registerMcpCommands(program: Command): void {
     .passThroughOptions()
     .action(async (command: string[], opts: RunOptions) => {
       try {
-        const [exe, ...args] = command;
-        if (exe === undefined) throw new Error("no server command given: provenant mcp --name <server> -- <command> [args...]");
-        const server = opts.name ?? defaultServerName(exe);
+        const upstream = proxiedServer(command, opts);
+        const server = opts.name ?? defaultServerName("command" in upstream ? upstream.command : "");
         if (!isMcpServerName(server)) throw new Error(`--name ${JSON.stringify(server)}: use letters, digits, '-' and single '_' (at most 63)`);
         const workspaceDir = mcpWorkspace(opts.workspace);
         const { config } = ownerConfig(opts.config);
@@ -90,8 +107,7 @@ export function registerMcpCommands(program: Command): void {
         const decideCalls = opts.decidedByOpenclaw === undefined || !openClawDecides(opts.decidedByOpenclaw, logger);
         const code = await runStdioProxy({
           server,
-          command: exe,
-          args,
+          upstream,
           workspaceDir,
           config,
           sessionId: opts.session ?? DEFAULT_MCP_SESSION,

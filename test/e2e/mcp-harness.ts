@@ -1,7 +1,8 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -15,6 +16,7 @@ export const RUG_PULL_SERVER = join(ROOT, "test/e2e/fixtures/mcp/rug-pull-server
 export const ID_GUESSING_SERVER = join(ROOT, "test/e2e/fixtures/mcp/id-guessing-server.mjs");
 export const DISCOVER_SERVER = join(ROOT, "test/e2e/fixtures/mcp/discover-server.mjs");
 export const CHANNEL_SERVER = join(ROOT, "test/e2e/fixtures/mcp/channel-server.mjs");
+export const HTTP_SERVER = join(ROOT, "test/e2e/fixtures/mcp/http-server.mjs");
 
 /** The configuration an owner writes for the filesystem server: its reads run at any taint, its output is untrusted. */
 export const FS_CONFIG = {
@@ -108,4 +110,14 @@ export function text(result: unknown): string {
 export function cli(s: Scene, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [MAIN, ...args, "--workspace", s.workspace], { encoding: "utf8" });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The remote MCP server of `http-server.mjs` (see there), started; resolves with its URL once it listens. */
+export async function startHttpServer(args: readonly string[]): Promise<{ url: string; server: ChildProcess }> {
+  const server = spawn(process.execPath, [HTTP_SERVER, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: server.stdout! }).once("line", resolve);
+    server.once("exit", (code) => reject(new Error(`the remote MCP server exited (${code})`)));
+  });
+  return { url, server };
 }

@@ -8,6 +8,7 @@ import { DeferredAuditSink } from "../../ledger/deferred-sink.js";
 import { LedgerLockedError, openLedger, type Ledger } from "../../ledger/index.js";
 import { PendingApprovalStore } from "../../state/pending-approval-store.js";
 import { ToolPinStore } from "../../state/tool-pin-store.js";
+import { HttpUpstream } from "./http-upstream.js";
 import { LineSplitter } from "./line-splitter.js";
 import { listingPinStores } from "./listed-content.js";
 import { McpProxy } from "./mcp-proxy.js";
@@ -21,10 +22,12 @@ export const MAX_LINE_BYTES = 256 * 1024 * 1024;
  */
 export const MCP_APPROVAL_TTL_SECONDS = 600;
 
+/** The server behind the proxy: a command run as its child over stdio, or a remote one's URL. */
+export type ProxiedServer = { readonly command: string; readonly args: readonly string[] } | { readonly url: URL; readonly headers: Readonly<Record<string, string>> };
+
 export interface StdioProxyOptions {
   readonly server: string;
-  readonly command: string;
-  readonly args: readonly string[];
+  readonly upstream: ProxiedServer;
   readonly workspaceDir: string;
   /** The owner's configuration (the same file as every other front end's). */
   readonly config: unknown;
@@ -44,7 +47,10 @@ export interface StdioProxyOptions {
   readonly decideCalls?: boolean;
 }
 
-/** Runs the server as a child behind the proxy until either side ends; resolves with the server's exit code. */
+/**
+ * Runs the server behind the proxy until either side ends: a command as its child (resolves with
+ * its exit code), or a remote server over HTTP (resolves with 0 when the client leaves).
+ */
 export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
   const config = withProxyDefaults(o.config);
   const ledger = openProxyLedger(o.workspaceDir, o.server, o.logger);
@@ -56,9 +62,7 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     ledger.close();
     throw error;
   }
-  const child = spawn(o.command, [...o.args], { stdio: ["pipe", "pipe", "inherit"] });
-  const serverIn = child.stdin;
-  const serverOut = child.stdout;
+  let toServer: (line: Buffer | string) => void = () => undefined;
   const proxy = new McpProxy({
     server: o.server,
     guard,
@@ -82,15 +86,27 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
     now: Date.now,
     randomId: () => randomBytes(12).toString("hex"),
     toClient: (line) => writeLine(o.clientOut, line),
-    toServer: (line) => {
-      if (!serverIn.destroyed && !serverIn.writableEnded) writeLine(serverIn, line);
-    },
+    toServer: (line) => toServer(line),
     approveCommand: o.approveCommand,
     acceptCommand: o.acceptCommand,
     elicitation: o.elicitation !== false,
     decideCalls: o.decideCalls !== false,
   });
   const max = o.maxLineBytes ?? MAX_LINE_BYTES;
+  const closed = () => {
+    proxy.serverClosed();
+    guard.close();
+    audit.flush();
+    ledger.close();
+  };
+  if ("url" in o.upstream) return runHttp(o, o.upstream, proxy, max, (f) => (toServer = f), closed);
+  const { command, args } = o.upstream;
+  const child = spawn(command, [...args], { stdio: ["pipe", "pipe", "inherit"] });
+  const serverIn = child.stdin;
+  const serverOut = child.stdout;
+  toServer = (line) => {
+    if (!serverIn.destroyed && !serverIn.writableEnded) writeLine(serverIn, line);
+  };
   pump(o.clientIn, new LineSplitter(max), serverIn, (line) => proxy.fromClient(line), (bytes) => proxy.oversize("client", bytes), () => serverIn.end());
   let serverDone: () => void = () => undefined;
   const serverEnded = new Promise<void>((resolve) => (serverDone = resolve));
@@ -117,14 +133,11 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
       settled = true;
       process.off("SIGTERM", onTerm);
       process.off("SIGINT", onInt);
-      proxy.serverClosed();
-      guard.close();
-      audit.flush();
-      ledger.close();
+      closed();
       resolve(code);
     };
     child.on("error", (error) => {
-      o.logger.error(`mcp ${o.server}: could not run ${o.command}`, error);
+      o.logger.error(`mcp ${o.server}: could not run ${command}`, error);
       finish(127);
     });
     child.on("exit", (code, signal) => {
@@ -132,6 +145,48 @@ export function runStdioProxy(o: StdioProxyOptions): Promise<number> {
       // Everything it wrote before exiting still reaches the client.
       void serverEnded.then(() => finish(code ?? 1));
     });
+  });
+}
+
+/**
+ * A remote server: the client's lines are POSTed to it, its messages written to the client. The
+ * proxy ends when the client does (its input closes or its pipe breaks) or on a signal; the
+ * server is then told the session ended.
+ */
+function runHttp(o: StdioProxyOptions, remote: { readonly url: URL; readonly headers: Readonly<Record<string, string>> }, proxy: McpProxy, max: number, connect: (send: (line: Buffer | string) => void) => void, closed: () => void): Promise<number> {
+  const upstream = new HttpUpstream({
+    server: o.server,
+    url: remote.url,
+    headers: remote.headers,
+    logger: o.logger,
+    maxMessageBytes: max,
+    deliver: (line) => proxy.fromServer(line),
+    oversize: (bytes) => proxy.oversize("server", bytes),
+    ready: () => (o.clientOut.writableNeedDrain && !o.clientOut.destroyed ? new Promise<void>((resolve) => o.clientOut.once("drain", resolve)) : Promise.resolve()),
+  });
+  connect((line) => upstream.send(line));
+  o.logger.info(`mcp ${o.server}: the remote server ${upstream.where}`);
+  return new Promise<number>((resolve) => {
+    let settled = false;
+    const finish = (code: number) => {
+      if (settled) return;
+      settled = true;
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      void upstream.close().then(() => {
+        closed();
+        resolve(code);
+      });
+    };
+    const onSignal = () => finish(0);
+    process.on("SIGTERM", onSignal);
+    process.on("SIGINT", onSignal);
+    o.clientOut.on("error", (error) => {
+      o.logger.warn(`mcp ${o.server}: writing to the client failed (${error.message}); ending the session`);
+      o.clientIn.destroy();
+      finish(0);
+    });
+    pump(o.clientIn, new LineSplitter(max), null, (line) => proxy.fromClient(line), (bytes) => proxy.oversize("client", bytes), () => finish(0));
   });
 }
 
@@ -167,8 +222,8 @@ function writeLine(out: Writable, line: string | Buffer): void {
   out.write(typeof line === "string" ? `${line}\n` : Buffer.concat([line, NEWLINE]));
 }
 
-/** Lines from `source` to `handle`, pausing the source while `sink` is full, so memory stays bounded by one line. */
-function pump(source: Readable, splitter: LineSplitter, sink: Writable, handle: (line: Buffer) => void, oversize: (bytes: number) => void, ended: () => void): void {
+/** Lines from `source` to `handle`, pausing the source while `sink` (if any) is full, so memory stays bounded by one line. */
+function pump(source: Readable, splitter: LineSplitter, sink: Writable | null, handle: (line: Buffer) => void, oversize: (bytes: number) => void, ended: () => void): void {
   const deliver = (events: ReturnType<LineSplitter["push"]>) => {
     for (const event of events) {
       if (event.kind === "line") handle(event.bytes);
@@ -177,7 +232,7 @@ function pump(source: Readable, splitter: LineSplitter, sink: Writable, handle: 
   };
   source.on("data", (chunk: Buffer) => {
     deliver(splitter.push(chunk));
-    if (sink.writableNeedDrain && !sink.destroyed) {
+    if (sink !== null && sink.writableNeedDrain && !sink.destroyed) {
       source.pause();
       sink.once("drain", () => source.resume());
     }
