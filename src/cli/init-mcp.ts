@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { MCP_SERVERS, unwrapServers, wrapServers, type ServerListPath } from "../adapters/mcp/client-config.js";
+import { MCP_SERVERS, unwrapServers, wrapServers, type RemoteTransportKey, type ServerListPath } from "../adapters/mcp/client-config.js";
 import { enablesPlugin } from "../adapters/openclaw/host-config.js";
 import { displayText } from "../core/safe-display.js";
 import { writeFileAtomic } from "../state/atomic-file.js";
@@ -16,6 +16,13 @@ export type McpClient = (typeof MCP_CLIENTS)[number];
 /** Where in its file each client lists its servers: OpenClaw's are `mcp.servers`, the others' `mcpServers`. */
 function serverList(client: McpClient): ServerListPath {
   return client === "openclaw" ? ["mcp", "servers"] : MCP_SERVERS;
+}
+
+/** How each client's file marks a remote server's transport (Cursor's and Claude Desktop's tell it by the URL alone). */
+function remoteTransport(client: McpClient): RemoteTransportKey | undefined {
+  if (client === "claude-code") return { key: "type", value: "http" };
+  if (client === "openclaw") return { key: "transport", value: "streamable-http" };
+  return undefined;
 }
 
 /** Where each client keeps its MCP servers (Claude Code: the project's `.mcp.json`). */
@@ -61,7 +68,7 @@ export function initMcp(opts: InitMcpOptions): string[] {
   if (opts.uninstall === true) {
     const original = existsSync(backup) ? readFileSync(backup) : null;
     const originalDoc = original === null ? undefined : parseJson(original.toString("utf8"), backup);
-    const { document: restored, changed } = unwrapServers(document, originalDoc, serverList(client));
+    const { document: restored, changed } = unwrapServers(document, originalDoc, serverList(client), remoteTransport(client));
     if (changed.length === 0 && original === null) return [`${path}: no server runs through provenant; nothing to do`];
     // Nothing else changed since install: the file comes back byte for byte.
     const exact = original !== null && JSON.stringify(restored) === JSON.stringify(originalDoc);
@@ -102,7 +109,7 @@ export function registerInitMcpCommand(program: Command): void {
   const init = program.commands.find((c) => c.name() === "init") ?? program.command("init").description("install provenant into a host");
   init
     .command("mcp")
-    .description("rewrite an MCP client's configuration so each stdio server runs behind provenant mcp (backup, atomic, idempotent)")
+    .description("rewrite an MCP client's configuration so each server runs behind provenant mcp: stdio ones, and remote ones that carry their headers (backup, atomic, idempotent)")
     .requiredOption("--client <client>", MCP_CLIENTS.join(" | "))
     .option("--config <path>", "the client's MCP configuration file (default: the client's usual one)")
     .option("--workspace <dir>", "the proxies' workspace (default: theirs, ~/.local/state/provenant)")

@@ -1,16 +1,23 @@
 import { isMcpServerName } from "../../core/mcp-tool-names.js";
 import { isRecord } from "../../core/json-record.js";
+import { HEADERS_VARIABLE } from "./remote-server.js";
 
 /**
  * An MCP client's server list (`mcpServers` in Claude Desktop's, Cursor's and Claude Code's
- * files, `mcp.servers` in OpenClaw's), rewritten so each stdio server runs behind `provenant mcp`,
- * and back. Pure: the caller reads and writes the file.
+ * files, `mcp.servers` in OpenClaw's), rewritten so each server runs behind `provenant mcp`, and
+ * back. Pure: the caller reads and writes the file.
  */
 
 /** Where a client's file keeps its servers: a key of the document, or a key of an object under one. */
 export type ServerListPath = readonly [string] | readonly [string, string];
 
 export const MCP_SERVERS: ServerListPath = ["mcpServers"];
+
+/** How a client's file marks a remote server's transport, for an entry rebuilt with no backup. */
+export interface RemoteTransportKey {
+  readonly key: string;
+  readonly value: string;
+}
 
 export interface WrapOptions {
   /** How to run provenant: the program and the arguments before `mcp`. */
@@ -36,7 +43,13 @@ export class ClientConfigError extends Error {
   }
 }
 
-/** Each stdio server's command becomes provenant's, with the original after `--`. Already wrapped ones stay as they are. */
+/**
+ * Each stdio server's command becomes provenant's, with the original after `--`; each remote
+ * (Streamable HTTP) server that carries its own headers becomes `provenant mcp --url`, the headers
+ * moved to the entry's environment (`PROVENANT_MCP_HEADERS`: not on a command line other users can
+ * list). A remote server with no headers is left alone: the client may sign in to it itself
+ * (OAuth), which the proxy cannot do for it. Already wrapped ones stay as they are.
+ */
 export function wrapServers(document: unknown, options: WrapOptions, path: ServerListPath = MCP_SERVERS): Rewrite {
   const { doc, servers } = serversOf(document, path);
   const changed: string[] = [];
@@ -44,6 +57,15 @@ export function wrapServers(document: unknown, options: WrapOptions, path: Serve
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [name, entry] of Object.entries(servers)) {
     out[name] = entry;
+    if (isRemoteEntry(entry)) {
+      const remote = wrapRemote(name, entry, options);
+      if ("why" in remote) skipped.push({ name, why: remote.why });
+      else {
+        out[name] = remote.entry;
+        changed.push(name);
+      }
+      continue;
+    }
     if (!isStdioEntry(entry)) {
       skipped.push({ name, why: "not a stdio server (no command, or a url/type other than stdio)" });
       continue;
@@ -57,29 +79,61 @@ export function wrapServers(document: unknown, options: WrapOptions, path: Serve
       skipped.push({ name, why: "its args are not all strings" });
       continue;
     }
-    const proxyArgs = [
-      ...options.provenant.slice(1),
-      "mcp",
-      "--name",
-      serverName(name),
-      ...(options.workspace !== undefined ? ["--workspace", options.workspace] : []),
-      ...(options.config !== undefined ? ["--config", options.config] : []),
-      ...(options.decidedByOpenClaw !== undefined ? ["--decided-by-openclaw", options.decidedByOpenClaw] : []),
-      "--",
-      entry.command as string,
-      ...(args as string[]),
-    ];
+    const proxyArgs = [...proxyOptions(name, options), "--", entry.command as string, ...(args as string[])];
     out[name] = { ...entry, command: options.provenant[0], args: proxyArgs };
     changed.push(name);
   }
   return { document: withServers(doc, path, out), changed, skipped };
 }
 
+/** `provenant mcp` and its options, up to the server it runs. */
+function proxyOptions(name: string, options: WrapOptions): string[] {
+  return [
+    ...options.provenant.slice(1),
+    "mcp",
+    "--name",
+    serverName(name),
+    ...(options.workspace !== undefined ? ["--workspace", options.workspace] : []),
+    ...(options.config !== undefined ? ["--config", options.config] : []),
+    ...(options.decidedByOpenClaw !== undefined ? ["--decided-by-openclaw", options.decidedByOpenClaw] : []),
+  ];
+}
+
+/** Settings of a remote entry for the client's own connection (OpenClaw's TLS options). */
+const CONNECTION_SETTINGS = ["sslVerify", "clientCert", "clientKey"] as const;
+
+/** A remote entry as `provenant mcp --url`, or why it stays as it is. */
+function wrapRemote(name: string, entry: Record<string, unknown> & { url: string }, options: WrapOptions): { entry: Record<string, unknown> } | { why: string } {
+  if (entry.type === "sse" || entry.transport === "sse" || /\/sse\/?$/u.test(entry.url.split("?")[0] ?? "")) return { why: "a remote server on the older SSE transport: the proxy speaks Streamable HTTP only" };
+  if (entry.auth !== undefined || entry.oauth !== undefined) return { why: "a remote server the client signs in to (OAuth), which the proxy cannot do for it" };
+  const tls = CONNECTION_SETTINGS.filter((key) => entry[key] !== undefined);
+  if (tls.length > 0) return { why: `a remote server with connection settings the proxy does not take (${tls.join(", ")})` };
+  const headers = entry.headers;
+  if (!isRecord(headers) || Object.keys(headers).length === 0) {
+    return { why: `a remote server with no headers: the client may sign in to it itself (OAuth), which the proxy cannot do for it; if it needs no sign-in, run it as provenant mcp --name ${serverName(name)} --url <its url>` };
+  }
+  // OpenClaw's files may give a header a number or a boolean, which it sends as text.
+  if (!Object.values(headers).every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) return { why: "its headers are not all strings" };
+  const sent = Object.fromEntries(Object.entries(headers).map(([key, value]) => [key, String(value)]));
+  const env = entry.env;
+  if (env !== undefined && !isRecord(env)) return { why: "its env is not an object" };
+  const { type: _type, transport: _transport, url, headers: _headers, ...rest } = entry;
+  return {
+    entry: {
+      ...rest,
+      command: options.provenant[0],
+      args: [...proxyOptions(name, options), "--url", url],
+      env: { ...(env ?? {}), [HEADERS_VARIABLE]: JSON.stringify(sent) },
+    },
+  };
+}
+
 /**
  * Each wrapped server back to its own command: the entry from `original` (the backup taken at
- * install) when that is what was wrapped, else the command and arguments after `--`.
+ * install) when that is what was wrapped, else the command and arguments after `--` (a remote
+ * one: its URL, its headers, and `remote`, how the client's file marks its transport).
  */
-export function unwrapServers(document: unknown, original: unknown, path: ServerListPath = MCP_SERVERS): Rewrite {
+export function unwrapServers(document: unknown, original: unknown, path: ServerListPath = MCP_SERVERS, remote?: RemoteTransportKey): Rewrite {
   const { doc, servers } = serversOf(document, path);
   const before = original === undefined ? undefined : serversOf(original, path).servers;
   const changed: string[] = [];
@@ -88,10 +142,16 @@ export function unwrapServers(document: unknown, original: unknown, path: Server
     out[name] = entry;
     if (!isStdioEntry(entry) || !isWrapped(entry)) continue;
     const args = entry.args as string[];
+    const kept = before !== undefined && Object.hasOwn(before, name) ? before[name] : undefined;
+    const remoteUrl = wrappedUrl(args);
+    if (remoteUrl !== null) {
+      out[name] = isRemoteEntry(kept) && kept.url === remoteUrl ? kept : unwrapRemote(entry, remoteUrl, remote);
+      changed.push(name);
+      continue;
+    }
     const cut = args.indexOf("--");
     const [command, ...rest] = args.slice(cut + 1);
     if (command === undefined) continue;
-    const kept = before !== undefined && Object.hasOwn(before, name) ? before[name] : undefined;
     if (isStdioEntry(kept) && kept.command === command && sameArgs(kept.args, rest)) {
       out[name] = kept;
     } else {
@@ -100,6 +160,39 @@ export function unwrapServers(document: unknown, original: unknown, path: Server
     changed.push(name);
   }
   return { document: withServers(doc, path, out), changed, skipped: [] };
+}
+
+/** The URL a wrapped remote entry runs (`--url <url>` where a stdio one has `--`), else null. */
+function wrappedUrl(args: readonly string[]): string | null {
+  if (args.includes("--")) return null;
+  const at = args.indexOf("--url");
+  return at !== -1 && typeof args[at + 1] === "string" ? (args[at + 1] as string) : null;
+}
+
+/** A wrapped remote entry rebuilt with no backup: its URL, its headers back from the environment. */
+function unwrapRemote(entry: Record<string, unknown>, url: string, remote: RemoteTransportKey | undefined): Record<string, unknown> {
+  const { command: _command, args: _args, env, ...rest } = entry;
+  let headers: unknown;
+  const others = Object.create(null) as Record<string, unknown>;
+  if (isRecord(env)) {
+    for (const [key, value] of Object.entries(env)) {
+      if (key !== HEADERS_VARIABLE) others[key] = value;
+      else if (typeof value === "string") {
+        try {
+          headers = JSON.parse(value) as unknown;
+        } catch {
+          headers = undefined;
+        }
+      }
+    }
+  }
+  return {
+    ...rest,
+    ...(remote !== undefined ? { [remote.key]: remote.value } : {}),
+    url,
+    ...(isRecord(headers) ? { headers } : {}),
+    ...(Object.keys(others).length > 0 ? { env: others } : {}),
+  };
 }
 
 /** A file's key as a server name provenant accepts (the tools' names carry it). */
@@ -131,6 +224,11 @@ function withServers(doc: Record<string, unknown>, path: ServerListPath, servers
   return { ...doc, [outer]: { ...section, [inner]: servers } };
 }
 
+/** A server the client reaches by URL (no command of its own). */
+function isRemoteEntry(entry: unknown): entry is Record<string, unknown> & { url: string } {
+  return isRecord(entry) && typeof entry.url === "string" && entry.url !== "" && entry.command === undefined;
+}
+
 function isStdioEntry(entry: unknown): entry is Record<string, unknown> & { command: string } {
   if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return false;
   const e = entry as Record<string, unknown>;
@@ -147,7 +245,7 @@ function isWrapped(entry: Record<string, unknown>): boolean {
   const command = String(entry.command);
   const first = args[0];
   const at = /(^|[/\\])provenant(\.[a-z]+)?$/u.test(command) ? 0 : typeof first === "string" && /[/\\]cli[/\\]main\.js$/u.test(first) ? 1 : -1;
-  return at !== -1 && args[at] === "mcp" && args[at + 1] === "--name" && args.indexOf("--", at) !== -1;
+  return at !== -1 && args[at] === "mcp" && args[at + 1] === "--name" && (args.indexOf("--", at) !== -1 || wrappedUrl(args) !== null);
 }
 
 function sameArgs(kept: unknown, rest: readonly string[]): boolean {
