@@ -136,6 +136,13 @@ export const MUTATION_MODULES = {
     mutate: ["src/adapters/mcp/mcp-proxy.ts", "src/adapters/mcp/json-rpc.ts", "src/adapters/mcp/own-state-paths.ts", "src/adapters/mcp/listed-content.ts", "src/adapters/mcp/tool-definition.ts", "src/adapters/mcp/input-requests.ts"],
     tests: ["test/adapters/mcp/mcp-proxy.test.ts", "test/adapters/mcp/own-state-paths.test.ts", "test/adapters/mcp/listed-content.test.ts", "test/adapters/mcp/input-requests.test.ts"],
   },
+  // Remote MCP servers: the Streamable HTTP upstream (which answers reach the proxy, what is sent
+  // where, which requests get an error), the event-stream reader, the URL and header checks, and
+  // the client configuration rewriting that installs the proxy.
+  "mcp-remote": {
+    mutate: ["src/adapters/mcp/http-upstream.ts", "src/adapters/mcp/event-stream.ts", "src/adapters/mcp/remote-server.ts", "src/adapters/mcp/client-config.ts"],
+    tests: ["test/adapters/mcp/http-upstream.test.ts", "test/adapters/mcp/event-stream.test.ts", "test/adapters/mcp/remote-server.test.ts", "test/adapters/mcp/client-config.test.ts", "test/fuzz/mcp-remote.fuzz.test.ts"],
+  },
   // Message authentication: the envelope, its MAC (with the precomputed outer HMAC) and token, and
   // the tool-result MACs, against the unit, known-answer and property tests that exercise them.
   auth: {

@@ -80,3 +80,16 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: deepValue },
   { weight: 1, arbitrary: fc.dictionary(hostileName, hostileText, { maxKeys: 4 }) },
 );
+
+/** Splits `bytes` at the given cut points, as a pipe or a socket may deliver them. */
+export function chunked(bytes: Buffer, cuts: number[]): Buffer[] {
+  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+  const out: Buffer[] = [];
+  let last = 0;
+  for (const p of points) {
+    out.push(bytes.subarray(last, p));
+    last = p;
+  }
+  out.push(bytes.subarray(last));
+  return out;
+}

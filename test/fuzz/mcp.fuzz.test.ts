@@ -2,28 +2,14 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { rmSync } from "node:fs";
 import { classify, parseLine } from "../../src/adapters/mcp/json-rpc.js";
-import { EventStreamParser, type StreamEvent } from "../../src/adapters/mcp/event-stream.js";
 import { LineSplitter } from "../../src/adapters/mcp/line-splitter.js";
-import { RemoteServerError, remoteHeaders, remoteUrl } from "../../src/adapters/mcp/remote-server.js";
 import { listingPinStores } from "../../src/adapters/mcp/listed-content.js";
 import { McpProxy } from "../../src/adapters/mcp/mcp-proxy.js";
 import { Guard } from "../../src/guard.js";
 import { PendingApprovalStore } from "../../src/state/pending-approval-store.js";
 import { ToolPinStore } from "../../src/state/tool-pin-store.js";
-import { deepJsonText, fuzzParams, FUZZ_TIMEOUT_MS, hostileName, hostileValue, scratchDir, shallowValue } from "./fuzz-settings.js";
+import { chunked, deepJsonText, fuzzParams, FUZZ_TIMEOUT_MS, hostileName, hostileValue, scratchDir, shallowValue } from "./fuzz-settings.js";
 
-/** Splits `bytes` at the given cut points, as a pipe may deliver them. */
-function chunked(bytes: Buffer, cuts: number[]): Buffer[] {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-  const out: Buffer[] = [];
-  let last = 0;
-  for (const p of points) {
-    out.push(bytes.subarray(last, p));
-    last = p;
-  }
-  out.push(bytes.subarray(last));
-  return out;
-}
 
 const lineText = fc.oneof(fc.string({ unit: "binary", maxLength: 60 }), fc.json({ maxDepth: 3 }));
 
@@ -351,106 +337,5 @@ describe("the MCP proxy under hostile client input", () => {
     } finally {
       guard.close();
     }
-  }, FUZZ_TIMEOUT_MS);
-});
-
-/** The standard's parse of a whole stream, written plainly: what a chunked reading must equal. */
-function referenceEvents(text: string): { type: string; data: string }[] {
-  const lines = (text.startsWith("\uFEFF") ? text.slice(1) : text).split(/\r\n|\r|\n/);
-  lines.pop(); // the last piece has no line end: an unfinished line is never read
-  const out: { type: string; data: string }[] = [];
-  let data: string[] = [];
-  let type = "";
-  for (const line of lines) {
-    if (line === "") {
-      if (data.length > 0) out.push({ type: type || "message", data: data.join("\n") });
-      data = [];
-      type = "";
-      continue;
-    }
-    if (line.startsWith(":")) continue;
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
-    if (field === "data") data.push(value);
-    if (field === "event") type = value;
-  }
-  return out;
-}
-
-const streamLine = fc.oneof(
-  fc.constantFrom("", ":", ": note", "data", "data:", "data: x", "event: a", "event:", "id: 1", "retry: 10", "bogus: y"),
-  fc.string({ maxLength: 12 }).map((v) => `data: ${v.replace(/[\r\n]/g, "")}`),
-  fc.string({ maxLength: 12 }).map((v) => v.replace(/[\r\n]/g, "")),
-);
-
-describe("the event-stream reader under fuzzing", () => {
-  it("yields the standard's events however the stream is cut and whatever line ends it uses", () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(streamLine, fc.constantFrom("\n", "\r", "\r\n")), { maxLength: 16 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 10 }), (lines, bom, cuts) => {
-        const text = (bom ? "\uFEFF" : "") + lines.map(([l, end]) => l + end).join("");
-        const parser = new EventStreamParser(1 << 20);
-        const got: StreamEvent[] = [];
-        for (const chunk of chunked(Buffer.from(text, "utf8"), cuts)) got.push(...parser.push(chunk));
-        got.push(...parser.end());
-        expect(got.map((e) => (e.kind === "event" ? { type: e.type, data: e.data } : e))).toEqual(referenceEvents(text));
-      }),
-      fuzzParams("mcp-event-stream", 4),
-    );
-  }, FUZZ_TIMEOUT_MS);
-
-  it("reads any bytes without throwing and keeps no event over its bound", () => {
-    fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 400 }), fc.integer({ min: 1, max: 64 }), fc.array(fc.nat(), { maxLength: 8 }), (bytes, max, cuts) => {
-        const parser = new EventStreamParser(max);
-        const events = [...chunked(Buffer.from(bytes), cuts).flatMap((c) => parser.push(c)), ...parser.end()];
-        for (const e of events) {
-          if (e.kind === "event") expect(Buffer.byteLength(e.data) + Buffer.byteLength(e.type)).toBeLessThanOrEqual(max);
-          else expect(e.bytes).toBeGreaterThan(max);
-        }
-      }),
-      fuzzParams("mcp-event-stream-bytes", 4),
-    );
-  }, FUZZ_TIMEOUT_MS);
-});
-
-describe("a remote server's URL and headers under fuzzing", () => {
-  it("any URL text is refused with a precise error or is https, or http to this machine, with no credentials", () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.string({ maxLength: 40 }), fc.constantFrom("http://127.0.0.1:1/x", "http://[::1]/", "http://localhost/")), (text) => {
-        let url: URL;
-        try {
-          url = remoteUrl(text);
-        } catch (error) {
-          expect(error).toBeInstanceOf(RemoteServerError);
-          return;
-        }
-        expect(url.username + url.password + url.hash).toBe("");
-        if (url.protocol !== "https:") expect(["localhost", "[::1]"].includes(url.hostname) || /^127\./.test(url.hostname)).toBe(true);
-      }),
-      fuzzParams("mcp-remote-url", 4),
-    );
-  }, FUZZ_TIMEOUT_MS);
-
-  it("any header flags and environment are refused without quoting a value, or give headers that cannot break a request", () => {
-    const secret = "SECRETVALUE";
-    fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 30 }).map((s) => s.replace("V", secret)), { maxLength: 4 }), fc.option(fc.oneof(fc.json({ maxDepth: 2 }), fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 20 })).map((d) => JSON.stringify(d))), { nil: undefined }), (flags, env) => {
-        let headers: Record<string, string>;
-        try {
-          headers = remoteHeaders(flags, env);
-        } catch (error) {
-          expect(error).toBeInstanceOf(RemoteServerError);
-          expect(String(error)).not.toContain(secret);
-          return;
-        }
-        for (const [name, value] of Object.entries(headers)) {
-          expect(name).toMatch(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/);
-          expect(value).not.toMatch(/[\r\n\0]/);
-          expect(() => new Headers({ [name]: value })).not.toThrow();
-        }
-      }),
-      fuzzParams("mcp-remote-headers", 4),
-    );
   }, FUZZ_TIMEOUT_MS);
 });

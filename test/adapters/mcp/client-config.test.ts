@@ -116,6 +116,74 @@ describe("MCP client configuration rewriting", () => {
     expect((unwrapServers(withEnv, undefined).document.mcpServers as Record<string, unknown>).r).toEqual({ url: "https://r.example.com/mcp", env: { A: "1" } });
   });
 
+  it("tells which entries are stdio servers, and which are already provenant's", () => {
+    const servers = {
+      empty: {},
+      noCommand: { command: "" },
+      sse: { command: "x", type: "sse" },
+      list: ["x"],
+      nothing: null,
+      mixed: { command: "x", args: ["a", 1] },
+      typed: { command: "x", type: "stdio" },
+      byName: { command: "/usr/local/bin/provenant", args: ["mcp", "--name", "a", "--", "y"] },
+      byExe: { command: "C:\\tools\\provenant.exe", args: ["mcp", "--name", "a", "--", "y"] },
+      byMain: { command: "node", args: ["/opt/p/dist/cli/main.js", "mcp", "--name", "a", "--", "y"] },
+      lookalike: { command: "/bin/xprovenant", args: ["mcp", "--name", "a", "--", "y"] },
+      otherMain: { command: "node", args: ["/opt/p/main.js", "mcp", "--name", "a", "--", "y"] },
+      noSeparator: { command: "provenant", args: ["mcp", "--name", "a", "y"] },
+      noName: { command: "provenant", args: ["mcp", "a", "--", "y"] },
+      urlWithoutValue: { command: "provenant", args: ["mcp", "--name", "a", "--url"] },
+    };
+    const wrapped = wrapServers({ mcpServers: servers }, { provenant: PROVENANT, config: "/c.json" });
+    const why = Object.fromEntries(wrapped.skipped.map((s) => [s.name, s.why]));
+    const notStdio = "not a stdio server (no command, or a url/type other than stdio)";
+    expect(why).toEqual({ empty: notStdio, noCommand: notStdio, sse: notStdio, list: notStdio, nothing: notStdio, mixed: "its args are not all strings", byName: "already runs through provenant", byExe: "already runs through provenant", byMain: "already runs through provenant" });
+    expect(wrapped.changed).toEqual(["typed", "lookalike", "otherMain", "noSeparator", "noName", "urlWithoutValue"]);
+    expect((wrapped.document.mcpServers as Record<string, { args: string[] }>).typed?.args).toEqual([PROVENANT[1], "mcp", "--name", "typed", "--config", "/c.json", "--", "x"]);
+    // Unwrapped: only what is provenant's, whose server follows "--" or "--url".
+    const back = unwrapServers({ mcpServers: servers }, undefined);
+    expect(back.changed).toEqual(["byName", "byExe", "byMain"]);
+  });
+
+  it("restores an entry from the backup only when it is the one wrapped, and makes server names of hostile keys", () => {
+    const wrapped = { mcpServers: { a: { command: PROVENANT[0], args: [PROVENANT[1], "mcp", "--name", "a", "--", "srv", "--new"] }, r: { command: PROVENANT[0], args: [PROVENANT[1], "mcp", "--name", "r", "--url", "https://new.example.com/mcp"], env: { PROVENANT_MCP_HEADERS: '{"K":"v"}' } } } };
+    // The backup's entries are not what was wrapped (another argument, another URL): rebuilt from the wrapped ones.
+    const backup = { mcpServers: { a: { command: "srv", args: ["--old"] }, r: { url: "https://old.example.com/mcp", headers: { K: "old" } } } };
+    expect(unwrapServers(wrapped, backup).document.mcpServers).toEqual({ a: { command: "srv", args: ["--new"] }, r: { url: "https://new.example.com/mcp", headers: { K: "v" } } });
+    const same = { mcpServers: { a: { command: "srv", args: ["--new"], note: 1 }, r: { url: "https://new.example.com/mcp", headers: { K: "v" }, note: 2 } } };
+    expect(unwrapServers(wrapped, same).document.mcpServers).toEqual(same.mcpServers);
+    // A backup entry with no args is what was wrapped only when nothing followed the command.
+    const bare = { mcpServers: { a: { command: PROVENANT[0], args: [PROVENANT[1], "mcp", "--name", "a", "--", "srv"] } } };
+    expect(unwrapServers(bare, { mcpServers: { a: { command: "srv", note: 1 } } }).document.mcpServers).toEqual({ a: { command: "srv", note: 1 } });
+    expect(unwrapServers(wrapped, { mcpServers: { a: { command: "srv", note: 1 } } }).document.mcpServers).toMatchObject({ a: { command: "srv", args: ["--new"] } });
+    expect(serverName("-a-")).toBe("a");
+    expect(serverName("--x--y--")).toBe("x--y");
+    expect(serverName("ok-name")).toBe("ok-name");
+  });
+
+  it("tells a remote entry's transport, sign-in and settings apart", () => {
+    const entry = (more: Record<string, unknown>) => ({ url: "https://x.example.com/mcp", headers: { K: "v" }, ...more });
+    const why = (more: Record<string, unknown>) => wrapServers({ mcpServers: { s: more } }, { provenant: PROVENANT }).skipped[0]?.why;
+    expect(why(entry({ transport: "sse" }))).toMatch(/older SSE transport/);
+    expect(why(entry({ url: "https://x.example.com/sse/" }))).toMatch(/older SSE transport/);
+    expect(why(entry({ url: "https://x.example.com/ssex" }))).toBeUndefined();
+    expect(why(entry({ auth: "oauth" }))).toMatch(/signs in to \(OAuth\)/);
+    expect(why(entry({ oauth: {} }))).toMatch(/signs in to \(OAuth\)/);
+    expect(why(entry({ sslVerify: false }))).toBe("a remote server with connection settings the proxy does not take (sslVerify)");
+    expect(why(entry({ headers: {} }))).toMatch(/with no headers/);
+    expect(why(entry({ headers: "K: v" }))).toMatch(/with no headers/);
+    expect(why(entry({ env: "A=1" }))).toBe("its env is not an object");
+    expect(why({ url: "" })).toBe("not a stdio server (no command, or a url/type other than stdio)");
+    const kept = wrapServers({ mcpServers: { s: entry({ env: { A: "1" } }) } }, { provenant: PROVENANT }).document.mcpServers as Record<string, { env: unknown }>;
+    expect(kept.s?.env).toEqual({ A: "1", PROVENANT_MCP_HEADERS: '{"K":"v"}' });
+    expect(() => wrapServers([], { provenant: PROVENANT })).toThrow(/^the client's configuration is not a JSON object$/);
+    try {
+      wrapServers(null, { provenant: PROVENANT });
+    } catch (error) {
+      expect((error as Error).name).toBe("ClientConfigError");
+    }
+  });
+
   it("makes a server name from any key", () => {
     expect(serverName("fs")).toBe("fs");
     expect(serverName("my server!")).toBe("my-server");

@@ -60,7 +60,7 @@ describe("the Streamable HTTP upstream", () => {
       if (s.method === "DELETE") return void res.writeHead(200).end();
       const body = JSON.parse(s.body) as { id?: number; method: string };
       if (body.id === undefined) return void res.writeHead(202).end();
-      const result = body.method === "initialize" ? { protocolVersion: "2025-06-18", capabilities: {} } : { tools: [] };
+      const result = body.method === "initialize" ? { protocolVersion: "2025-06-18", capabilities: {} } : body.method === "x/revision" ? { protocolVersion: "2099-01-01" } : { tools: [] };
       res.writeHead(200, { "content-type": "application/json", "mcp-session-id": "sess-1" }).end(JSON.stringify({ jsonrpc: "2.0", id: body.id, result }));
     });
     const { up, lines } = upstream(url);
@@ -68,6 +68,13 @@ describe("the Streamable HTTP upstream", () => {
     await vi.waitFor(() => expect(lines).toHaveLength(1));
     up.send(request(1));
     await vi.waitFor(() => expect(lines).toHaveLength(2));
+    // A revision in any answer but initialize's changes nothing.
+    up.send(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "x/revision" }));
+    await vi.waitFor(() => expect(lines).toHaveLength(3));
+    up.send(request(1));
+    await vi.waitFor(() => expect(lines).toHaveLength(4));
+    expect(seen[3]?.headers["mcp-protocol-version"]).toBe("2025-06-18");
+    expect(seen[0]?.headers["content-type"]).toBe("application/json");
     expect(seen[0]?.headers.authorization).toBe("Bearer k3y");
     expect(seen[0]?.headers.accept).toBe("application/json, text/event-stream");
     expect(seen[0]?.headers["mcp-session-id"]).toBeUndefined();
@@ -76,10 +83,67 @@ describe("the Streamable HTTP upstream", () => {
     await up.close();
     expect(seen.at(-1)?.method).toBe("DELETE");
     expect(seen.at(-1)?.headers["mcp-session-id"]).toBe("sess-1");
-    // Closed: nothing more is sent.
+    // Closed: nothing more is sent, and a second close sends nothing either.
     up.send(request(2));
+    await up.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(seen.filter((s) => s.method === "POST")).toHaveLength(2);
+    expect(seen.filter((s) => s.method === "POST")).toHaveLength(4);
+    expect(seen.filter((s) => s.method === "DELETE")).toHaveLength(1);
+  });
+
+  it("ends no session it was never given, and a request in flight when the client leaves gets no answer", async () => {
+    const { url, seen } = await serve(() => undefined);
+    const { up, lines } = upstream(url);
+    up.send(request(1));
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    await up.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen.map((s) => s.method)).toEqual(["POST"]);
+    expect(lines).toEqual([]);
+  });
+
+  it("posts what it cannot read as it is, and asks nothing of it; a batch's requests each get their error", async () => {
+    const { url, seen } = await serve((_s, res) => res.writeHead(500).end());
+    const { up, lines } = upstream(url);
+    up.send("not json");
+    up.send(JSON.stringify([1, null, { jsonrpc: "2.0", id: 5, method: "tools/list" }, { jsonrpc: "2.0", method: "notifications/x" }, { jsonrpc: "2.0", id: 6, method: "tools/list" }]));
+    await vi.waitFor(() => expect(lines).toHaveLength(2));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lines.map((l) => (JSON.parse(l) as { id: unknown }).id)).toEqual([5, 6]);
+    expect(seen.map((s) => s.body)).toContain("not json");
+  });
+
+  it("opens the stream again when it ends, and not after the server refuses it; not at all when initialized was refused; a 404 of a session says so", async () => {
+    let gets = 0;
+    const ending = await serve((s, res) => {
+      if (s.method === "POST") return void res.writeHead(202, { "mcp-session-id": "s-1" }).end();
+      gets += 1;
+      if (gets === 1) return void res.writeHead(200, { "content-type": "text/event-stream" }).end();
+      res.writeHead(404, { "content-type": "text/plain" }).end("gone");
+    });
+    const a = upstream(ending.url);
+    const initialized = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+    a.up.send(initialized);
+    // A second initialized opens no second stream while one is open.
+    a.up.send(initialized);
+    await vi.waitFor(() => expect(gets).toBe(2), { timeout: 5_000 });
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(gets).toBe(2);
+    expect(a.log.join("\n")).toContain('answered GET with HTTP 404: "gone"');
+    expect(a.log.join("\n")).toContain("the server ended the session; restart the client to begin a new one");
+    await a.up.close();
+    const refused = await serve((s, res) => res.writeHead(s.method === "POST" ? 500 : 200).end());
+    const b = upstream(refused.url);
+    b.up.send(initialized);
+    await vi.waitFor(() => expect(b.log.join("\n")).toContain("answered POST with HTTP 500"));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(refused.seen.map((s) => s.method)).toEqual(["POST"]);
+    // A body that says it is not JSON is read as JSON all the same, and the log says so.
+    const untyped = await serve((_s, res) => res.writeHead(200, { "content-type": "text/plain" }).end('{"jsonrpc":"2.0","id":1,"result":{}}'));
+    const c = upstream(untyped.url);
+    c.up.send(request(1));
+    await vi.waitFor(() => expect(c.lines).toEqual(['{"jsonrpc":"2.0","id":1,"result":{}}']));
+    expect(c.log.join("\n")).toContain("answered with text/plain; read as JSON");
   });
 
   it("opens the stream of what the server sends unasked once the session is initialised, and not again after a 405", async () => {
@@ -131,6 +195,9 @@ describe("the Streamable HTTP upstream", () => {
     up.send(request(2));
     up.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: {} }));
     await vi.waitFor(() => expect(lines).toHaveLength(2));
+    // The notification's accepted, answerless 202 brings nothing.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lines).toHaveLength(2);
     for (const line of lines) expect(line).toMatch(NOT_ANSWERED);
     expect(lines.map((l) => (JSON.parse(l) as { id: number }).id).sort()).toEqual([1, 2]);
     // The server's words go to the log, escaped; not to the client.

@@ -10,12 +10,22 @@ describe("a remote MCP server's URL and headers", () => {
     expect(() => remoteUrl("http://localhost.evil.com/mcp")).toThrow(/plain http/);
     expect(() => remoteUrl("ws://example.com/mcp")).toThrow(/ws: is not HTTP/);
     expect(() => remoteUrl("https://user:pw@example.com/mcp")).toThrow(/user or password/);
-    expect(() => remoteUrl("example.com/mcp")).toThrow(RemoteServerError);
+    expect(() => remoteUrl("example.com/mcp")).toThrow(/^--url "example\.com\/mcp" is not a URL$/);
+    expect(() => remoteUrl("https://user@example.com/mcp")).toThrow(/user or password/);
+    expect(() => remoteUrl("https://:pw@example.com/mcp")).toThrow(/user or password/);
+    try {
+      remoteUrl("nonsense");
+    } catch (error) {
+      expect((error as Error).name).toBe("RemoteServerError");
+    }
   });
 
   it("reads headers from the environment's JSON object, then the flags, a later one of the same name replacing an earlier", () => {
     expect(remoteHeaders(["X-Team: blue", "authorization:  Bearer b  "], JSON.stringify({ Authorization: "Bearer a", "X-Env": "1" }))).toEqual({ authorization: "Bearer b", "X-Env": "1", "X-Team": "blue" });
     expect(remoteHeaders([], undefined)).toEqual({});
+    // Space around the colon is not part of the name or the value.
+    expect(remoteHeaders(["X-Team : blue "], undefined)).toEqual({ "X-Team": "blue" });
+    expect(() => remoteHeaders(["X-Key: a\nb"], undefined)).toThrow(/^--header: the value of X-Key holds/);
     expect(remoteHeaders([], "")).toEqual({});
   });
 
