@@ -218,6 +218,17 @@ describe("the Streamable HTTP upstream", () => {
     expect(lines[0]).toMatch(NOT_ANSWERED);
     expect(other.seen).toEqual([]);
     expect(log.join("\n")).toContain(`answered POST with HTTP 307 to ${other.url.href} (not followed: the headers would go with it)`);
+    expect(log.join("\n")).not.toContain("ended the session");
+  });
+
+  it("an empty answer to a request is no message: the request gets its error and nothing else reaches the proxy", async () => {
+    const { url } = await serve((_s, res) => res.writeHead(200, { "content-type": "application/json" }).end());
+    const { up, lines } = upstream(url);
+    up.send(request(3));
+    await vi.waitFor(() => expect(lines).toHaveLength(1));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(NOT_ANSWERED);
   });
 
   it("drops a body over the limit (reported by size) and a session id that is not visible ASCII is never sent back", async () => {
