@@ -7,7 +7,7 @@
  * so a character split across chunks is never mangled.
  *
  * Bounded: an event whose lines hold more than `maxEventBytes` is not kept; it is reported by
- * its size when its blank line comes, and nothing of it is held meanwhile.
+ * its size when its blank line comes, and no more of it than the bound is held meanwhile.
  */
 export type StreamEvent = { readonly kind: "event"; readonly type: string; readonly data: string; readonly id: string | null } | { readonly kind: "oversize"; readonly bytes: number };
 
@@ -69,11 +69,6 @@ export class EventStreamParser {
     this.type = "";
     this.eventBytes = 0;
     return [];
-  }
-
-  /** The last event id the stream set (for a reconnection's `Last-Event-ID`). */
-  get lastEventId(): string | null {
-    return this.lastId;
   }
 
   private take(part: Buffer): void {

@@ -28,7 +28,6 @@ export interface HttpUpstreamOptions {
   readonly oversize: (bytes: number) => void;
   /** Resolves when the client can take more (its pipe is not full). */
   readonly ready: () => Promise<void>;
-  readonly fetch?: typeof fetch;
 }
 
 /** JSON-RPC's code for an error of the implementation: the server could not be asked. */
@@ -47,11 +46,8 @@ export class HttpUpstream {
   private readonly inFlight = new Set<AbortController>();
   private listening: AbortController | null = null;
   private closed = false;
-  private readonly fetch: typeof fetch;
 
-  constructor(private readonly o: HttpUpstreamOptions) {
-    this.fetch = o.fetch ?? fetch;
-  }
+  constructor(private readonly o: HttpUpstreamOptions) {}
 
   /** Where the log names the server: no query, which may hold a key. */
   get where(): string {
@@ -62,7 +58,7 @@ export class HttpUpstream {
   send(line: Buffer | string): void {
     if (this.closed) return;
     const text = typeof line === "string" ? line : line.toString("utf8");
-    let requests: string[] = [];
+    const requests: string[] = [];
     let initialized = false;
     try {
       const parsed: unknown = JSON.parse(text);
@@ -75,8 +71,8 @@ export class HttpUpstream {
         if (message.method === "notifications/initialized") initialized = true;
       }
     } catch {
-      // The proxy forwards what it could read; should anything else come, the server judges it.
-      requests = [];
+      // The proxy forwards what it could read; should anything else come, it goes as it is (no
+      // request of it is known, so none gets an error), and the server judges it.
     }
     void this.post(text, requests).then((ok) => {
       if (ok && initialized) this.listen();
@@ -91,7 +87,7 @@ export class HttpUpstream {
     for (const controller of this.inFlight) controller.abort();
     if (this.sessionId === null) return;
     try {
-      await this.fetch(this.o.url, { method: "DELETE", headers: this.headers(), redirect: "manual", signal: AbortSignal.timeout(2_000) });
+      await fetch(this.o.url, { method: "DELETE", headers: this.headers(), redirect: "manual", signal: AbortSignal.timeout(2_000) });
     } catch {
       // The session ends on the server's side in time all the same.
     }
@@ -112,7 +108,7 @@ export class HttpUpstream {
     this.inFlight.add(controller);
     const answered = new Set<string>();
     try {
-      const response = await this.fetch(this.o.url, {
+      const response = await fetch(this.o.url, {
         method: "POST",
         headers: { ...this.headers(), "content-type": "application/json" },
         body,
@@ -143,7 +139,7 @@ export class HttpUpstream {
     void (async () => {
       let again = false;
       try {
-        const response = await this.fetch(this.o.url, { method: "GET", headers: this.headers("text/event-stream"), redirect: "manual", signal: controller.signal });
+        const response = await fetch(this.o.url, { method: "GET", headers: this.headers("text/event-stream"), redirect: "manual", signal: controller.signal });
         if (response.status === 405) return;
         if (!response.ok) {
           await this.refused(response, "GET");
