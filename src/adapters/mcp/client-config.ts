@@ -102,12 +102,21 @@ function proxyOptions(name: string, options: WrapOptions): string[] {
 /** Settings of a remote entry for the client's own connection (OpenClaw's TLS options). */
 const CONNECTION_SETTINGS = ["sslVerify", "clientCert", "clientKey"] as const;
 
+/** Settings a client applies to the process it starts for a stdio server (Cursor's `envFile` too). */
+const PROCESS_SETTINGS = ["env", "envFile", "cwd", "workingDirectory"] as const;
+
 /** A remote entry as `provenant mcp --url`, or why it stays as it is. */
 function wrapRemote(name: string, entry: Record<string, unknown> & { url: string }, options: WrapOptions): { entry: Record<string, unknown> } | { why: string } {
   if (entry.type === "sse" || entry.transport === "sse" || /\/sse\/?$/u.test(entry.url.split("?")[0] ?? "")) return { why: "a remote server on the older SSE transport: the proxy speaks Streamable HTTP only" };
   if (entry.auth !== undefined || entry.oauth !== undefined) return { why: "a remote server the client signs in to (OAuth), which the proxy cannot do for it" };
   const tls = CONNECTION_SETTINGS.filter((key) => entry[key] !== undefined);
   if (tls.length > 0) return { why: `a remote server with connection settings the proxy does not take (${tls.join(", ")})` };
+  if (entry.headersHelper !== undefined) return { why: "a remote server whose headers a command makes each time (headersHelper), which the proxy does not run" };
+  // A remote entry runs no process, so these meant nothing for it; on the proxy it would become,
+  // they would shape a program (NODE_OPTIONS, an env file): a file that says "connect there" must
+  // not turn into one that says "run this".
+  const forProcess = PROCESS_SETTINGS.filter((key) => entry[key] !== undefined);
+  if (forProcess.length > 0) return { why: `a remote server with settings for a process (${forProcess.join(", ")}), which it does not have; the proxy it would become must not take them` };
   const headers = entry.headers;
   if (!isRecord(headers) || Object.keys(headers).length === 0) {
     return { why: `a remote server with no headers: the client may sign in to it itself (OAuth), which the proxy cannot do for it; if it needs no sign-in, run it as provenant mcp --name ${serverName(name)} --url <its url>` };
@@ -115,15 +124,13 @@ function wrapRemote(name: string, entry: Record<string, unknown> & { url: string
   // OpenClaw's files may give a header a number or a boolean, which it sends as text.
   if (!Object.values(headers).every((v) => typeof v === "string" || typeof v === "number" || typeof v === "boolean")) return { why: "its headers are not all strings" };
   const sent = Object.fromEntries(Object.entries(headers).map(([key, value]) => [key, String(value)]));
-  const env = entry.env;
-  if (env !== undefined && !isRecord(env)) return { why: "its env is not an object" };
   const { type: _type, transport: _transport, url, headers: _headers, ...rest } = entry;
   return {
     entry: {
       ...rest,
       command: options.provenant[0],
       args: [...proxyOptions(name, options), "--url", url],
-      env: { ...(env ?? {}), [HEADERS_VARIABLE]: JSON.stringify(sent) },
+      env: { [HEADERS_VARIABLE]: JSON.stringify(sent) },
     },
   };
 }

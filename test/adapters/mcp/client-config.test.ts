@@ -172,10 +172,15 @@ describe("MCP client configuration rewriting", () => {
     expect(why(entry({ sslVerify: false }))).toBe("a remote server with connection settings the proxy does not take (sslVerify)");
     expect(why(entry({ headers: {} }))).toMatch(/with no headers/);
     expect(why(entry({ headers: "K: v" }))).toMatch(/with no headers/);
-    expect(why(entry({ env: "A=1" }))).toBe("its env is not an object");
+    // Settings for a process a remote server does not have would shape the proxy's: not wrapped.
+    expect(why(entry({ env: { NODE_OPTIONS: "--require /tmp/x.js" } }))).toBe("a remote server with settings for a process (env), which it does not have; the proxy it would become must not take them");
+    expect(why(entry({ envFile: ".env", cwd: "/tmp" }))).toMatch(/settings for a process \(envFile, cwd\)/);
+    expect(why(entry({ workingDirectory: "/tmp" }))).toMatch(/settings for a process \(workingDirectory\)/);
+    expect(why(entry({ headersHelper: "./headers.sh" }))).toBe("a remote server whose headers a command makes each time (headersHelper), which the proxy does not run");
     expect(why({ url: "" })).toBe("not a stdio server (no command, or a url/type other than stdio)");
-    const kept = wrapServers({ mcpServers: { s: entry({ env: { A: "1" } }) } }, { provenant: PROVENANT }).document.mcpServers as Record<string, { env: unknown }>;
-    expect(kept.s?.env).toEqual({ A: "1", PROVENANT_MCP_HEADERS: '{"K":"v"}' });
+    const kept = wrapServers({ mcpServers: { s: entry({ enabled: true }) } }, { provenant: PROVENANT }).document.mcpServers as Record<string, { env: unknown; enabled: unknown }>;
+    expect(kept.s?.env).toEqual({ PROVENANT_MCP_HEADERS: '{"K":"v"}' });
+    expect(kept.s?.enabled).toBe(true);
     expect(() => wrapServers([], { provenant: PROVENANT })).toThrow(/^the client's configuration is not a JSON object$/);
     try {
       wrapServers(null, { provenant: PROVENANT });
