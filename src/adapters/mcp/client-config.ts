@@ -1,6 +1,6 @@
 import { isMcpServerName } from "../../core/mcp-tool-names.js";
 import { isRecord } from "../../core/json-record.js";
-import { HEADERS_VARIABLE } from "./remote-server.js";
+import { HEADERS_VARIABLE, remoteUrl } from "./remote-server.js";
 
 /**
  * An MCP client's server list (`mcpServers` in Claude Desktop's, Cursor's and Claude Code's
@@ -109,6 +109,14 @@ const PROCESS_SETTINGS = ["env", "envFile", "cwd", "workingDirectory"] as const;
 function wrapRemote(name: string, entry: Record<string, unknown> & { url: string }, options: WrapOptions): { entry: Record<string, unknown> } | { why: string } {
   if (entry.type === "sse" || entry.transport === "sse" || /\/sse\/?$/u.test(entry.url.split("?")[0] ?? "")) return { why: "a remote server on the older SSE transport: the proxy speaks Streamable HTTP only" };
   if (entry.auth !== undefined || entry.oauth !== undefined) return { why: "a remote server the client signs in to (OAuth), which the proxy cannot do for it" };
+  // A URL the client fills in from its environment (`${VAR}`) is checked by the proxy as it starts.
+  if (!entry.url.includes("${")) {
+    try {
+      remoteUrl(entry.url);
+    } catch (error) {
+      return { why: `a URL the proxy would refuse (${error instanceof Error ? error.message : String(error)})` };
+    }
+  }
   const tls = CONNECTION_SETTINGS.filter((key) => entry[key] !== undefined);
   if (tls.length > 0) return { why: `a remote server with connection settings the proxy does not take (${tls.join(", ")})` };
   if (entry.headersHelper !== undefined) return { why: "a remote server whose headers a command makes each time (headersHelper), which the proxy does not run" };
