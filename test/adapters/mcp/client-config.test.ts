@@ -172,6 +172,8 @@ describe("MCP client configuration rewriting", () => {
     expect(why(entry({ url: "http://mcp.example.com/mcp" }))).toBe("a URL the proxy would refuse (--url: plain http is for a server on this machine only (localhost, 127.0.0.1, [::1]), not mcp.example.com; use https)");
     expect(why(entry({ url: "https://user:pw@mcp.example.com/mcp" }))).toMatch(/^a URL the proxy would refuse \(--url holds a user or password/);
     expect(why(entry({ url: "https://${MCP_HOST}/mcp" }))).toBeUndefined();
+    // Plain http is for this machine only, and a host the client fills in may be this machine.
+    expect(why(entry({ url: "http://${MCP_HOST}/mcp" }))).toBeUndefined();
     expect(why(entry({ oauth: {} }))).toMatch(/signs in to \(OAuth\)/);
     expect(why(entry({ sslVerify: false }))).toBe("a remote server with connection settings the proxy does not take (sslVerify)");
     expect(why(entry({ headers: {} }))).toMatch(/with no headers/);
