@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { median, printTable } from "./lib/stats.js";
+import { meanMs, median, printTable } from "./lib/stats.js";
 
 /**
  * What the MCP proxy adds per message: the official SDK client calls a real SDK server over stdio,
@@ -33,12 +33,6 @@ async function connect(dir: string, proxied: boolean, config: unknown, workspace
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(transport);
   return client;
-}
-
-async function meanMs(n: number, fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  for (let i = 0; i < n; i++) await fn();
-  return (performance.now() - t) / n;
 }
 
 async function main_(): Promise<void> {

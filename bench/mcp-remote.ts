@@ -1,13 +1,11 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { median, printTable } from "./lib/stats.js";
+import { MAIN as main, startHttpServer } from "../test/e2e/mcp-harness.js";
+import { meanMs, median, printTable } from "./lib/stats.js";
 
 /**
  * What `provenant mcp --url` adds per message to a remote server: the official SDK client calls a
@@ -20,18 +18,6 @@ const ROUNDS = 7;
 const PER_ROUND = 200;
 const TOKEN = "bench-token";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const main = join(root, "dist/cli/main.js");
-const serverScript = join(root, "test/e2e/fixtures/mcp/http-server.mjs");
-
-async function startServer(dir: string): Promise<{ url: string; stop: () => void }> {
-  const server = spawn(process.execPath, [serverScript, join(dir, "description.txt"), join(dir, "saved.txt"), join(dir, "page.txt"), "--token", TOKEN], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: server.stdout }).once("line", resolve);
-    server.once("exit", (code) => reject(new Error(`the server exited (${code})`)));
-  });
-  return { url, stop: () => server.kill() };
-}
 
 async function proxied(dir: string, url: string, config: unknown, workspace: string): Promise<Client> {
   const configFile = join(dir, `config-${Math.random().toString(16).slice(2)}.json`);
@@ -53,23 +39,17 @@ async function direct(url: string): Promise<Client> {
   return client;
 }
 
-async function meanMs(n: number, fn: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  for (let i = 0; i < n; i++) await fn();
-  return (performance.now() - t) / n;
-}
-
 async function main_(): Promise<void> {
   if (!existsSync(main)) throw new Error("dist/cli/main.js is missing: run `npm run build` (npm run bench does)");
   const dir = mkdtempSync(join(tmpdir(), "provenant-bench-mcp-remote-"));
   writeFileSync(join(dir, "description.txt"), "Saves a note.");
   writeFileSync(join(dir, "page.txt"), "");
-  const server = await startServer(dir);
+  const { url, server } = await startHttpServer([join(dir, "description.txt"), join(dir, "saved.txt"), join(dir, "page.txt"), "--token", TOKEN]);
   // Trusted output and a known tool: every call is allowed, the guard still decides each one.
-  const allowed = await proxied(dir, server.url, { toolOutputTaints: { "mcp__bench__*": "trusted" } }, join(dir, "ws-allowed"));
+  const allowed = await proxied(dir, url, { toolOutputTaints: { "mcp__bench__*": "trusted" } }, join(dir, "ws-allowed"));
   // Every call held (confirm at trusted): the proxy answers from the guard, the server is not called.
-  const held = await proxied(dir, server.url, { toolOutputTaints: { "mcp__bench__*": "trusted" }, taintPolicy: { trusted: "confirm" } }, join(dir, "ws-held"));
-  const straight = await direct(server.url);
+  const held = await proxied(dir, url, { toolOutputTaints: { "mcp__bench__*": "trusted" }, taintPolicy: { trusted: "confirm" } }, join(dir, "ws-held"));
+  const straight = await direct(url);
   const call = (c: Client) => () => c.callTool({ name: "notes", arguments: { text: "x" } });
   const list = (c: Client) => () => c.listTools();
   for (const c of [allowed, held, straight]) for (let i = 0; i < 50; i++) await call(c)();
@@ -82,7 +62,7 @@ async function main_(): Promise<void> {
     rows.listProxy.push(await meanMs(PER_ROUND, list(allowed)));
   }
   for (const c of [allowed, held, straight]) await c.close();
-  server.stop();
+  server.kill();
   rmSync(dir, { recursive: true, force: true });
   const d = median(rows.direct);
   const ld = median(rows.listDirect);

@@ -26,3 +26,10 @@ export function sampleMicros(fn: () => void, samples: number, warmup: number): n
   }
   return out;
 }
+
+/** Milliseconds per call of `fn`, the mean of `n` calls made one after another. */
+export async function meanMs(n: number, fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  for (let i = 0; i < n; i++) await fn();
+  return (performance.now() - t) / n;
+}
