@@ -245,9 +245,7 @@ function isRemoteEntry(entry: unknown): entry is Record<string, unknown> & { url
 }
 
 function isStdioEntry(entry: unknown): entry is Record<string, unknown> & { command: string } {
-  if (entry === null || typeof entry !== "object" || Array.isArray(entry)) return false;
-  const e = entry as Record<string, unknown>;
-  return typeof e.command === "string" && e.command !== "" && (e.type === undefined || e.type === "stdio") && e.url === undefined;
+  return isRecord(entry) && typeof entry.command === "string" && entry.command !== "" && (entry.type === undefined || entry.type === "stdio") && entry.url === undefined;
 }
 
 /**

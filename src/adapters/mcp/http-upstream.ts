@@ -189,22 +189,14 @@ export class HttpUpstream {
         if (done) return;
       }
     }
-    const chunks: Uint8Array[] = [];
-    let bytes = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      if (bytes > this.o.maxMessageBytes) {
-        await reader.cancel();
-        this.o.oversize(bytes);
-        return;
-      }
-      chunks.push(value);
+    const body = await readAtMost(reader, this.o.maxMessageBytes);
+    if (!body.whole) {
+      this.o.oversize(body.bytes.length);
+      return;
     }
-    if (bytes === 0) return;
+    if (body.bytes.length === 0) return;
     if (type !== "application/json") this.o.logger.warn(`mcp ${this.o.server}: ${this.where} answered with ${type === "" ? "no content type" : type}; read as JSON`);
-    this.message(Buffer.concat(chunks).toString("utf8"), answered);
+    this.message(body.bytes.toString("utf8"), answered);
   }
 
   private fromEvent(event: StreamEvent, answered: Set<string>): void {
@@ -239,19 +231,30 @@ export class HttpUpstream {
   }
 }
 
+/** The first `max` characters of a body, for the log. */
 async function boundedText(response: Response, max: number): Promise<string> {
   if (response.body === null) return "";
-  const reader = response.body.getReader();
+  // Reading stops once `max` bytes are in: the log needs no more.
+  return (await readAtMost(response.body.getReader(), max - 1)).bytes.toString("utf8").slice(0, max);
+}
+
+/**
+ * A body read until it ends or holds more than `max` bytes (the read that passed the bound is the
+ * last, and the rest is never read): whole when it ended first.
+ */
+async function readAtMost(reader: ReadableStreamDefaultReader<Uint8Array>, max: number): Promise<{ readonly bytes: Buffer; readonly whole: boolean }> {
   const chunks: Uint8Array[] = [];
   let bytes = 0;
-  while (bytes < max) {
+  for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) return { bytes: Buffer.concat(chunks), whole: true };
     chunks.push(value);
     bytes += value.byteLength;
+    if (bytes > max) {
+      await reader.cancel().catch(() => undefined);
+      return { bytes: Buffer.concat(chunks), whole: false };
+    }
   }
-  await reader.cancel().catch(() => undefined);
-  return Buffer.concat(chunks).toString("utf8").slice(0, max);
 }
 
 function reason(error: unknown): string {
