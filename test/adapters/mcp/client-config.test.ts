@@ -133,11 +133,12 @@ describe("MCP client configuration rewriting", () => {
       noSeparator: { command: "provenant", args: ["mcp", "--name", "a", "y"] },
       noName: { command: "provenant", args: ["mcp", "a", "--", "y"] },
       urlWithoutValue: { command: "provenant", args: ["mcp", "--name", "a", "--url"] },
+      both: { command: "x", url: "https://x.example.com/mcp" },
     };
     const wrapped = wrapServers({ mcpServers: servers }, { provenant: PROVENANT, config: "/c.json" });
     const why = Object.fromEntries(wrapped.skipped.map((s) => [s.name, s.why]));
     const notStdio = "not a stdio server (no command, or a url/type other than stdio)";
-    expect(why).toEqual({ empty: notStdio, noCommand: notStdio, sse: notStdio, list: notStdio, nothing: notStdio, mixed: "its args are not all strings", byName: "already runs through provenant", byExe: "already runs through provenant", byMain: "already runs through provenant" });
+    expect(why).toEqual({ empty: notStdio, noCommand: notStdio, sse: notStdio, list: notStdio, nothing: notStdio, both: notStdio, mixed: "its args are not all strings", byName: "already runs through provenant", byExe: "already runs through provenant", byMain: "already runs through provenant" });
     expect(wrapped.changed).toEqual(["typed", "lookalike", "otherMain", "noSeparator", "noName", "urlWithoutValue"]);
     expect((wrapped.document.mcpServers as Record<string, { args: string[] }>).typed?.args).toEqual([PROVENANT[1], "mcp", "--name", "typed", "--config", "/c.json", "--", "x"]);
     // Unwrapped: only what is provenant's, whose server follows "--" or "--url".

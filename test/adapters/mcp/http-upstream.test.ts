@@ -231,6 +231,25 @@ describe("the Streamable HTTP upstream", () => {
     expect(lines[0]).toMatch(NOT_ANSWERED);
   });
 
+  it("takes an answer of exactly the limit whole; logs at most 500 characters of a refusal", async () => {
+    const answer = (id: number, pad: number) => JSON.stringify({ jsonrpc: "2.0", id, result: { text: "x".repeat(pad) } });
+    const exact = 200;
+    const pad = exact - answer(1, 0).length;
+    const { url } = await serve((s, res) => {
+      const body = JSON.parse(s.body) as { id: number };
+      if (body.id === 1) return void res.writeHead(200, { "content-type": "application/json" }).end(answer(1, pad));
+      res.writeHead(503, { "content-type": "text/plain" }).end("y".repeat(2_000));
+    });
+    const { up, lines, oversize, log } = upstream(url, exact);
+    up.send(request(1));
+    await vi.waitFor(() => expect(lines).toHaveLength(1));
+    expect(lines[0]).toBe(answer(1, pad));
+    expect(oversize).toEqual([]);
+    up.send(request(2));
+    await vi.waitFor(() => expect(lines).toHaveLength(2));
+    expect(log.join("\n")).toContain(`answered POST with HTTP 503: "${"y".repeat(500)}"`);
+  });
+
   it("drops a body over the limit (reported by size) and a session id that is not visible ASCII is never sent back", async () => {
     const { url, seen } = await serve((s, res) => {
       const body = JSON.parse(s.body) as { id: number };
