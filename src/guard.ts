@@ -10,6 +10,7 @@ import { policyForAgent, type ResolvedConfig } from "./core/config.js";
 import type { Decision, DecisionProvenance } from "./core/decision.js";
 import { developerHeader } from "./core/developer-header.js";
 import type { ToolGate } from "./core/gate.js";
+import { gateFiles } from "./core/gate-files.js";
 import { classifyInitialTrust } from "./core/initial-trust.js";
 import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
@@ -919,8 +920,17 @@ export class Guard {
       return { ...base, verdict: "block", rule: "iteration-cap", reason: `the turn exceeded maxIterations (${this.config.maxIterations}) and is blocked` };
     }
 
+    const files = gateFiles(this.catalogue, call.tool, call.params, this.home, extractPatchTargets);
     for (const gate of this.gates) {
-      const verdict = gate.check({ sessionId: s.sessionId, turnId: s.turnId, tool: call.tool, params: call.params, taint, senderIsOwner: s.senderIsOwner });
+      const verdict = gate.check({
+        sessionId: s.sessionId,
+        turnId: s.turnId,
+        tool: call.tool,
+        params: call.params,
+        taint,
+        senderIsOwner: s.senderIsOwner,
+        ...(files !== undefined ? { files } : {}),
+      });
       if (verdict === undefined) continue;
       if (verdict.verdict === "confirm") {
         if (approved()) continue;

@@ -9,6 +9,18 @@ export interface GateCall {
   readonly taint: TrustLevel;
   /** null when the framework did not say who sent the turn. */
   readonly senderIsOwner: boolean | null;
+  /** For a tool the host reads or writes a file with: every path the host may read its path arguments as. */
+  readonly files?: GateFiles;
+}
+
+/**
+ * Where a file tool's call lands, as the host reads what the model wrote (`@SOUL.md` is SOUL.md to
+ * OpenClaw): the guard knows its host's tools and their rewriting; a gate only resolves the paths.
+ */
+export interface GateFiles {
+  /** True for a tool that writes (or patches) the files. */
+  readonly writes: boolean;
+  readonly paths: readonly string[];
 }
 
 export interface GateVerdict {

@@ -6,7 +6,7 @@ import type { SigConfig } from "./sig-config.js";
 import { SIG_DIR } from "./sig-store.js";
 
 /** Parameter names under which write-like tools name their target. */
-export const TARGET_PATH_KEYS: readonly string[] = Object.freeze(["path", "file_path", "filePath", "file", "target_file"]);
+export const TARGET_PATH_KEYS: readonly string[] = Object.freeze(["path", "file_path", "filePath", "file", "target_file", "notebook_path"]);
 
 /** A patch naming more files than this is refused rather than checked one by one. */
 const MAX_PATCH_TARGETS = 256;
@@ -33,9 +33,12 @@ export type MutationTarget =
 
 /**
  * Second gate. A write, edit or patch aimed at a file under a sig policy, at a signed file, or at
- * `.sig/` itself is blocked; mutable files are pointed at update_and_sign. Targets are resolved
- * as the kernel would (symlinks, `..`, case on case-insensitive systems, hard links), so another
- * name for a protected file is the protected file. It applies to every sender.
+ * `.sig/` itself is blocked; mutable files are pointed at update_and_sign. A call is a write when
+ * its tool is one of `writeTools`/`patchTools` or the guard says the host's tool writes files
+ * (`call.files`), and its targets are the path parameters as written plus every path the host may
+ * read them as. Targets are resolved as the kernel would (symlinks, `..`, case on case-insensitive
+ * systems, hard links), so another name for a protected file is the protected file. It applies to
+ * every sender.
  */
 export interface MutationGate extends ToolGate {
   /** `check`, plus target paths the framework derived for the call (its path hint), if any. */
@@ -78,12 +81,11 @@ export function createMutationGate(options: MutationGateOptions): MutationGate {
   };
 
   const check = (call: GateCall, derivedPaths: readonly string[]): GateVerdict | undefined => {
+    const hinted = [...derivedPaths, ...(call.files?.paths ?? [])];
     let targets: string[];
-    if (writeTools.has(call.tool)) {
-      targets = [...pathParams(call.params), ...derivedPaths];
-    } else if (patchTools.has(call.tool)) {
+    if (patchTools.has(call.tool)) {
       const patch = Object.values(call.params).filter((v): v is string => typeof v === "string").join("\n");
-      targets = [...extractPatchTargets(patch), ...pathParams(call.params), ...derivedPaths];
+      targets = [...extractPatchTargets(patch), ...pathParams(call.params), ...hinted];
       if (targets.length === 0) {
         return {
           verdict: "block",
@@ -94,10 +96,12 @@ export function createMutationGate(options: MutationGateOptions): MutationGate {
       if (targets.length > MAX_PATCH_TARGETS) {
         return { verdict: "block", rule: "sig.mutation.unreadable_patch", reason: `${call.tool}: the patch names more than ${MAX_PATCH_TARGETS} files.` };
       }
+    } else if (writeTools.has(call.tool) || call.files?.writes === true) {
+      targets = [...pathParams(call.params), ...hinted];
     } else {
       if (forbidden.size === 0) return undefined;
       // The signing key must not be read either: with it, `.sig/` could be re-signed at will.
-      for (const target of [...pathParams(call.params), ...derivedPaths]) {
+      for (const target of [...pathParams(call.params), ...hinted]) {
         const resolved = options.resolver.resolve(target);
         if (resolved.kind !== "unresolvable" && forbidden.has(resolved.real)) return verdictFor(call.tool, { kind: "forbidden" });
       }
