@@ -72,7 +72,7 @@ export const MUTATION_MODULES = {
   // answer applies to a held call.
   guard: {
     gate: 90,
-    mutate: ["src/guard.ts", "src/guard-config.ts", "src/guard-fail-safe.ts", "src/guard-call-output.ts", "src/guard-held-calls.ts"],
+    mutate: ["src/guard.ts", "src/guard-config.ts", "src/guard-fail-safe.ts", "src/guard-call-output.ts", "src/guard-held-calls.ts", "src/core/gate-files.ts"],
     // Its own tests, and the fast ones that drive it through a front end (in-process, no host). Not
     // the MCP proxy's: its depth-limit test measures a stack that instrumented code deepens.
     tests: [
@@ -166,6 +166,34 @@ export const MUTATION_MODULES = {
       "test/auth/mac-rules.test.ts",
     ],
   },
+  // Intent scopes and what else a turn's owner message authorises: the action classes a message
+  // grants, the gate that holds a call outside them, tool results the model fabricated, claims a
+  // result's MAC grounds, and the key ring and key file the MACs use.
+  "auth-intent": {
+    mutate: [
+      "src/auth/intent-scope.ts",
+      "src/auth/intent-scope-gate.ts",
+      "src/auth/action-scope.ts",
+      "src/auth/intent-inference.ts",
+      "src/auth/fabricated-tool-results.ts",
+      "src/auth/grounded-claims.ts",
+      "src/auth/key-ring.ts",
+      "src/auth/key-file-format.ts",
+      "src/auth/key-file.ts",
+    ],
+    tests: [
+      "test/auth/intent-scope.test.ts",
+      "test/auth/rfc-001-table.test.ts",
+      "test/auth/fabricated-tool-results.test.ts",
+      "test/auth/properties.test.ts",
+      "test/auth/tool-result-mac.test.ts",
+      "test/auth/key-file.test.ts",
+      "test/auth/inbound-authenticator.test.ts",
+      "test/auth/envelope.test.ts",
+      "test/auth/envelope-token.test.ts",
+      "test/auth/mac-rules.test.ts",
+    ],
+  },
   // Replay protection for envelopes.
   "auth-replay": {
     mutate: ["src/auth/replay-cache.ts"],
@@ -176,6 +204,33 @@ export const MUTATION_MODULES = {
     gate: 90,
     mutate: ["src/auth/inbound-authenticator.ts", "src/auth/session-key.ts", "src/auth/requester.ts", "src/auth/message-source.ts", "src/auth/envelope-markers.ts"],
     tests: ["test/auth/*.test.ts", "!test/auth/cli.test.ts", "!test/auth/traces.test.ts"],
+  },
+  // Prompt-template signing: signatures and their chain of updates, the verification gate, the
+  // mutation gate over protected files (which paths a call writes, after links), and
+  // update_and_sign.
+  sig: {
+    mutate: [
+      "src/sig/signature.ts",
+      "src/sig/ed25519.ts",
+      "src/sig/hash.ts",
+      "src/sig/verify-file.ts",
+      "src/sig/sign-file.ts",
+      "src/sig/update-chain.ts",
+      "src/sig/update-and-sign.ts",
+      "src/sig/verification-gate.ts",
+      "src/sig/mutation-gate.ts",
+      "src/sig/file-policy.ts",
+      "src/sig/file-globs.ts",
+      "src/sig/patch-targets.ts",
+      "src/sig/real-path.ts",
+      "src/sig/project-path.ts",
+      "src/sig/sig-store.ts",
+      "src/sig/content-store.ts",
+      "src/sig/runtime.ts",
+    ],
+    // Every sig test but the CLI's, which runs the built program (a mutant of src/ is not in it),
+    // and the guard's, which give the gates a host's calls.
+    tests: ["test/sig/*.test.ts", "!test/sig/cli.test.ts", "test/guard/signing.test.ts"],
   },
   broker: {
     gate: 90,

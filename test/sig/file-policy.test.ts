@@ -151,3 +151,55 @@ describe("containment on Windows paths", () => {
     }
   });
 });
+
+describe("file patterns and policies at their edges", () => {
+  it("agrees with sig's matcher where a name is shorter than the pattern's fixed parts, or they overlap", () => {
+    const cases: [string, string][] = [
+      ["a*a", "a"],
+      ["a*a", "aa"],
+      ["ab*b", "ab"],
+      ["*x*x", "x"],
+      ["*x*x", "xx"],
+      ["*x*x", "xax"],
+      ["*x*x*", "x"],
+      ["*x*x*", "xyx"],
+      ["*ab*b", "ab"],
+      ["*ab*b", "abb"],
+      ["a/*", "a/b/"],
+      ["a/*", "a//b"],
+      ["llm/*.txt", "llm/.txt"],
+    ];
+    for (const [p, f] of cases) expect(matchesFilePattern(p, f), `${p} ~ ${f}`).toBe(referenceMatch(p, f));
+  });
+
+  it("an exact key outranks a longer glob also under case folding; the longest glob wins whatever the order", () => {
+    const files = { "a.md": { mutable: false }, "a*.md": { mutable: true } };
+    expect(findFilePolicy({ version: 1, files }, "A.MD", { caseInsensitive: true })).toEqual({ pattern: "a.md", policy: { mutable: false } });
+    const globs = { "llm/prompts/*": { mutable: false }, "llm/prompts/*.md": { mutable: true }, "llm/*": { mutable: true } };
+    expect(findFilePolicy({ version: 1, files: globs }, "llm/prompts/x.md")?.pattern).toBe("llm/prompts/*.md");
+    const reversed = { "llm/prompts/*.md": { mutable: true }, "llm/prompts/*": { mutable: false } };
+    expect(findFilePolicy({ version: 1, files: reversed }, "llm/prompts/x.md")?.pattern).toBe("llm/prompts/*.md");
+    const tie = { "a*.md": { mutable: true }, "*b.md": { mutable: false } };
+    expect(findFilePolicy({ version: 1, files: tie }, "ab.md")?.pattern).toBe("a*.md");
+  });
+
+  it("a name an object inherits is no policy at all", () => {
+    const files = JSON.parse('{"soul.md": {"mutable": true}}') as Record<string, { mutable: boolean }>;
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) expect(findFilePolicy({ version: 1, files }, name)).toBeUndefined();
+  });
+
+  it("any one of several identity patterns admits", () => {
+    const policy = { mutable: true, authorizedIdentities: ["owner:*", "admin:ops"] };
+    expect(isIdentityAuthorized(policy, "admin:ops")).toBe(true);
+    expect(isIdentityAuthorized(policy, "owner:+1:telegram")).toBe(true);
+    expect(isIdentityAuthorized(policy, "admin:other")).toBe(false);
+  });
+
+  it("containment refuses the project root itself, its parent and a NUL byte", async () => {
+    const { resolveContainedPath, PathEscapeError } = await import("../../src/sig/project-path.js");
+    for (const escape of [".", "", "..", "x/../..", "soul.md\0"]) expect(() => resolveContainedPath("/proj", escape)).toThrow(PathEscapeError);
+    expect(resolveContainedPath("/proj", "..soul.md")).toBe("..soul.md");
+    const error = new PathEscapeError("../x");
+    expect([error.name, error.message, error.requested]).toEqual(["PathEscapeError", "Path escapes project root: ../x", "../x"]);
+  });
+});

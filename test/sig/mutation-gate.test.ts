@@ -4,6 +4,8 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { GateCall } from "../../src/core/gate.js";
+import { createMutationGate } from "../../src/sig/mutation-gate.js";
+import { RealPathResolver } from "../../src/sig/real-path.js";
 import { SigRuntime } from "../../src/sig/runtime.js";
 import { signFile } from "../../src/sig/sign-file.js";
 import { fixedClock, ProjectFixture, SOUL_POLICY_CONFIG } from "./project-fixture.js";
@@ -190,5 +192,82 @@ describe("mutation gate: the framework's derived-path hint", () => {
     expect(rt.mutationGate.checkWithHints(c, [])).toBeUndefined();
     expect(rt.mutationGate.checkWithHints(c, [fixture.path("soul.md")])).toMatchObject({ rule: "sig.mutation.protected_file" });
     expect(rt.mutationGate.checkWithHints(call("apply_patch", {}), ["soul.md"])).toMatchObject({ rule: "sig.mutation.protected_file" });
+  });
+
+  it("a tool the guard says writes files is a write whatever its name; one that reads them is not", () => {
+    const rt = runtime();
+    const hostCall = (tool: string, writes: boolean, paths: string[]) => ({ ...call(tool, { file_path: "notes/free.txt" }), files: { writes, paths } });
+    expect(rt.mutationGate.check(hostCall("Write", true, ["soul.md"]))).toMatchObject({ rule: "sig.mutation.protected_file" });
+    expect(rt.mutationGate.check(hostCall("Write", true, ["notes/free.txt"]))).toBeUndefined();
+    expect(rt.mutationGate.check({ ...call("NotebookEdit", { notebook_path: "notes/signed.txt" }), files: { writes: true, paths: [] } })).toMatchObject({
+      rule: "sig.mutation.immutable_file",
+    });
+    expect(rt.mutationGate.check(hostCall("Read", false, ["soul.md"]))).toBeUndefined();
+    expect(rt.mutationGate.check(call("Write", { file_path: "soul.md" }))).toBeUndefined(); // no word from the guard: not one of writeTools
+  });
+});
+
+describe("mutation gate: what the hard-link search, the patch reading and the refusals cover", () => {
+  it("a hard link to a policy file that is not signed yet is that file (policies without a wildcard are candidates)", () => {
+    fixture.write("agents.md", "agents\n");
+    linkSync(fixture.path("agents.md"), fixture.path("notes/agents-copy.md"));
+    expect(ruleFor(runtime(), "write", { path: "notes/agents-copy.md" })).toBe("sig.mutation.protected_file");
+  });
+
+  it("a file header in any string parameter of a patch tool counts, on a line of its own", () => {
+    const free = "*** Begin Patch\n*** Update File: notes/free.txt\n@@\n-free\n+x\n*** End Patch";
+    expect(ruleFor(runtime(), "apply_patch", { input: free })).toBeUndefined();
+    expect(ruleFor(runtime(), "apply_patch", { input: free, note: "*** Update File: soul.md" })).toBe("sig.mutation.protected_file");
+    expect(ruleFor(runtime(), "apply_patch", { input: free, count: 3, dry: false })).toBeUndefined();
+  });
+
+  it("a patch may name 256 files; one more is refused", () => {
+    const naming = (n: number) => Array.from({ length: n }, (_, i) => `*** Add File: notes/f${i}.md`).join("\n");
+    expect(ruleFor(runtime(), "apply_patch", { input: naming(256) })).toBeUndefined();
+    expect(runtime().mutationGate.check(call("apply_patch", { input: naming(257) }))).toEqual({
+      verdict: "block",
+      rule: "sig.mutation.unreadable_patch",
+      reason: "apply_patch: the patch names more than 256 files.",
+    });
+  });
+
+  it("the signing key is refused to every tool, by whichever name the host reads", () => {
+    const key = fixture.write("keys/signing.pem", "KEY\n");
+    const gate = createMutationGate({
+      resolver: new RealPathResolver(fixture.root, { caseInsensitive: false }),
+      config: () => ({ version: 1 }),
+      writeTools: ["write"],
+      patchTools: [],
+      isSigned: () => false,
+      signedFiles: () => [],
+      forbiddenPaths: [key],
+    });
+    const refusal = { verdict: "block", rule: "sig.mutation.signing_key", reason: "read cannot touch the prompt-signing key." };
+    expect(gate.check(call("read", { path: "keys/signing.pem" }))).toEqual(refusal);
+    expect(gate.check({ ...call("read", { path: "@keys/signing.pem" }), files: { writes: false, paths: ["keys/signing.pem"] } })).toEqual(refusal);
+    expect(gate.check(call("read", { path: "keys/other.pem" }))).toBeUndefined();
+    expect(gate.check(call("read", { path: "a\0b" }))).toBeUndefined();
+  });
+
+  it("says what was refused, why, and what to do instead", () => {
+    const rt = runtime();
+    const reason = (tool: string, params: Record<string, unknown>) => rt.mutationGate.check(call(tool, params))?.reason;
+    expect(rt.mutationGate.name).toBe("sig.mutation");
+    expect(reason("write", { path: "soul.md" })).toBe(
+      'soul.md is protected by the signed file policy "soul.md", so write cannot change it directly. ' +
+        'Use the update_and_sign tool with file "soul.md", the full new content, a reason, sourceType "signed_message" ' +
+        "and sourceId set to the id of the signed owner message that asked for the change.",
+    );
+    expect(reason("write", { path: "llm/prompts/identity.txt" })).toBe(
+      'llm/prompts/identity.txt is a signed, immutable file (policy "llm/prompts/*.txt"); it cannot be changed by tools. Ask the owner to edit and re-sign it.',
+    );
+    expect(reason("edit", { path: "notes/signed.txt" })).toBe("notes/signed.txt is a signed, immutable file; it cannot be changed by tools. Ask the owner to edit and re-sign it.");
+    expect(reason("write", { path: ".sig/config.json" })).toBe(".sig/config.json is part of the signature store (.sig/), which tools cannot write.");
+    expect(reason("write", { path: "a\0b" })).toBe(
+      "write: the target path could not be resolved safely (path contains a NUL byte), so it cannot be checked against the signed file policies.",
+    );
+    expect(reason("apply_patch", { input: "change soul.md please" })).toBe(
+      "apply_patch: no file headers were found in the patch, so its target files cannot be checked against the signed file policies.",
+    );
   });
 });

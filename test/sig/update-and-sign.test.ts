@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -147,5 +148,74 @@ describe("update_and_sign: where the write lands", () => {
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
+  });
+});
+
+describe("update_and_sign: what the signature, the chain and the audit keep", () => {
+  const hashOf = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
+
+  it("a template source is recorded with the identity and hash verification found", () => {
+    const r = updateAndSign(ctx, "soul.md", "from template\n", { identity: owner, sourceType: "signed_template", sourceId: "llm/prompts/identity.txt", reason: "sync" });
+    expect(r.approved).toBe(true);
+    const line = JSON.parse(readFileSync(fixture.path(".sig/chains/soul.md.chain.jsonl"), "utf8")) as { provenance: Record<string, string> };
+    expect(line.provenance).toEqual({
+      sourceType: "signed_template",
+      sourceId: "llm/prompts/identity.txt",
+      sourceIdentity: "openclaw",
+      sourceHash: hashOf("You are {{ name }}.\n"),
+      reason: "sync",
+    });
+  });
+
+  it("the new signature keeps the file's template engine", () => {
+    expect(ctx.store.loadSignature("soul.md")).toMatchObject({ status: "found", signature: { templateEngine: "jinja" } });
+    updateAndSign(ctx, "soul.md", "new\n", { identity: owner, sourceType: "signed_message", sourceId: "s1:whatsapp:m1", reason: "r", contentStore: store });
+    expect(ctx.store.loadSignature("soul.md")).toMatchObject({ status: "found", signature: { templateEngine: "jinja", signedBy: owner, hash: hashOf("new\n") } });
+  });
+
+  it("a chain whose last line lacks its newline gets one before the next entry", () => {
+    updateAndSign(ctx, "soul.md", "one\n", { identity: owner, sourceType: "signed_message", sourceId: "s1:whatsapp:m1", reason: "r", contentStore: store });
+    const chainPath = fixture.path(".sig/chains/soul.md.chain.jsonl");
+    writeFileSync(chainPath, readFileSync(chainPath, "utf8").trimEnd());
+    const r = updateAndSign(ctx, "soul.md", "two\n", { identity: owner, sourceType: "signed_message", sourceId: "s1:whatsapp:m1", reason: "r", contentStore: store });
+    expect(r.chainLength).toBe(2);
+    expect(readFileSync(chainPath, "utf8").split("\n").filter((l) => l !== "")).toHaveLength(2);
+    expect(verifyFile(ctx, "soul.md")).toMatchObject({ verified: true, chain: { length: 2, valid: true } });
+  });
+
+  it("each denial is audited with what was asked and why it was refused", () => {
+    fixture.write("llm/prompts/identity.txt", "tampered");
+    const attempts: [string, Record<string, unknown>][] = [
+      ["llm/prompts/identity.txt", { identity: owner, sourceType: "signed_message", reason: "r" }],
+      ["agents.md", { identity: owner, sourceType: "signed_message", reason: "r" }],
+      ["soul.md", { identity: owner, sourceType: "trust_me", sourceId: "", reason: "r" }],
+      ["soul.md", { identity: owner, sourceType: "signed_message", sourceId: "", reason: "r" }],
+      ["soul.md", { identity: owner, sourceType: "signed_message", sourceId: "s1:whatsapp:m1", reason: "r" }],
+      ["soul.md", { identity: owner, sourceType: "signed_message", sourceId: "s1:whatsapp:forged", reason: "r", contentStore: store }],
+      ["soul.md", { identity: owner, sourceType: "signed_message", sourceId: "s1:whatsapp:m2", reason: "r", contentStore: store }],
+      ["soul.md", { identity: owner, sourceType: "signed_template", sourceId: "llm/prompts/identity.txt", reason: "r" }],
+    ];
+    for (const [file, request] of attempts) updateAndSign(ctx, file, "x", request as unknown as Parameters<typeof updateAndSign>[3]);
+    const denied = sink.records.filter((r) => r.data.event === "update_denied").map((r) => [r.data.file, r.data.detail]);
+    expect(denied).toEqual([
+      ["llm/prompts/identity.txt", "File is not mutable"],
+      ["agents.md", "File has no existing signature"],
+      ["soul.md", 'Unknown sourceType "trust_me"'],
+      ["soul.md", "No sourceId provided for signed_message provenance"],
+      ["soul.md", "No content store to resolve sourceId: s1:whatsapp:m1"],
+      ["soul.md", "ContentStore verification failed for sourceId: s1:whatsapp:forged"],
+      ["soul.md", "Source message s1:whatsapp:m2 was signed by an identity not authorized for this file"],
+      ["soul.md", "Template verification failed for sourceId: llm/prompts/identity.txt"],
+    ]);
+    const unknown = sink.records.find((r) => r.data.detail === 'Unknown sourceType "trust_me"');
+    expect(unknown?.data.provenance).toEqual({ sourceType: "signed_message", reason: "r" });
+    const result = updateAndSign(ctx, "soul.md", "x", { identity: owner, sourceType: "trust_me", reason: "r" });
+    expect(result.denial).toEqual({ code: "unsigned_source", reason: 'sourceType must be "signed_message" or "signed_template"' });
+  });
+
+  it("the audited list of who may update names every allowed identity", () => {
+    fixture.config({ ...SOUL_POLICY_CONFIG, files: { ...SOUL_POLICY_CONFIG.files, "soul.md": { mutable: true, authorizedIdentities: ["owner:*", "admin:ops"] } } });
+    updateAndSign(fixture.context({ audit: sink }), "soul.md", "x", { identity: "guest:1", sourceType: "signed_message", reason: "r" });
+    expect(sink.records.at(-1)?.data.detail).toBe("Identity not authorized. Allowed: owner:*, admin:ops");
   });
 });
