@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ActionClass } from "../../src/core/action-classes.js";
 import type { GateCall } from "../../src/core/gate.js";
-import { encodeScope } from "../../src/auth/action-scope.js";
-import { buildLexicon, IntentInferrer } from "../../src/auth/intent-inference.js";
+import { decodeScope, encodeScope } from "../../src/auth/action-scope.js";
+import { buildLexicon, IntentInferrer, tokenize } from "../../src/auth/intent-inference.js";
 import { decideIntentScope } from "../../src/auth/intent-scope.js";
 import { IntentScopeGate } from "../../src/auth/intent-scope-gate.js";
 import { RecordingAudit } from "./helpers.js";
@@ -41,6 +41,25 @@ describe("intent inference (built-in lexicon)", () => {
     expect(encodeScope(replaced.infer("send it and go"))).toBe("read,exec");
   });
 
+  it("knows the regular forms of a verb: a dropped e, a doubled consonant", () => {
+    expect(infer("I am writing the notes")).toBe("read,write");
+    expect(infer("the tests keep running")).toBe("read,exec");
+    expect(infer("committed it yesterday")).toBe("read,write");
+    expect(infer("we are committing now")).toBe("read,write");
+  });
+
+  it("a configured word is read as a message's words are: case and spacing do not matter; one with no letters adds nothing", () => {
+    const added = new IntentInferrer(buildLexicon({ send: ["  Ping ", "—"], exec: ["let know"] }, false));
+    expect(encodeScope(added.infer("ping Bob"))).toBe("read,send");
+    expect(encodeScope(added.infer("check the weather"))).toBe("read");
+    expect(encodeScope(added.infer("please let know"))).toBe("read,exec");
+  });
+
+  it("splits words at spaces and punctuation, keeping apostrophes inside a word", () => {
+    expect(tokenize("O'Clock, can't—won’t! rock'n'roll 42x")).toEqual(["o'clock", "can't", "won’t", "rock'n'roll", "42x"]);
+    expect(tokenize("'quoted' end'")).toEqual(["quoted", "end"]);
+  });
+
   it("is deterministic", () => {
     const a = new IntentInferrer();
     const b = new IntentInferrer();
@@ -65,6 +84,18 @@ describe("decideIntentScope", () => {
   it("unsigned authorises nothing, not even read", () => {
     expect(decideIntentScope("unsigned", s("read", "send"), "read")).toMatchObject({ verdict: "block", rule: "intent-scope.unsigned" });
   });
+  it("says which source authorised what, and what the call needed", () => {
+    expect(decideIntentScope("unsigned", s(), "exec")?.reason).toBe("the turn's instruction is not authenticated, so it authorises no exec call");
+    expect(decideIntentScope("agent", s("read", "send"), "trade")?.reason).toBe("another agent's message authorises read,send, not trade; the owner must approve");
+    expect(decideIntentScope("human", s(), "write")?.reason).toBe("the human message authorises none, not write");
+  });
+  it("a parsed scope cannot be changed by anyone holding it", () => {
+    const scope = decodeScope("read,send") as Set<ActionClass>;
+    expect(() => scope.add("exec")).toThrow("a parsed scope is read-only");
+    expect(() => scope.delete("send")).toThrow("a parsed scope is read-only");
+    expect(() => scope.clear()).toThrow("a parsed scope is read-only");
+    expect(encodeScope(scope)).toBe("read,send");
+  });
 });
 
 describe("IntentScopeGate", () => {
@@ -74,6 +105,7 @@ describe("IntentScopeGate", () => {
 
   it("checks each call against the scope set at turn start", () => {
     const gate = new IntentScopeGate(lookup);
+    expect(gate.name).toBe("intent-scope");
     gate.setScope("s1", { source: "human", classes: new Set(["read"]) });
     expect(gate.check(call("web_fetch"))).toBeUndefined();
     expect(gate.check(call("send_email"))).toMatchObject({ verdict: "block" });

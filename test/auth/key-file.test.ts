@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
@@ -78,5 +78,40 @@ describe("key file", () => {
     expect(() => KeyRing.generate(() => new Uint8Array(8), "t")).toThrow(/returned 8 bytes/);
     expect(() => KeyRing.fromKeys([{ id: "k0", secret: Buffer.alloc(16), created: "t" }], "k0")).toThrow(/at least 32/);
     expect(() => KeyRing.fromKeys([{ id: "bad id", secret: Buffer.alloc(32), created: "t" }], "bad id")).toThrow(/must match/);
+  });
+});
+
+describe("key file and ring: the checks behind the ones above", () => {
+  it("the file's own check names the decoded length of a short secret; a shape error names each field, or the top level", () => {
+    const short = Buffer.alloc(15, 7).toString("base64url");
+    expect(() => parseKeyFile(JSON.stringify({ format: "provenant-auth-keys", version: 1, current: "k1", keys: [{ id: "k1", secret: short, created: "t" }] }))).toThrow(
+      "key k1: secret decodes to 15 bytes, at least 32 needed",
+    );
+    expect(() => parseKeyFile("[]")).toThrow(/: bad \(top level\)$/);
+    expect(() => parseKeyFile(JSON.stringify({ format: "provenant-auth-keys", version: 2 }))).toThrow(/: bad version, current, keys$/);
+    expect(new KeyFileError("x").name).toBe("KeyFileError");
+    expect(serializeKeyFile(KeyRing.generate(seededRandom("a"), "t")).endsWith("}\n")).toBe(true);
+  });
+
+  it("a directory is no key file; nor is a file another user owns", () => {
+    mkdirSync(join(dir, "keys.json"));
+    expect(() => loadKeyFile(join(dir, "keys.json"))).toThrow(`key file ${join(dir, "keys.json")} is not a regular file`);
+    const path = join(dir, "other.json");
+    saveKeyFile(path, KeyRing.generate(seededRandom("a"), "t"));
+    if (process.getuid?.() === 0) {
+      chownSync(path, 4242, 4242);
+      expect(() => loadKeyFile(path)).toThrow(`key file ${path} belongs to uid 4242, not to this process (uid 0)`);
+    }
+  });
+
+  it("a rotation never reuses an id, whatever the random source says; ids start with k and are listed", () => {
+    const same = () => new Uint8Array(32).fill(1);
+    let calls = 0;
+    const repeatsOnce = (n: number) => (n === 4 ? new Uint8Array(4).fill(calls++ < 2 ? 0 : 1) : same());
+    const ring = KeyRing.generate(repeatsOnce, "t");
+    const next = ring.rotate(repeatsOnce, "t2");
+    expect(ring.ids).toEqual(["k00000000", "k01010101"]);
+    expect(next).toBe("k01010101");
+    expect(String(ring)).toBe("KeyRing(current=k01010101, ids=k00000000,k01010101)");
   });
 });
