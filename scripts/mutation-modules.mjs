@@ -170,6 +170,7 @@ export const MUTATION_MODULES = {
   // grants, the gate that holds a call outside them, tool results the model fabricated, claims a
   // result's MAC grounds, and the key ring and key file the MACs use.
   "auth-intent": {
+    gate: 90,
     mutate: [
       "src/auth/intent-scope.ts",
       "src/auth/intent-scope-gate.ts",
