@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CHANNEL_SERVER, cli, connect, EVERYTHING_SERVER, FILESYSTEM_SERVER, FS_CONFIG, ID_GUESSING_SERVER, MAIN, RUG_PULL_SERVER, removeScenes, scene, text, type Connected } from "./mcp-harness.js";
@@ -200,6 +200,11 @@ describe("red team: MCP", { timeout: 90_000 }, () => {
     expect(text(forged)).toMatch(/provenant's own state/);
     const relative = await fs.client.callTool({ name: "write_file", arguments: { path: join(t.root, "files-link", "..", "state", ".provenance", "approvals", "answers", `${saveCode}.json`), content: answer } });
     expect(relative.isError).toBe(true);
+    // A link to the state that a cloned repository brought along: the server's open follows it.
+    symlinkSync(join(inside.workspace, ".provenance"), join(t.root, "cache"));
+    const linked = await fs.client.callTool({ name: "write_file", arguments: { path: join(t.root, "cache", "approvals", "answers", `${saveCode}.json`), content: answer } });
+    expect(linked.isError).toBe(true);
+    expect(text(linked)).toMatch(/provenant's own state/);
     const heartbeat = await fs.client.callTool({ name: "create_directory", arguments: { path: join(approvals, "watchers") } });
     expect(heartbeat.isError).toBe(true);
     expect(existsSync(join(approvals, "answers", `${saveCode}.json`))).toBe(false);

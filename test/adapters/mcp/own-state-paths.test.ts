@@ -36,6 +36,26 @@ describe("OwnStatePaths", () => {
     expect(viaLink.named({ path: join(link, ".provenance", "approvals") })).not.toBeNull();
   });
 
+  it("follows a symbolic link on the path into the state, as the server's open would", () => {
+    const files = join(root, "served");
+    mkdirSync(files);
+    symlinkSync(state, join(files, "cache")); // a link a cloned repository brings along
+    symlinkSync(join(root, "ws"), join(files, "up"));
+    symlinkSync("../ws/.provenance/approvals", join(files, "rel"));
+    symlinkSync("loop-b", join(files, "loop-a"));
+    symlinkSync("loop-a", join(files, "loop-b"));
+    const served = new OwnStatePaths(state, files);
+    expect(served.named({ path: "cache/approvals/answers/0123abcd.json" })).toBe("cache/approvals/answers/0123abcd.json");
+    expect(served.named({ path: join(files, "up", ".provenance", "watermarks.json") })).not.toBeNull();
+    expect(served.named({ path: "rel/watchers/1.json" })).not.toBeNull();
+    expect(served.named({ path: "rel/../../notes.txt" })).toBeNull(); // the kernel climbs from the link's target: ws/notes.txt
+    expect(served.named({ path: join(files, "up", "notes.txt") })).toBeNull();
+    expect(served.named({ path: "loop-a/x" })).toBeNull(); // the kernel opens nothing there
+    symlinkSync(join(state, "approvals", "answers", "0123abcd.json"), join(files, "answer")); // dangling: a write creates it
+    expect(served.named({ path: "answer" })).toBe("answer");
+    expect(served.named({ note: "see the cache" })).toBeNull();
+  });
+
   it("reads ~/ as the home directory", () => {
     const inHome = new OwnStatePaths(join(homedir(), ".local", "state", "provenant", ".provenance"));
     expect(inHome.named({ path: "~/.local/state/provenant/.provenance/approvals/answers/x.json" })).not.toBeNull();
