@@ -67,6 +67,21 @@ export const MUTATION_MODULES = {
       "test/state/blocked-write-store.test.ts",
     ],
   },
+  // The owner's answers to held calls and the pins of a server's tools, as files every front end
+  // shares: who may write an answer, which answer applies to which call, how a holder waits for
+  // it, the console's presence, and the pinned and held tool definitions.
+  "state-approvals": {
+    mutate: ["src/state/pending-approval-store.ts", "src/state/approval-answer-wait.ts", "src/state/console-presence.ts", "src/state/tool-pin-store.ts"],
+    tests: [
+      "test/state/pending-approval-store.test.ts",
+      "test/state/approval-answer-wait.test.ts",
+      "test/state/console-presence.test.ts",
+      "test/state/tool-pin-store.test.ts",
+      "test/guard/held-calls.test.ts",
+      "test/guard/held-call-answer-rules.test.ts",
+      "test/adapters/openclaw/held-call-inbox.test.ts",
+    ],
+  },
   // The guard's decisions: the per-call checks that join the engine to a turn's state, the
   // fail-safe decision when a check throws, what a call's output is worth, and how a stored owner
   // answer applies to a held call.

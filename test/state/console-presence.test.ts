@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -150,5 +150,32 @@ describe("console presence", () => {
     expect(someoneIsWatching(s, Date.now())).toBe(true);
     expect(s.answerFor("0123abcd")).toBeNull();
     expect(s.list(Date.now()).map((e) => e.answer)).toEqual([null]);
+  });
+});
+
+describe("console presence at its edges", () => {
+  it("a beat exactly as old (or as far ahead) as the freshness window counts; a millisecond more does not", () => {
+    const s = store();
+    const at = Math.floor(Date.now() / 1000) * 1000; // whole seconds: every file system keeps them exactly
+    plant(s, `${process.pid}.json`, record(process.pid), at);
+    expect(someoneIsWatching(s, at + HEARTBEAT_FRESH_MS)).toBe(true);
+    expect(someoneIsWatching(s, at + HEARTBEAT_FRESH_MS + 1)).toBe(false);
+    expect(someoneIsWatching(s, at - HEARTBEAT_FRESH_MS)).toBe(true);
+    expect(someoneIsWatching(s, at - HEARTBEAT_FRESH_MS - 1)).toBe(false);
+  });
+
+  it("a later beat refreshes the file's time without writing it again; the record keeps its start", () => {
+    const s = store();
+    const hb = new ConsoleHeartbeat(s, "console");
+    const start = Math.floor(Date.now() / 1000) * 1000;
+    hb.beat(start);
+    const path = join(s.dir, "watchers", `${process.pid}.json`);
+    const first = readFileSync(path, "utf8");
+    hb.beat(start + 3000);
+    expect(readFileSync(path, "utf8")).toBe(first);
+    expect(statSync(path).mtimeMs).toBe(start + 3000);
+    expect(JSON.parse(first)).toMatchObject({ version: 2, pid: process.pid, kind: "console", startedAt: new Date(start).toISOString() });
+    hb.stop();
+    hb.stop(); // twice: nothing left to remove, no error
   });
 });

@@ -170,3 +170,77 @@ describe("PendingApprovalStore version 2", () => {
     expect(parseApprovalRecord("answer", `{"__proto__":{"verdict":"approve"},${JSON.stringify(validAnswer).slice(1)}`).ok).toBe(false);
   });
 });
+
+describe("PendingApprovalStore: the rules behind an answer", () => {
+  const answerText = (over: Record<string, unknown>) =>
+    JSON.stringify({ version: 2, code: "0123abcd", verdict: "approve", scope: "call", minutes: null, answeredAt: new Date(NOW).toISOString(), by: "cli", ...over });
+
+  it("an approval names its scope, minutes exactly for a minutes scope; a denial names neither", () => {
+    for (const over of [{}, { scope: "turn" }, { scope: "minutes", minutes: 5 }, { verdict: "deny", scope: null }]) {
+      expect(parseApprovalRecord("answer", answerText(over)).ok, JSON.stringify(over)).toBe(true);
+    }
+    for (const over of [{ scope: null }, { scope: "minutes" }, { scope: "call", minutes: 5 }, { verdict: "deny" }, { verdict: "deny", scope: null, minutes: 5 }]) {
+      const parsed = parseApprovalRecord("answer", answerText(over));
+      expect(parsed.ok, JSON.stringify(over)).toBe(false);
+      expect(!parsed.ok && parsed.detail).toMatch(/^not an approval record: \(root\): an approval names its scope/);
+    }
+  });
+
+  it("a version 1 denial becomes a denial with no scope, whatever minutes it carried", () => {
+    const v1 = JSON.stringify({ version: 1, code: "0123abcd", verdict: "deny", minutes: 5, answeredAt: new Date(NOW).toISOString(), by: "cli" });
+    expect(parseApprovalRecord("answer", v1)).toMatchObject({ ok: true, record: { version: 2, verdict: "deny", scope: null, minutes: null } });
+  });
+
+  it("says why a file is not a record: not JSON, which fields, or a version it does not read", () => {
+    const detail = (text: string) => {
+      const parsed = parseApprovalRecord("answer", text);
+      return parsed.ok ? "ok" : parsed.detail;
+    };
+    expect(detail("{")).toMatch(/^not JSON \(/);
+    expect(detail("[]")).toMatch(/^not an approval record: \(root\): /);
+    expect(detail(answerText({ version: undefined }))).toMatch(/^not an approval record: /);
+    expect(detail(answerText({ code: "xyz", by: "" }))).toMatch(/^not an approval record: code: .+; by: /);
+    expect(detail(JSON.stringify({ version: 1, code: "0123abcd" }))).toMatch(/^not an approval record: /);
+    expect(detail(JSON.stringify({ version: "2" }))).toBe('approval store version "2" is not one this provenant reads (1 or 2); upgrade provenant');
+    expect(new ApprovalStoreError("x").name).toBe("ApprovalStoreError");
+  });
+
+  it("takes a code as the owner types it; a denial is stored with no scope; an answer the schema refuses says why", () => {
+    const { s } = store();
+    s.hold(held("0123abcd"));
+    expect(s.answer(" 0123ABCD\n", "deny", { minutes: 5, by: "cli", now: NOW }).code).toBe("0123abcd");
+    expect(s.answerFor("0123abcd")).toMatchObject({ verdict: "deny", scope: null, minutes: null });
+    expect(() => s.answer("0123abcd", "approve", { scope: "minutes", minutes: null, by: "cli", now: NOW })).toThrow(/^not an answer the store takes: an approval names its scope/);
+    expect(() => s.answer("../0123abcd", "approve", { minutes: null, by: "cli", now: NOW })).toThrow('"../0123abcd" is not an approval code (8 hexadecimal characters)');
+  });
+
+  it("removing a code that is not one touches nothing, not even a file the name would reach", () => {
+    const { s, ws } = store();
+    s.hold(held("0123abcd"));
+    const watermarks = join(ws, ".provenance", "watermarks.json");
+    writeFileSync(watermarks, "{}");
+    s.remove("../../watermarks");
+    expect(existsSync(watermarks)).toBe(true);
+    expect(s.pending("0123abcd")).not.toBeNull();
+  });
+
+  it("a sweep leaves its own records that have not expired; one that expires this instant goes", () => {
+    const { s } = store();
+    s.hold(held("0000000a", { pid: 7, expiresAt: new Date(NOW).toISOString() }));
+    s.hold(held("0000000b", { pid: 7, expiresAt: new Date(NOW + 1).toISOString() }));
+    s.sweep(7, NOW);
+    expect([s.pending("0000000a"), s.pending("0000000b")?.code]).toEqual([null, "0000000b"]);
+  });
+
+  it("lists held calls oldest first; a pending directory that is not one is an error, not an empty list", () => {
+    const { s } = store();
+    s.hold(held("0000000b", { createdAt: new Date(NOW - 1000).toISOString() }));
+    s.hold(held("0000000a", { createdAt: new Date(NOW - 500).toISOString() }));
+    s.hold(held("0000000c", { createdAt: new Date(NOW - 2000).toISOString() }));
+    expect(s.list(NOW).map((e) => e.pending.code)).toEqual(["0000000c", "0000000b", "0000000a"]);
+    const broken = store();
+    mkdirSync(broken.s.dir, { recursive: true });
+    writeFileSync(join(broken.s.dir, "pending"), "not a directory");
+    expect(() => broken.s.list(NOW)).toThrow(/ENOTDIR/);
+  });
+});

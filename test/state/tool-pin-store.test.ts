@@ -81,3 +81,43 @@ describe("ToolPinStore", () => {
     expect(existsSync(s.file)).toBe(true);
   });
 });
+
+describe("ToolPinStore: what the owner accepts, and what a listing leaves held", () => {
+  const tool = (name: string, c: string) => ({ name, digest: d(c), definition: { name, description: c } });
+  const fresh = () => new ToolPinStore(made(mkdtempSync(join(tmpdir(), "provenant-pins-"))), "fs");
+
+  it("accepting one held tool leaves the others held and hidden", () => {
+    const s = fresh();
+    s.observe([tool("write_file", "a"), tool("delete_all", "b")], { first: true, last: true }, T);
+    s.observe([tool("write_file", "c"), tool("delete_all", "d")], { first: true, last: true }, T);
+    expect(s.accept(["write_file"], T)).toEqual(["write_file"]);
+    expect([...s.read().held.keys()]).toEqual(["delete_all"]);
+    expect([...s.observe([tool("write_file", "c"), tool("delete_all", "d")], { first: true, last: true }, T)]).toEqual(["delete_all"]);
+    expect(s.accept(["nothing-held"], T)).toEqual([]);
+  });
+
+  it("a tool back at its pin is no longer held on disk either, so accepting all later cannot pin the change", () => {
+    const s = fresh();
+    s.observe([tool("write_file", "a")], { first: true, last: true }, T);
+    s.observe([tool("write_file", "b")], { first: true, last: true }, T);
+    s.observe([tool("write_file", "a")], { first: true, last: true }, T);
+    expect(new ToolPinStore(join(s.file, "..", "..", ".."), "fs").read().held.size).toBe(0);
+    expect(s.accept("all", T)).toEqual([]);
+    expect(s.read().tools.get("write_file")?.digest).toBe(d("a"));
+  });
+
+  it("a tool listed twice in the first listing with two definitions keeps the first as its pin and holds the second", () => {
+    const s = fresh();
+    expect([...s.observe([tool("a", "a")], { first: true, last: false }, T)]).toEqual([]);
+    expect([...s.observe([tool("a", "b")], { first: false, last: true }, T)]).toEqual(["a"]);
+    expect(s.read().tools.get("a")?.digest).toBe(d("a"));
+  });
+
+  it("a held definition keeps the time it was first seen while it does not change", () => {
+    const s = fresh();
+    s.observe([tool("a", "a")], { first: true, last: true }, T);
+    s.observe([tool("a", "b")], { first: true, last: true }, T);
+    s.observe([tool("a", "b")], { first: true, last: true }, new Date(T.getTime() + 60_000));
+    expect(s.read().held.get("a")?.seenAt).toBe(T.toISOString());
+  });
+});
