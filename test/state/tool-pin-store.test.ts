@@ -121,3 +121,17 @@ describe("ToolPinStore: what the owner accepts, and what a listing leaves held",
     expect(s.read().held.get("a")?.seenAt).toBe(T.toISOString());
   });
 });
+
+describe("ToolPinStore: one file per kind", () => {
+  it("a server's tools, instructions and listings are pinned apart; accepting all takes every held tool", () => {
+    const ws = made(mkdtempSync(join(tmpdir(), "provenant-pins-")));
+    const tools = new ToolPinStore(ws, "fs");
+    const prompts = new ToolPinStore(ws, "fs", () => undefined, "prompts");
+    tools.observe([{ name: "write_file", digest: d("a"), definition: {} }], { first: true, last: true }, T);
+    prompts.observe([{ name: "brief", digest: d("b"), definition: {} }], { first: true, last: true }, T);
+    expect([tools.file, prompts.file].map((f) => f.slice(ws.length))).toEqual(["/.provenance/mcp-pins/fs.json", "/.provenance/mcp-pins/fs.prompts.json"]);
+    expect([...tools.read().tools.keys()]).toEqual(["write_file"]);
+    tools.observe([{ name: "write_file", digest: d("c"), definition: {} }, { name: "move_file", digest: d("e"), definition: {} }], { first: true, last: true }, T);
+    expect(tools.accept("all", T).sort()).toEqual(["move_file", "write_file"]);
+  });
+});
