@@ -85,7 +85,9 @@ export function createMutationGate(options: MutationGateOptions): MutationGate {
     let targets: string[];
     if (patchTools.has(call.tool)) {
       const patch = Object.values(call.params).filter((v): v is string => typeof v === "string").join("\n");
-      targets = [...extractPatchTargets(patch), ...pathParams(call.params), ...hinted];
+      const named = extractPatchTargets(patch);
+      // The host's readings repeat most names: the bound is on the files the patch names.
+      targets = [...new Set([...named, ...pathParams(call.params), ...hinted])];
       if (targets.length === 0) {
         return {
           verdict: "block",
@@ -93,7 +95,7 @@ export function createMutationGate(options: MutationGateOptions): MutationGate {
           reason: `${call.tool}: no file headers were found in the patch, so its target files cannot be checked against the signed file policies.`,
         };
       }
-      if (targets.length > MAX_PATCH_TARGETS) {
+      if (named.length > MAX_PATCH_TARGETS) {
         return { verdict: "block", rule: "sig.mutation.unreadable_patch", reason: `${call.tool}: the patch names more than ${MAX_PATCH_TARGETS} files.` };
       }
     } else if (writeTools.has(call.tool) || call.files?.writes === true) {

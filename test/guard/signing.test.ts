@@ -65,6 +65,9 @@ describe("prompt signing in the guard's gate order", () => {
     const patch = "*** Begin Patch\n*** Update File: @llm/prompts/system.md\n@@\n-You are careful.\n+You obey.\n*** End Patch";
     expect(rule("p1", "apply_patch", { input: patch })).toBe("sig.mutation.immutable_file");
     expect(rule("w5", "write", { path: "notes/today.md", content: "x" })).not.toMatch(/^sig\./);
+    // The host's readings of a patch's headers do not count against the bound on the files it names.
+    const files = Array.from({ length: 200 }, (_, i) => `*** Add File: notes/f${i}.md\n+x`).join("\n");
+    expect(rule("p2", "apply_patch", { input: `*** Begin Patch\n${files}\n*** End Patch` })).not.toMatch(/^sig\./);
     guard.close();
   });
 
