@@ -15,7 +15,6 @@ import { classifyInitialTrust } from "./core/initial-trust.js";
 import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
 import { ProvenanceGraph, type NodeKind, type ProvenanceNode } from "./core/provenance-graph.js";
-import { writeTargets } from "./core/write-targets.js";
 import { CallOutputTrust } from "./guard-call-output.js";
 import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "./state/file-label-store.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
@@ -939,8 +938,8 @@ export class Guard {
       return { ...base, verdict: "block", rule: verdict.rule, reason: verdict.reason };
     }
 
-    if (taint !== "trusted" && this.catalogue.fileWriteTools.has(call.tool)) {
-      const staged = this.stageMemoryWrite(s, call, taint, now);
+    if (taint !== "trusted" && files?.writes === true) {
+      const staged = this.stageMemoryWrite(s, call, files.paths, taint, now);
       if (staged !== null) return { ...base, ...staged };
     }
 
@@ -1008,8 +1007,14 @@ export class Guard {
     return { ...base, verdict: "confirm", rule, reason, code: issued.code };
   }
 
-  private stageMemoryWrite(s: SessionState, call: ToolCallInput, taint: TrustLevel, now: number): Omit<Decision, "tool" | "taint" | "provenance"> | null {
-    const targets = writeTargets(call.tool, call.params, this.home, extractPatchTargets);
+  /** `targets`: every path the host may read the write's path arguments as (gateFiles). */
+  private stageMemoryWrite(
+    s: SessionState,
+    call: ToolCallInput,
+    targets: readonly string[],
+    taint: TrustLevel,
+    now: number,
+  ): Omit<Decision, "tool" | "taint" | "provenance"> | null {
     for (const target of targets) {
       if (target === "") continue;
       const hit = this.deps.memoryFiles.protectedTarget(target);
