@@ -1,8 +1,6 @@
-import { FILE_PATH_PARAMS } from "./file-path-param.js";
 import type { GateFiles } from "./gate.js";
 import type { HostCatalogue } from "./host-catalogue.js";
-import { hostPathReadings } from "./host-paths.js";
-import { writeTargets } from "./write-targets.js";
+import { pathParamReadings, writeTargets } from "./write-targets.js";
 
 /**
  * What a gate is told of a file tool's call (GateFiles): every path the host may read its path
@@ -17,11 +15,6 @@ export function gateFiles(
   morePatchPaths?: (patch: string) => readonly string[],
 ): GateFiles | undefined {
   if (catalogue.fileWriteTools.has(tool)) return { writes: true, paths: writeTargets(tool, params, home, morePatchPaths) };
-  if (!catalogue.fileReadTools.has(tool)) return undefined;
-  const paths = new Set<string>();
-  for (const key of FILE_PATH_PARAMS) {
-    const value = params[key];
-    if (typeof value === "string" && value !== "") for (const reading of hostPathReadings(value, "tool", home)) paths.add(reading);
-  }
-  return { writes: false, paths: [...paths] };
+  if (catalogue.fileReadTools.has(tool)) return { writes: false, paths: pathParamReadings(params, home) };
+  return undefined;
 }

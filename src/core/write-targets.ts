@@ -20,12 +20,19 @@ export function writeTargets(
       for (const reading of hostPathReadings(path, "patch", home)) targets.add(reading);
     }
   } else {
-    for (const key of FILE_PATH_PARAMS) {
-      const value = params[key];
-      if (typeof value === "string" && value !== "") for (const reading of hostPathReadings(value, "tool", home)) targets.add(reading);
-    }
+    for (const reading of pathParamReadings(params, home)) targets.add(reading);
   }
   return [...targets];
+}
+
+/** Every path the host may read a file tool's path arguments (`path`, `file_path`, `notebook_path`) as. */
+export function pathParamReadings(params: Readonly<Record<string, unknown>>, home: string): string[] {
+  const readings = new Set<string>();
+  for (const key of FILE_PATH_PARAMS) {
+    const value = params[key];
+    if (typeof value === "string" && value !== "") for (const reading of hostPathReadings(value, "tool", home)) readings.add(reading);
+  }
+  return [...readings];
 }
 
 function firstString(params: Readonly<Record<string, unknown>>, ...names: string[]): string | undefined {
