@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { meanMs, median, printTable } from "./lib/stats.js";
+import { meanMs, median, OVERHEAD_HEADERS, overheadRow, printTable } from "./lib/stats.js";
 
 /**
  * What the MCP proxy adds per message: the official SDK client calls a real SDK server over stdio,
@@ -65,18 +65,17 @@ async function main_(): Promise<void> {
   const d = median(rows.direct);
   const ld = median(rows.listDirect);
   const bd = median(rows.bigDirect);
-  const row = (name: string, ms: number, base: number) => [name, ms.toFixed(3), `${((ms - base) * 1000).toFixed(0)}`, `${(ms / base).toFixed(2)}x`];
   console.log(`SDK client to an SDK server over stdio; medians of ${ROUNDS} rounds x ${PER_ROUND} sequential requests (10 MB: ${BIG_ROUNDS} rounds x 1)\n`);
   printTable(
-    ["path", "ms/request", "added µs", "ratio"],
+    OVERHEAD_HEADERS,
     [
-      row("tools/call direct (baseline)", d, d),
-      row("tools/call through the proxy, allowed", median(rows.allowed), d),
-      row("tools/call through the proxy, held (answered by the proxy)", median(rows.held), d),
-      row("tools/list direct (baseline)", ld, ld),
-      row("tools/list through the proxy (pins checked, taint filter)", median(rows.listProxy), ld),
-      row("10 MB result direct (baseline)", bd, bd),
-      row("10 MB result through the proxy", median(rows.bigProxy), bd),
+      overheadRow("tools/call direct (baseline)", d, d),
+      overheadRow("tools/call through the proxy, allowed", median(rows.allowed), d),
+      overheadRow("tools/call through the proxy, held (answered by the proxy)", median(rows.held), d),
+      overheadRow("tools/list direct (baseline)", ld, ld),
+      overheadRow("tools/list through the proxy (pins checked, taint filter)", median(rows.listProxy), ld),
+      overheadRow("10 MB result direct (baseline)", bd, bd),
+      overheadRow("10 MB result through the proxy", median(rows.bigProxy), bd),
     ],
   );
 }

@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { MAIN as main, startHttpServer } from "../test/e2e/mcp-harness.js";
-import { meanMs, median, printTable } from "./lib/stats.js";
+import { meanMs, median, OVERHEAD_HEADERS, overheadRow, printTable } from "./lib/stats.js";
 
 /**
  * What `provenant mcp --url` adds per message to a remote server: the official SDK client calls a
@@ -66,16 +66,15 @@ async function main_(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   const d = median(rows.direct);
   const ld = median(rows.listDirect);
-  const row = (name: string, ms: number, base: number) => [name, ms.toFixed(3), `${((ms - base) * 1000).toFixed(0)}`, `${(ms / base).toFixed(2)}x`];
   console.log(`SDK client to an SDK server over Streamable HTTP on loopback; medians of ${ROUNDS} rounds x ${PER_ROUND} sequential requests\n`);
   printTable(
-    ["path", "ms/request", "added µs", "ratio"],
+    OVERHEAD_HEADERS,
     [
-      row("tools/call direct over HTTP (baseline)", d, d),
-      row("tools/call through the proxy, allowed", median(rows.allowed), d),
-      row("tools/call through the proxy, held (answered by the proxy)", median(rows.held), d),
-      row("tools/list direct over HTTP (baseline)", ld, ld),
-      row("tools/list through the proxy (pins checked, taint filter)", median(rows.listProxy), ld),
+      overheadRow("tools/call direct over HTTP (baseline)", d, d),
+      overheadRow("tools/call through the proxy, allowed", median(rows.allowed), d),
+      overheadRow("tools/call through the proxy, held (answered by the proxy)", median(rows.held), d),
+      overheadRow("tools/list direct over HTTP (baseline)", ld, ld),
+      overheadRow("tools/list through the proxy (pins checked, taint filter)", median(rows.listProxy), ld),
     ],
   );
 }

@@ -33,3 +33,11 @@ export async function meanMs(n: number, fn: () => Promise<unknown>): Promise<num
   for (let i = 0; i < n; i++) await fn();
   return (performance.now() - t) / n;
 }
+
+/** The columns of an overhead table: a path, its milliseconds per request, and what it adds to `base`. */
+export const OVERHEAD_HEADERS = ["path", "ms/request", "added µs", "ratio"] as const;
+
+/** One row of an overhead table: `ms` per request against the baseline's `base`. */
+export function overheadRow(name: string, ms: number, base: number): string[] {
+  return [name, ms.toFixed(3), `${((ms - base) * 1000).toFixed(0)}`, `${(ms / base).toFixed(2)}x`];
+}
