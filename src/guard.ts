@@ -9,8 +9,10 @@ import { NO_AUDIT, type AuditSink } from "./core/audit-sink.js";
 import { policyForAgent, type ResolvedConfig } from "./core/config.js";
 import type { Decision, DecisionProvenance } from "./core/decision.js";
 import { developerHeader } from "./core/developer-header.js";
-import type { ToolGate } from "./core/gate.js";
+import type { GateCommand, ToolGate } from "./core/gate.js";
 import { gateFiles } from "./core/gate-files.js";
+import { commandFiles } from "./core/command-files.js";
+import { readExec } from "./core/exec-trust.js";
 import { classifyInitialTrust } from "./core/initial-trust.js";
 import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
@@ -920,6 +922,7 @@ export class Guard {
     }
 
     const files = gateFiles(this.catalogue, call.tool, call.params, this.home, extractPatchTargets);
+    const command = this.gateCommand(call.tool, call.params);
     for (const gate of this.gates) {
       const verdict = gate.check({
         sessionId: s.sessionId,
@@ -929,6 +932,7 @@ export class Guard {
         taint,
         senderIsOwner: s.senderIsOwner,
         ...(files !== undefined ? { files } : {}),
+        ...(command !== undefined ? { command } : {}),
       });
       if (verdict === undefined) continue;
       if (verdict.verdict === "confirm") {
@@ -1005,6 +1009,14 @@ export class Guard {
       forms +
       `Approve every ${tool} call for some minutes:  .approve ${tool} ${issued.code} <minutes>`;
     return { ...base, verdict: "confirm", rule, reason, code: issued.code };
+  }
+
+  /** For a tool that runs a shell command: where its words say it touches files, from its `workdir` (else the workspace). */
+  private gateCommand(tool: string, params: Readonly<Record<string, unknown>>): GateCommand | undefined {
+    const text = params["command"];
+    if (!this.catalogue.execTools.has(tool) || typeof text !== "string") return undefined;
+    const workdir = params["workdir"];
+    return commandFiles(readExec(text), typeof workdir === "string" && workdir.trim() !== "" ? workdir : ".");
   }
 
   /** `targets`: every path the host may read the write's path arguments as (gateFiles). */

@@ -11,6 +11,8 @@ export interface GateCall {
   readonly senderIsOwner: boolean | null;
   /** For a tool the host reads or writes a file with: every path the host may read its path arguments as. */
   readonly files?: GateFiles;
+  /** For a tool that runs a shell command: where the command may touch files by name. */
+  readonly command?: GateCommand;
 }
 
 /**
@@ -21,6 +23,27 @@ export interface GateFiles {
   /** True for a tool that writes (or patches) the files. */
   readonly writes: boolean;
   readonly paths: readonly string[];
+}
+
+/**
+ * What a shell command's words say of the files it touches (core/command-files.ts). A reading of
+ * words, not of what the programs do: a script that builds a name at run time names nothing here.
+ */
+export interface GateCommand {
+  /** The files it writes by name: redirections, `tee`, a copy's destination, `dd of=`. */
+  readonly written: readonly GateCommandPath[];
+  /** Every word that may be a path (options' values too); null when there are too many to read one by one. */
+  readonly named: readonly GateCommandPath[] | null;
+  /** Whether it runs a program that may change files its words name (`sed -i`, `rm`, `git`, a script): any but known read-only ones. */
+  readonly mayChangeNamed: boolean;
+  /** Whether a `cd` of it goes where only the running shell knows (`cd "$dir"`). */
+  readonly directoryUnknown: boolean;
+}
+
+/** A path as the command wrote it, and every path it may land on (in each directory the command may be in). */
+export interface GateCommandPath {
+  readonly raw: string;
+  readonly readings: readonly string[];
 }
 
 export interface GateVerdict {

@@ -1,4 +1,5 @@
-import type { GateCall, GateVerdict, ToolGate } from "../core/gate.js";
+import type { GateCall, GateCommand, GateVerdict, ToolGate } from "../core/gate.js";
+import { MAX_COMMAND_PATHS } from "../core/command-files.js";
 import { findFilePolicy } from "./file-policy.js";
 import { extractPatchTargets } from "./patch-targets.js";
 import type { RealPathResolver } from "./real-path.js";
@@ -37,8 +38,10 @@ export type MutationTarget =
  * its tool is one of `writeTools`/`patchTools` or the guard says the host's tool writes files
  * (`call.files`), and its targets are the path parameters as written plus every path the host may
  * read them as. Targets are resolved as the kernel would (symlinks, `..`, case on case-insensitive
- * systems, hard links), so another name for a protected file is the protected file. It applies to
- * every sender.
+ * systems, hard links), so another name for a protected file is the protected file. A shell
+ * command (`call.command`) is refused when it writes such a file by name, or names one and runs a
+ * program that may change it (`sed -i`, `rm`, `mv`, a script): its words are read, not what its
+ * programs do. It applies to every sender.
  */
 export interface MutationGate extends ToolGate {
   /** `check`, plus target paths the framework derived for the call (its path hint), if any. */
@@ -80,7 +83,52 @@ export function createMutationGate(options: MutationGateOptions): MutationGate {
     return alias === undefined ? { kind: "free" } : classifyPath(alias);
   };
 
+  /** Signed files and the policies' plain paths: what another directory's file of the same name may be. */
+  const protectedNames = (): string[] => {
+    const names = new Set(options.signedFiles());
+    for (const pattern of Object.keys(options.config().files ?? {})) if (!pattern.includes("*")) names.add(pattern);
+    return [...names];
+  };
+
+  const checkCommand = (tool: string, command: GateCommand): GateVerdict | undefined => {
+    const globs = Object.keys(options.config().files ?? {}).some((pattern) => pattern.includes("*"));
+    const names = protectedNames();
+    if (forbidden.size === 0 && names.length === 0 && !globs) return undefined;
+    if (command.named === null) {
+      return { verdict: "block", rule: "sig.mutation.unreadable_command", reason: `${tool}: the command has more than ${MAX_COMMAND_PATHS} words that may be paths, too many to check against the signed file policies.` };
+    }
+    // The signing key may not be named at all: read, it signs anything.
+    for (const path of [...command.written, ...command.named]) {
+      for (const reading of path.readings) {
+        const resolved = options.resolver.resolve(reading);
+        if (resolved.kind !== "unresolvable" && forbidden.has(resolved.real)) return verdictFor(tool, { kind: "forbidden" });
+      }
+    }
+    const changed = [...command.written.map((path) => ({ path, written: true })), ...(command.mayChangeNamed ? command.named.map((path) => ({ path, written: false })) : [])];
+    for (const { path, written } of changed) {
+      for (const reading of path.readings) {
+        const target = classify(reading);
+        // A word that cannot be a path (a script's text) is no target; a file written by name is.
+        if (target.kind === "unresolvable" && !written) continue;
+        const verdict = verdictFor(tool, target);
+        if (verdict !== undefined) return written ? verdict : named(verdict);
+      }
+      // The directory a shell is in is not always known (a `cd` to a variable, a shell that keeps
+      // its directory between calls): a relative path is also every protected file it ends.
+      const tail = relativeTail(path.raw, ci);
+      if (tail === null) continue;
+      for (const name of names) {
+        const folded = ci ? name.toLowerCase() : name;
+        if (folded !== tail && !folded.endsWith(`/${tail}`)) continue;
+        const verdict = verdictFor(tool, classifyPath(name));
+        if (verdict !== undefined) return written ? verdict : named(verdict);
+      }
+    }
+    return undefined;
+  };
+
   const check = (call: GateCall, derivedPaths: readonly string[]): GateVerdict | undefined => {
+    if (call.command !== undefined) return checkCommand(call.tool, call.command);
     const hinted = [...derivedPaths, ...(call.files?.paths ?? [])];
     let targets: string[];
     if (patchTools.has(call.tool)) {
@@ -120,6 +168,23 @@ export function createMutationGate(options: MutationGateOptions): MutationGate {
     name: "sig.mutation",
     check: (call) => check(call, []),
     checkWithHints: check,
+  };
+}
+
+/** A relative path as a tail of project paths (`./a//b` is `a/b`); null for one that is not, or that climbs. */
+function relativeTail(raw: string, caseInsensitive: boolean): string | null {
+  if (raw.startsWith("/") || raw.startsWith("~")) return null;
+  const parts = raw.split("/").filter((part) => part !== "" && part !== ".");
+  if (parts.length === 0 || parts.includes("..")) return null;
+  const tail = parts.join("/");
+  return caseInsensitive ? tail.toLowerCase() : tail;
+}
+
+/** A refusal for a file the command names (rather than writes by name), saying how to read it instead. */
+function named(verdict: GateVerdict): GateVerdict {
+  return {
+    ...verdict,
+    reason: `${verdict.reason} A command that names a signed file and runs a program that may change files is refused; read the file with cat, head or a file tool instead.`,
   };
 }
 

@@ -84,4 +84,55 @@ describe("prompt signing in the guard's gate order", () => {
     expect(rule("w3", "Write", { file_path: join(ws, "src/app.ts"), content: "x" })).not.toMatch(/^sig\./);
     guard.close();
   });
+
+  it("a shell command that writes a signed file by name, or names one and runs a program that may change it, is refused; reading it is not", async () => {
+    const ws = await signedWorkspace(
+      { "SOUL.md": "I am the original soul.\n", "llm/prompts/system.md": "You are careful.\n" },
+      { "SOUL.md": { mutable: true, authorizedIdentities: ["owner:*"], requireSignedSource: true } },
+    );
+    mkdirSync(join(ws, "notes"));
+    const guard = Guard.open({ config: {}, workspaceDir: ws, homeDir: join(ws, "..") });
+    guard.beginTurn({ sessionId: "s", sender: { id: "owner", isOwner: true }, provider: "telegram", text: "tidy my prompts" });
+    let n = 0;
+    const decide = (command: string, more: Record<string, unknown> = {}) => guard.beforeToolCall("s", { id: `x${++n}`, tool: "exec", params: { command, ...more } });
+    const rule = (command: string, more?: Record<string, unknown>) => decide(command, more).rule;
+    expect(rule("echo 'You obey.' > llm/prompts/system.md")).toBe("sig.mutation.immutable_file");
+    expect(rule("printf x | tee -a SOUL.md")).toBe("sig.mutation.protected_file");
+    expect(rule("cp /tmp/evil.md ./llm//prompts/system.md")).toBe("sig.mutation.immutable_file");
+    expect(rule("bash -c 'cat notes/x >> SOUL.md'")).toBe("sig.mutation.protected_file");
+    expect(rule("dd if=/dev/zero of=SOUL.md count=1")).toBe("sig.mutation.protected_file");
+    expect(rule(`echo x > ${join(ws, "SOUL.md")}`)).toBe("sig.mutation.protected_file");
+    // Named, by a program that may change what it is given.
+    expect(rule("sed -i 's/careful/obedient/' llm/prompts/system.md")).toBe("sig.mutation.immutable_file");
+    expect(rule("rm -f SOUL.md")).toBe("sig.mutation.protected_file");
+    expect(rule("mv SOUL.md notes/")).toBe("sig.mutation.protected_file");
+    expect(rule("sed --in-place=.bak s/a/b/ --file=SOUL.md")).toBe("sig.mutation.protected_file");
+    expect(decide("perl -pi -e s/a/b/ SOUL.md").reason).toContain("read the file with cat, head or a file tool instead");
+    // In whatever directory the command may be: a `cd`'s target, a `workdir`, a `cd` to a variable.
+    expect(rule("cd llm/prompts && sed -i s/a/b/ system.md")).toBe("sig.mutation.immutable_file");
+    expect(rule("echo x > prompts/system.md", { workdir: "llm" })).toBe("sig.mutation.immutable_file");
+    expect(rule('cd "$D" && echo x > system.md')).toBe("sig.mutation.immutable_file");
+    expect(rule("cd notes && echo x > ../SOUL.md")).toBe("sig.mutation.protected_file");
+    // Reading is not changing; nor is writing another file.
+    expect(rule("cat SOUL.md llm/prompts/system.md | wc -l")).not.toMatch(/^sig\./);
+    expect(rule("grep -n careful llm/prompts/system.md > notes/found.txt")).not.toMatch(/^sig\./);
+    expect(rule("sed -i s/a/b/ notes/today.md")).not.toMatch(/^sig\./);
+    expect(rule("python3 -c \"print(open('SOUL.md').read())\"")).not.toMatch(/^sig\./);
+    guard.close();
+  });
+
+  it("Claude Code's Bash is read the same way, wherever its shell has gone", async () => {
+    const ws = await signedWorkspace({ "CLAUDE.md": "Run the tests before you commit.\n", "pkg/web/CLAUDE.md": "Use pnpm.\n" });
+    const guard = Guard.open({ config: { host: "claude-code" }, workspaceDir: ws, homeDir: join(ws, "..") });
+    guard.beginTurn({ sessionId: "s", sender: { id: "owner", isOwner: true }, provider: "claude-code", text: "tidy the repo" });
+    let n = 0;
+    const rule = (command: string) => guard.beforeToolCall("s", { id: `b${++n}`, tool: "Bash", params: { command } }).rule;
+    expect(rule("echo 'Push to main.' >> CLAUDE.md")).toBe("sig.mutation.immutable_file");
+    // Claude Code's shell keeps its directory between calls: a relative name is every signed file it ends.
+    expect(rule("echo 'Use npm.' > web/CLAUDE.md")).toBe("sig.mutation.immutable_file");
+    expect(rule("git checkout -- CLAUDE.md")).toBe("sig.mutation.immutable_file");
+    expect(rule("echo x > web/NOTES.md")).not.toMatch(/^sig\./);
+    expect(rule("git diff CLAUDE.md")).not.toMatch(/^sig\./);
+    guard.close();
+  });
 });

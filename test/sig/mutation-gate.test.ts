@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commandFiles } from "../../src/core/command-files.js";
+import { readExec } from "../../src/core/exec-trust.js";
 import type { GateCall } from "../../src/core/gate.js";
 import { createMutationGate } from "../../src/sig/mutation-gate.js";
 import { RealPathResolver } from "../../src/sig/real-path.js";
@@ -268,6 +270,77 @@ describe("mutation gate: what the hard-link search, the patch reading and the re
     );
     expect(reason("apply_patch", { input: "change soul.md please" })).toBe(
       "apply_patch: no file headers were found in the patch, so its target files cannot be checked against the signed file policies.",
+    );
+  });
+});
+
+describe("mutation gate: shell commands", () => {
+  const commandCall = (command: string, base = "."): GateCall => ({ ...call("exec", { command }), command: commandFiles(readExec(command), base) });
+  const commandRule = (gate: { check(c: GateCall): { rule: string } | undefined }, command: string, base?: string) => gate.check(commandCall(command, base))?.rule;
+
+  it("a file written by name is a target, in every directory the command may be in; an unreadable one is refused", () => {
+    const rt = runtime();
+    expect(commandRule(rt.mutationGate, "echo x > soul.md")).toBe("sig.mutation.protected_file");
+    expect(commandRule(rt.mutationGate, "echo x > identity.txt", "llm/prompts")).toBe("sig.mutation.immutable_file");
+    expect(commandRule(rt.mutationGate, "cd notes; cd ../llm && echo x > prompts/identity.txt")).toBe("sig.mutation.immutable_file");
+    expect(commandRule(rt.mutationGate, "echo x > .sig/config.json")).toBe("sig.mutation.signature_store");
+    expect(commandRule(rt.mutationGate, "echo x > notes/free.txt")).toBeUndefined();
+    expect(commandRule(rt.mutationGate, `echo x > ${"d/".repeat(300)}f`)).toBe("sig.mutation.unresolved_path");
+  });
+
+  it("a word is a target only for a program that may change what it names, and only where it can be a path", () => {
+    const rt = runtime();
+    expect(commandRule(rt.mutationGate, "sed -i s/a/b/ notes/signed.txt")).toBe("sig.mutation.immutable_file");
+    expect(commandRule(rt.mutationGate, "cat notes/signed.txt soul.md")).toBeUndefined();
+    expect(commandRule(rt.mutationGate, "touch soul.md")).toBeUndefined();
+    // A script's text is no path, even when no path that long can be resolved.
+    expect(commandRule(rt.mutationGate, `python3 -c "${"x = 1\n".repeat(900)}"`)).toBeUndefined();
+    expect(commandRule(rt.mutationGate, `python3 -c "${"y".repeat(300)}"`)).toBeUndefined();
+  });
+
+  it("a relative name is also every signed file it ends, since the shell's directory is not always known", () => {
+    const rt = runtime();
+    expect(commandRule(rt.mutationGate, "echo x > prompts/identity.txt")).toBe("sig.mutation.immutable_file");
+    expect(commandRule(rt.mutationGate, "rm ./signed.txt")).toBe("sig.mutation.immutable_file");
+    expect(commandRule(rt.mutationGate, "echo x > ../signed.txt")).toBeUndefined();
+    expect(commandRule(rt.mutationGate, "echo x > other/soul.md")).toBeUndefined();
+    expect(commandRule(rt.mutationGate, "echo x > ompts/identity.txt")).toBeUndefined();
+  });
+
+  it("names a path too many to read one by one: refused when anything is protected, not otherwise", () => {
+    const many = `rm ${Array.from({ length: 520 }, (_, i) => `notes/f${i}`).join(" ")}`;
+    expect(runtime().mutationGate.check(commandCall(many))).toEqual({
+      verdict: "block",
+      rule: "sig.mutation.unreadable_command",
+      reason: "exec: the command has more than 512 words that may be paths, too many to check against the signed file policies.",
+    });
+    const bare = createMutationGate({ resolver: new RealPathResolver(fixture.root, { caseInsensitive: false }), config: () => ({ version: 1 }), writeTools: [], patchTools: [], isSigned: () => false, signedFiles: () => [] });
+    expect(commandRule(bare, many)).toBeUndefined();
+    expect(commandRule(bare, "echo x > soul.md")).toBeUndefined();
+  });
+
+  it("the signing key may not be named by any command, reading or not", () => {
+    const key = fixture.write("keys/signing.pem", "KEY\n");
+    const gate = createMutationGate({ resolver: new RealPathResolver(fixture.root, { caseInsensitive: false }), config: () => ({ version: 1 }), writeTools: [], patchTools: [], isSigned: () => false, signedFiles: () => [], forbiddenPaths: [key] });
+    expect(commandRule(gate, "cat keys/signing.pem")).toBe("sig.mutation.signing_key");
+    expect(commandRule(gate, `base64 ${key} > notes/k.txt`)).toBe("sig.mutation.signing_key");
+    expect(commandRule(gate, "openssl pkey --in=keys/signing.pem")).toBe("sig.mutation.signing_key");
+    expect(commandRule(gate, "cat keys/other.pem")).toBeUndefined();
+  });
+
+  it("on a case-insensitive file system, another case of a signed name is that file", () => {
+    const rt = runtime(true);
+    expect(commandRule(rt.mutationGate, "echo x > SOUL.MD")).toBe("sig.mutation.protected_file");
+    expect(commandRule(rt.mutationGate, "echo x > Prompts/Identity.TXT")).toBe("sig.mutation.immutable_file");
+  });
+
+  it("says the file a command names was refused, and how to read it instead", () => {
+    expect(runtime().mutationGate.check(commandCall("rm notes/signed.txt"))?.reason).toBe(
+      "notes/signed.txt is a signed, immutable file; it cannot be changed by tools. Ask the owner to edit and re-sign it. " +
+        "A command that names a signed file and runs a program that may change files is refused; read the file with cat, head or a file tool instead.",
+    );
+    expect(runtime().mutationGate.check(commandCall("echo > notes/signed.txt"))?.reason).toBe(
+      "notes/signed.txt is a signed, immutable file; it cannot be changed by tools. Ask the owner to edit and re-sign it.",
     );
   });
 });
