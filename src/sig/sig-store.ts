@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { writeFileAtomic } from "../state/atomic-file.js";
 import { DEFAULT_SIG_CONFIG, parseSigConfig, serializeSigConfig } from "./sig-config.js";
@@ -104,17 +104,25 @@ export class SigStore {
 
   /**
    * Replaces a project file atomically, keeping its permission bits. The directory it lands in
-   * must really be inside the project: a symlinked directory cannot carry the write elsewhere.
+   * must really be inside the project: a symlinked directory cannot carry the write elsewhere (nor
+   * the directories made for it). A link at the file's own name is replaced, not followed.
    */
-  writeProjectFile(file: string, content: string): void {
+  writeProjectFile(file: string, content: string | Uint8Array): void {
     const path = join(this.projectRoot, file);
-    mkdirSync(dirname(path), { recursive: true });
     const root = realpathSync.native(this.projectRoot);
-    const rel = relative(root, realpathSync.native(dirname(path)));
-    if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new PathEscapeError(file);
+    const inside = (dir: string): boolean => {
+      const rel = relative(root, realpathSync.native(dir));
+      return !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
+    };
+    let existing = dirname(path);
+    while (!existsSync(existing) && existing !== dirname(existing)) existing = dirname(existing);
+    if (!inside(existing)) throw new PathEscapeError(file);
+    mkdirSync(dirname(path), { recursive: true });
+    if (!inside(dirname(path))) throw new PathEscapeError(file);
     let mode = SIG_FILE_MODE;
     try {
-      mode = statSync(path).mode & 0o777;
+      const found = lstatSync(path);
+      if (found.isFile()) mode = found.mode & 0o777;
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }

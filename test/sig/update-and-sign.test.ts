@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -145,6 +145,22 @@ describe("update_and_sign: where the write lands", () => {
       signFile(c, "memory/notes.md", { identity: "workspace:init" });
       expect(() => updateAndSign(c, "memory/notes.md", "pwned", { identity: "owner:a", sourceType: "signed_message", reason: "r" })).toThrow(PathEscapeError);
       expect(readFileSync(join(outside, "notes.md"), "utf8")).toBe("n");
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("makes no directory outside the project on its way to refusing", () => {
+    const outside = mkdtempSync(join(tmpdir(), "provenant-outside-"));
+    try {
+      fixture.config({ version: 1, files: { "memory/deep/*.md": { mutable: true } } });
+      fixture.write("memory/deep/notes.md", "n");
+      const c = fixture.context();
+      signFile(c, "memory/deep/notes.md", { identity: "workspace:init" });
+      rmSync(fixture.path("memory"), { recursive: true });
+      symlinkSync(outside, fixture.path("memory"));
+      expect(() => updateAndSign(c, "memory/deep/notes.md", "pwned", { identity: "owner:a", sourceType: "signed_message", reason: "r" })).toThrow(PathEscapeError);
+      expect(existsSync(join(outside, "deep"))).toBe(false);
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
