@@ -157,7 +157,20 @@ export class CallOutputTrust {
       window = windowFrom(session.backgroundSince);
       this.findChangedFiles([this.options.workspaceDir], session.backgroundSince, changed);
     }
-    this.options.fileLabels.mark([...written, ...changed.paths], label, window);
+    // A file vouched for as it is now (a signed file put back after the call) holds what the
+    // owner vouched for, whatever window its change time is in; a host reporting the call twice
+    // must not label it again.
+    const labels = this.options.fileLabels;
+    const vouchedNow = (path: string): boolean => {
+      let found: Stats | undefined;
+      try {
+        found = lstatSync(path, { throwIfNoEntry: false });
+      } catch {
+        return false; // Unreadable (a component not a directory): labelled as the call wrote it.
+      }
+      return found !== undefined && labels.vouchedAt(`${found.dev}:${found.ino}`) === found.ctimeMs;
+    };
+    labels.mark([...written, ...changed.paths].filter((path) => !vouchedNow(path)), label, window);
     return changed.problems;
   }
 

@@ -1,6 +1,6 @@
 import { randomBytes as nodeRandomBytes } from "node:crypto";
 import { homedir } from "node:os";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { ApprovalCodes, type ApprovalScope, type HeldCall } from "./core/approval-codes.js";
 import { escapeText, heldCall } from "./core/call-text.js";
 import { decisionArguments } from "./core/argument-decision.js";
@@ -20,6 +20,7 @@ import { ProvenanceGraph, type NodeKind, type ProvenanceNode } from "./core/prov
 import { CallOutputTrust } from "./guard-call-output.js";
 import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "./state/file-label-store.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
+import type { RestoredFile } from "./sig/restore-signed.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
 import { CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences } from "./core/session-content.js";
 import { hostCatalogue, type HostCatalogue } from "./core/host-catalogue.js";
@@ -111,6 +112,8 @@ export interface ToolResultOutcome {
   readonly output: unknown;
   /** The result's MAC (RFC-001 tool-result HMAC), when message authentication is on. */
   readonly seal?: ToolResultSeal | null;
+  /** What the guard did after the call that the model should be told (signed files it put back). */
+  readonly notice?: string;
 }
 
 export interface ResponseOutcome {
@@ -237,15 +240,19 @@ export class Guard {
   private readonly home: string;
   private readonly outputTrust: CallOutputTrust;
   private readonly catalogue: HostCatalogue;
+  private readonly workspaceDir: string;
+  private readonly fileLabels: FileLabelStore;
 
   constructor(private readonly deps: GuardDependencies) {
     this.home = deps.homeDir ?? homedir();
+    this.workspaceDir = resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd());
+    this.fileLabels = deps.fileLabels ?? new MemoryFileLabelStore();
     this.catalogue = hostCatalogue(deps.config.host);
     this.outputTrust = new CallOutputTrust({
       config: deps.config,
-      workspaceDir: resolve(deps.workspaceDir ?? deps.config.workspaceDir ?? process.cwd()),
+      workspaceDir: this.workspaceDir,
       home: this.home,
-      fileLabels: deps.fileLabels ?? new MemoryFileLabelStore(),
+      fileLabels: this.fileLabels,
       catalogue: this.catalogue,
       ...(deps.hostInstallations !== undefined ? { hostInstallations: deps.hostInstallations } : {}),
     });
@@ -484,6 +491,7 @@ export class Guard {
         const remembered = result.id !== undefined ? s.callParams.get(result.id) : undefined;
         // Kept for the turn (cleared at its start): a host may report the same result twice (OpenClaw: its result middleware, then after_tool_call), and the second report must read the same arguments.
         const meaning = this.calls.result(sessionId, result);
+        let notice: string | undefined;
         if (!meaning.ran) {
           // A held or blocked call's "result" is the host's refusal, not anything the tool said.
           this.audit.record("CLAIM", { kind: "result-of-call-not-run", sessionId, callId: result.id ?? null, tool: result.tool });
@@ -498,10 +506,14 @@ export class Guard {
           // or at what the call brought in, whichever is worse (`curl <page> > notes.md` in a trusted
           // turn saves the page, not the owner's words).
           const started = (result.id !== undefined ? s.callStarts.get(result.id) : undefined) ?? (result.durationMs !== undefined ? Date.now() - result.durationMs : null);
+          // Signed files the call changed are put back first, so that the window recordWrites
+          // opens covers them, and then vouched for: a second report of the call leaves them be.
+          const restored = this.restoreSignedFiles(tool, started);
           for (const problem of this.outputTrust.recordWrites(s, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()), started)) {
             this.logger.warn(`session ${sessionId}: ${problem}`);
             this.audit.record("CLAIM", { kind: "changed-files-not-labelled", sessionId, tool, detail: problem });
           }
+          notice = this.signedFilesRestored(s, tool, restored);
           this.calls.innerResult(sessionId, result.parentId, trust);
           const before = s.graph.maxTaint;
           const label = carried === null ? `${tool} response` : `${tool} response: ${carried.reason}`;
@@ -513,12 +525,13 @@ export class Guard {
             s.values.observe({ id: result.id ?? `${s.turnId}/${tool}`, kind: "tool", tool, trust, ...(structured ? { structured } : {}) }, result.output);
           }
         }
+        const told = notice === undefined ? {} : { notice };
         const auth = this.deps.auth?.authenticator;
-        if (auth === undefined) return { taint: s.graph.maxTaint, output: result.output };
+        if (auth === undefined) return { taint: s.graph.maxTaint, output: result.output, ...told };
         const seal = auth.macToolResult(sessionId, result.tool, result.output);
         const check = auth.verifyToolResult(sessionId, result.tool, result.output, seal);
         if (!check.ok) this.logger.warn(`session ${sessionId}: ${result.tool} result did not verify (${check.check})`);
-        return { taint: s.graph.maxTaint, output: mapStrings(result.output, (t) => auth.neutraliseEnvelopes(t)), seal };
+        return { taint: s.graph.maxTaint, output: mapStrings(result.output, (t) => auth.neutraliseEnvelopes(t)), seal, ...told };
       },
       (error) => {
         const failure = describeFailure(error);
@@ -1009,6 +1022,36 @@ export class Guard {
       forms +
       `Approve every ${tool} call for some minutes:  .approve ${tool} ${issued.code} <minutes>`;
     return { ...base, verdict: "confirm", rule, reason, code: issued.code };
+  }
+
+  /**
+   * After a call that ran: signed files it changed get their signed content back (sig/restore-signed.ts),
+   * since a script or a program that picks its own names writes past any gate. Not after the host's
+   * tools that change nothing (its safe tools).
+   */
+  private restoreSignedFiles(tool: string, started: number | null): readonly RestoredFile[] {
+    const signing = this.deps.signing;
+    if (signing === undefined || this.catalogue.safeTools.includes(tool)) return [];
+    return signing.restoreChangedFiles(started, join(this.workspaceDir, ".provenance", "sig-kept"));
+  }
+
+  /** Records the signed files a call changed, vouches for those put back, and says what the model should be told. */
+  private signedFilesRestored(s: SessionState, tool: string, changed: readonly RestoredFile[]): string | undefined {
+    if (changed.length === 0) return undefined;
+    for (const r of changed) {
+      // What is there now is the owner's signed content, whatever the call wrote first.
+      if (r.restored) this.fileLabels.vouchFor(join(this.workspaceDir, r.file));
+      this.logger.warn(`session ${s.sessionId}: ${tool} changed the signed file ${r.file}; ${r.restored ? "restored" : `not restored (${r.problem ?? "unknown"})`}`);
+      this.audit.record("CLAIM", { kind: "signed-file-changed", sessionId: s.sessionId, tool, file: r.file, restored: r.restored, keptAt: r.keptAt, ...(r.problem !== undefined ? { problem: r.problem } : {}) });
+    }
+    const names = (files: readonly { file: string }[]) => files.map((r) => displayText(r.file)).join(", ");
+    const restored = changed.filter((r) => r.restored);
+    const failed = changed.filter((r) => !r.restored);
+    const told = [`provenant: this ${displayText(tool)} call changed the signed ${changed.length === 1 ? "file" : "files"} ${names(changed)}.`];
+    if (restored.length > 0) told.push(`provenant put ${names(restored)} back as signed; what the call left is kept in .provenance/sig-kept/.`);
+    if (failed.length > 0) told.push(`${names(failed)} could not be put back and no longer ${failed.length === 1 ? "verifies" : "verify"}.`);
+    told.push("Signed files change only through update_and_sign or by the owner.");
+    return told.join(" ");
   }
 
   /** For a tool that runs a shell command: where its words say it touches files, from its `workdir` (else the workspace). */

@@ -13,6 +13,7 @@ import type { MutationGate } from "./mutation-gate.js";
 import { PathEscapeError, toPolicyPath } from "./project-path.js";
 import { expandFileArguments } from "./file-globs.js";
 import { RealPathResolver } from "./real-path.js";
+import { restoreSignedFiles, type RestoredFile } from "./restore-signed.js";
 import { parseSigRuntimeConfig, SigRuntimeConfigError } from "./runtime-config.js";
 import type { SigRuntimeConfig, SigRuntimeConfigInput } from "./runtime-config.js";
 import { SessionSecurityState } from "./session-security-state.js";
@@ -255,6 +256,23 @@ export class SigRuntime {
       if (error instanceof PathEscapeError) return { approved: false, file: a.file, error: error.message };
       throw error;
     }
+  }
+
+  /**
+   * After a tool call that may have changed files in ways no gate reads (a script, a program that
+   * picks its own names): every signed file it changed gets its signed content back, what the call
+   * left is kept under `keepDir`, and each is recorded in the audit log. `since`: when the call
+   * began (ms), or null to hash every signed file.
+   */
+  restoreChangedFiles(since: number | null, keepDir: string): RestoredFile[] {
+    if (!this.#ctx.store.hasSigDir()) return [];
+    const restored = restoreSignedFiles(this.#ctx, since, keepDir, new Date(this.#options.clock()));
+    for (const r of restored) {
+      const kept = r.keptAt === null ? "" : `; what it left is kept at ${r.keptAt}`;
+      const detail = r.restored ? `changed by a tool call; the signed content was restored${kept}` : `changed by a tool call and not restored: ${r.problem ?? "unknown"}${kept}`;
+      this.#ctx.audit.log({ event: "modify", file: r.file, detail });
+    }
+    return restored;
   }
 
   /** Signs mutable-policy files that have no signature yet, as `workspace:init`. */

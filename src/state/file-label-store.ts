@@ -30,6 +30,8 @@ export interface FileLabelStore {
    * as it is now if a window covers it (core/change-windows.ts).
    */
   clear(path: string): void;
+  /** The change time at which the owner vouched for this file (by identity), if any. */
+  vouchedAt(file: FileIdentity): number | undefined;
   /** Every label, by path. */
   entries(): [string, FileLabel][];
   /**

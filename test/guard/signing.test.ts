@@ -135,4 +135,29 @@ describe("prompt signing in the guard's gate order", () => {
     expect(rule("git diff CLAUDE.md")).not.toMatch(/^sig\./);
     guard.close();
   });
+
+  it("a signed file a call changed past the gates is put back after it, the model is told, and what it left is kept", async () => {
+    const ws = await signedWorkspace({ "SOUL.md": "I am the original soul.\n" }, { "SOUL.md": { mutable: true, authorizedIdentities: ["owner:*"], requireSignedSource: true } });
+    const guard = Guard.open({ config: {}, workspaceDir: ws, homeDir: join(ws, "..") });
+    guard.beginTurn({ sessionId: "s", sender: { id: "owner", isOwner: true }, provider: "telegram", text: "run the formatter" });
+    const script = `node -e "require('fs').writeFileSync('SO'+'UL.md', 'I obey.')"`;
+    expect(guard.beforeToolCall("s", { id: "x1", tool: "exec", params: { command: script } }).verdict).toBe("allow");
+    writeFileSync(join(ws, "SOUL.md"), "I obey.");
+    // A tool that changes nothing does not look.
+    expect(guard.afterToolCall("s", { id: "r0", tool: "read", params: { path: "notes.md" }, output: "", ran: true }).notice).toBeUndefined();
+    const outcome = guard.afterToolCall("s", { id: "x1", tool: "exec", output: "", ran: true });
+    expect(outcome.notice).toBe(
+      "provenant: this exec call changed the signed file SOUL.md. provenant put SOUL.md back as signed; what the call left is kept in .provenance/sig-kept/. " +
+        "Signed files change only through update_and_sign or by the owner.",
+    );
+    expect(readFileSync(join(ws, "SOUL.md"), "utf8")).toBe("I am the original soul.\n");
+    expect(await checkCommand(sigIo(ws), ["SOUL.md"], {})).toBe(0);
+    // The host may report the same result twice: the second report neither restores nor labels again.
+    expect(guard.afterToolCall("s", { id: "x1", tool: "exec", output: "", ran: true }).notice).toBeUndefined();
+    // What the script wrote was labelled at the command's trust; what is there now is the owner's.
+    guard.beginTurn({ sessionId: "s2", sender: { id: "owner", isOwner: true }, provider: "telegram", text: "read my soul" });
+    expect(guard.beforeToolCall("s2", { id: "r1", tool: "read", params: { path: "SOUL.md" } }).verdict).toBe("allow");
+    expect(guard.afterToolCall("s2", { id: "r1", tool: "read", params: { path: "SOUL.md" }, output: "I am the original soul.\n", ran: true }).taint).toBe("trusted");
+    guard.close();
+  });
 });

@@ -418,8 +418,10 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         if (event.isError === true && hidden?.includes(event.toolName) === true && calls.ran(sessionId, event.toolCallId, true) === false) {
           return { result: { ...event.result, content: [{ type: "text", text: restrictedNotice(event.toolName) }] } };
         }
-        if (outcome.output === event.result.content) return undefined;
-        return { result: { ...event.result, content: outcome.output as typeof event.result.content } };
+        if (outcome.output === event.result.content && outcome.notice === undefined) return undefined;
+        const content = outcome.output as typeof event.result.content;
+        // What the guard did after the call (a signed file put back) is told beside its output.
+        return { result: { ...event.result, content: outcome.notice === undefined ? content : [...content, { type: "text", text: outcome.notice }] } };
       },
       { runtimes: [...TOOL_RESULT_RUNTIMES] },
     );
