@@ -18,6 +18,8 @@ describe("paths read as OpenClaw reads them", () => {
     expect(hostPathReadings("@@SOUL.md", "tool", HOME)).toEqual(["./@SOUL.md", "./@@SOUL.md"]);
     expect(hostPathReadings("@/abs/SOUL.md", "tool", HOME)).toEqual(["/abs/SOUL.md"]);
     expect(hostPathReadings("@~/SOUL.md", "tool", HOME)).toEqual([`${HOME}/SOUL.md`]);
+    // `@` alone is the working directory itself.
+    expect(hostPathReadings("@", "tool", HOME)).toEqual(["."]);
   });
 
   it("~ is home, file:// is a path for tools and a name in patches, repairs are applied", () => {

@@ -41,4 +41,34 @@ describe("sessions a cross-session tool's output carries", () => {
     expect(sessionContentLevel([], false, levelOf, "shared").level).toBe("shared");
     expect(sessionContentLevel(["a"], true, levelOf, "untrusted").level).toBe("untrusted");
   });
+
+  it("the bounds are exact: eight levels deep and a thousand sessions are read; one more is cut", () => {
+    const nested = (levels: number): unknown => {
+      let value: unknown = { sessionKey: "bottom" };
+      for (let i = 0; i < levels; i++) value = { wrap: value };
+      return value;
+    };
+    expect(sessionReferences({}, nested(8))).toEqual({ refs: ["bottom"], truncated: false });
+    expect(sessionReferences({}, nested(9)).truncated).toBe(true);
+    const sessions = (n: number) => Array.from({ length: n }, (_, i) => ({ sessionKey: `s${i}` }));
+    expect(sessionReferences({}, sessions(1000)).truncated).toBe(false);
+    expect(sessionReferences({}, sessions(1001)).truncated).toBe(true);
+    // Each text that is JSON is a level too: a stringified wrapper at the limit is cut.
+    expect(sessionReferences({}, JSON.stringify(nested(7))).truncated).toBe(false);
+    expect(sessionReferences({}, JSON.stringify(nested(8))).truncated).toBe(true);
+  });
+
+  it("a session is named without the spaces around it, and a blank name names none", () => {
+    expect(sessionReferences({ sessionKey: "  agent:main:x \n" }, { sessionId: "   " }).refs).toEqual(["agent:main:x"]);
+    expect(sessionReferences({}, '  {"sessionKey":"k"}  ').refs).toEqual(["k"]);
+    expect(sessionReferences({}, ['"{\\"sessionKey\\":\\"twice\\"}"']).refs).toEqual(["twice"]);
+  });
+
+  it("says why the level is what it is", () => {
+    const levelOf = (ref: string): TrustLevel | undefined => (ref === "a" ? "trusted" : undefined);
+    expect(sessionContentLevel(["a"], true, levelOf, "external").reason).toBe("names more sessions than can be checked; counted at the worst session's level");
+    expect(sessionContentLevel([], false, levelOf, "external").reason).toBe("names no session; counted at the worst session's level");
+    expect(sessionContentLevel(["a", "q"], false, levelOf, "external").reason).toBe("content of session q, unknown here, counted at the worst session's level (external)");
+    expect(sessionContentLevel(["a"], false, levelOf, "external").reason).toBe("content of session a");
+  });
 });

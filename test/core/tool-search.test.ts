@@ -122,4 +122,27 @@ describe("DecidedCalls", () => {
     calls.clear("s");
     expect(calls.result("s", { id: "c1", tool: "tool_call", output: "x" })).toEqual({ ran: true, tool: "" });
   });
+
+  it("only a wrapper stands for an inner call: a held call of another tool named as a parent is not one", () => {
+    const calls = new DecidedCalls();
+    const held = { id: "x1", tool: "exec", params: { command: "rm -rf ~" } };
+    calls.decided("s", held, { tool: "exec", params: { command: "rm -rf ~" } }, "confirm");
+    expect(calls.toDecide("s", { id: "x2", tool: "exec", params: { command: "rm -rf ~" }, parentId: "x1" }).kind).toBe("decide");
+  });
+
+  it("a wrapper's own result is held to the trust its inner call's result entered at, the worst of several", () => {
+    const calls = new DecidedCalls();
+    const outer = { id: "c1", tool: "tool_call", params: { id: "web_fetch", args: { url: "https://x.example" } } };
+    calls.decided("s", outer, { tool: "web_fetch", params: { url: "https://x.example" } }, "allow");
+    calls.innerResult("s", "c1", "external");
+    calls.innerResult("s", "c1", "untrusted");
+    calls.innerResult("s", "c1", "shared");
+    calls.innerResult("s", undefined, "trusted");
+    expect(calls.result("s", { id: "c1", tool: "tool_call", output: "page" })).toEqual({ ran: true, tool: "web_fetch", atMost: "untrusted" });
+    // A discovery wrapper's own trust and its inner call's: the worse of the two.
+    const search = { id: "c2", tool: "tool_search_code", params: {} };
+    calls.innerResult("s", "c2", "external");
+    expect(calls.result("s", { ...search, output: [{ id: "openclaw:core:ls", source: "openclaw" }] })).toEqual({ ran: true, tool: "tool_search_code", atMost: "external" });
+    expect(calls.result("s", { ...search, output: [{ id: "mcp:x", source: "mcp" }] })).toEqual({ ran: true, tool: "tool_search_code", atMost: "untrusted" });
+  });
 });
