@@ -425,10 +425,10 @@ export class McpProxy {
           return FORWARD;
         }
         // An error's text is the server's words too: it enters the context like any output.
-        this.o.guard.afterToolCall(this.o.sessionId, { id: request.callId, tool: request.tool, params: request.params, output: message.error ?? message.result, ran: true });
+        const outcome = this.o.guard.afterToolCall(this.o.sessionId, { id: request.callId, tool: request.tool, params: request.params, output: message.error ?? message.result, ran: true });
         const task = taskIdOf(message.result !== null && typeof message.result === "object" ? (message.result as { task?: unknown }).task : undefined);
         if (task !== null) this.taskCreated(task, request);
-        return FORWARD;
+        return outcome.notice === undefined ? FORWARD : withNotice(message, outcome.notice);
       }
     }
   }
@@ -885,4 +885,16 @@ function toolCallParams(params: unknown): { name: string; args: Readonly<Record<
   const args = Object.hasOwn(p, "arguments") ? p.arguments : undefined;
   if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) return null;
   return { name: p.name, args: (args ?? {}) as Record<string, unknown> };
+}
+
+/**
+ * A tool result with what the guard did after the call (a signed file it put back) told beside the
+ * server's content; an error or a result without a content list is forwarded as it is.
+ */
+function withNotice(message: Extract<JsonRpcMessage, { kind: "response" }>, notice: string): Outcome {
+  const result = message.result;
+  if (message.error !== undefined || result === null || typeof result !== "object" || Array.isArray(result)) return FORWARD;
+  const content = (result as { content?: unknown }).content;
+  if (!Array.isArray(content)) return FORWARD;
+  return { kind: "replace", value: { ...message.raw, result: { ...result, content: [...content, { type: "text", text: notice }] } } };
 }
