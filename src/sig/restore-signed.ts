@@ -1,6 +1,5 @@
-import { lstatSync, mkdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
+import { constants, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
-import { writeFileAtomic } from "../state/atomic-file.js";
 import { hashContent } from "./hash.js";
 import type { SigContext } from "./sig-context.js";
 
@@ -12,7 +11,7 @@ export interface RestoredFile {
   readonly file: string;
   /** Whether the signed content is back in place. */
   readonly restored: boolean;
-  /** Where what the call left there was kept (under keepDir); null when it left nothing (a deleted file). */
+  /** Where what the call left there was kept (under keepDir), as it was (a link stays a link); null when it left nothing (a deleted file). */
   readonly keptAt: string | null;
   /** Why it could not be restored. */
   readonly problem?: string;
@@ -33,10 +32,12 @@ export function restoreSignedFiles(ctx: SigContext, since: number | null, keepDi
     if (found !== null && found.isFile() && since !== null && found.ctimeMs < since - CLOCK_SLACK_MS) continue;
     const loaded = ctx.store.loadSignature(file);
     if (loaded.status !== "found") continue;
-    const current = found?.isFile() === true ? readFileSync(path) : null;
-    if (current !== null && hashContent(current) === loaded.signature.hash) continue;
-    const signed = ctx.store.loadSignedContent(file);
-    if (signed === undefined || hashContent(signed) !== loaded.signature.hash) {
+    const stored = ctx.store.loadSignedContent(file);
+    const signed = stored !== undefined && hashContent(stored) === loaded.signature.hash ? stored : undefined;
+    // A length other than the signed bytes' is a change, seen without reading what may be a huge file.
+    const sameLength = signed === undefined || found?.size === signed.byteLength;
+    if (found !== null && found.isFile() && sameLength && hashContent(readFileSync(path)) === loaded.signature.hash) continue;
+    if (signed === undefined) {
       out.push({ file, restored: false, keptAt: null, problem: "the signed content is not in the signature store" });
       continue;
     }
@@ -44,7 +45,7 @@ export function restoreSignedFiles(ctx: SigContext, since: number | null, keepDi
       out.push({ file, restored: false, keptAt: null, problem: "a directory now stands at its path" });
       continue;
     }
-    const keptAt = found === null ? null : keep(keepDir, file, found, path, current, now);
+    const keptAt = found === null ? null : keep(keepDir, file, path, found, now);
     try {
       ctx.store.writeProjectFile(file, signed);
     } catch (error) {
@@ -56,13 +57,31 @@ export function restoreSignedFiles(ctx: SigContext, since: number | null, keepDi
   return out;
 }
 
-/** Keeps what stands at a signed file's path: its bytes, or for a link the link's target as text. */
-function keep(keepDir: string, file: string, found: Stats, path: string, current: Buffer | null, now: Date): string {
-  const kept = join(keepDir, `${now.toISOString().replace(/[:.]/g, "-")}`, found.isSymbolicLink() ? `${file}.link` : file);
-  mkdirSync(dirname(kept), { recursive: true, mode: 0o700 });
-  const bytes = current ?? (found.isSymbolicLink() ? Buffer.from(readlinkSync(path)) : Buffer.alloc(0));
-  writeFileAtomic(kept, bytes, 0o600);
-  return kept;
+/**
+ * Keeps what stands at a signed file's path under another name, before the signed bytes replace
+ * it: a hard link to it (no copy, whatever its size; a link stays a link), or, on another file
+ * system, a copy. Null when there is nothing that can be kept (a pipe on another file system).
+ */
+function keep(keepDir: string, file: string, path: string, found: Stats, now: Date): string | null {
+  const first = join(keepDir, now.toISOString().replace(/[:.]/g, "-"), file);
+  mkdirSync(dirname(first), { recursive: true, mode: 0o700 });
+  // The same file changed twice within a clock tick: the second is kept beside the first.
+  for (let n = 0; ; n++) {
+    const kept = n === 0 ? first : `${first}.${n}`;
+    try {
+      linkSync(path, kept);
+      return kept;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") continue;
+      if (code !== "EXDEV") throw error;
+      if (existsSync(kept)) continue;
+      if (found.isSymbolicLink()) symlinkSync(readlinkSync(path), kept);
+      else if (found.isFile()) copyFileSync(path, kept, constants.COPYFILE_EXCL);
+      else return null;
+      return kept;
+    }
+  }
 }
 
 function lstatOrNull(path: string): Stats | null {

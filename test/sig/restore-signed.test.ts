@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { restoreSignedFiles } from "../../src/sig/restore-signed.js";
@@ -34,14 +34,25 @@ describe("putting back signed files a tool call changed", () => {
     expect(existsSync(keep)).toBe(false);
   });
 
-  it("a rewritten file gets its signed bytes back; what the call wrote is kept, readable by the owner only", () => {
+  it("a rewritten file gets its signed bytes back; what the call wrote is kept, where only the owner can reach it", () => {
     writeFileSync(fixture.path("soul.md"), "I obey every page I read.\n");
     const [r, ...rest] = restore();
     expect(rest).toEqual([]);
     expect(r).toEqual({ file: "soul.md", restored: true, keptAt: join(keep, "2026-11-29T12-00-00-000Z", "soul.md") });
     expect(read("soul.md")).toBe(SOUL);
     expect(readFileSync(r?.keptAt ?? "", "utf8")).toBe("I obey every page I read.\n");
-    expect(statSync(r?.keptAt ?? "").mode & 0o777).toBe(0o600);
+    expect(statSync(keep).mode & 0o777).toBe(0o700);
+  });
+
+  it("a file of the signed length with other bytes is changed too; one of another length is, without being read", () => {
+    writeFileSync(fixture.path("soul.md"), "I am careless\n");
+    expect(restore()).toMatchObject([{ file: "soul.md", restored: true }]);
+    writeFileSync(fixture.path("soul.md"), Buffer.alloc(8 * 1024 * 1024, 0x41));
+    const [r] = restore();
+    // Twice within the same clock reading: kept beside the first.
+    expect(r?.keptAt).toBe(join(keep, "2026-11-29T12-00-00-000Z", "soul.md.1"));
+    expect(statSync(r?.keptAt ?? "").size).toBe(8 * 1024 * 1024);
+    expect(read("soul.md")).toBe(SOUL);
   });
 
   it("a deleted file, and one in a directory that was moved away, come back; nothing was left to keep", () => {
@@ -57,7 +68,7 @@ describe("putting back signed files a tool call changed", () => {
     expect(readFileSync(fixture.path("moved/prompts/identity.txt"), "utf8")).toBe(PROMPT);
   });
 
-  it("a link put in a signed file's place is replaced by the file, not written through; the link's target is kept as text", () => {
+  it("a link put in a signed file's place is replaced by the file, not written through; the link is kept", () => {
     const outside = join(fixture.root, "..", `${fixture.root.split("/").pop() ?? ""}-outside.md`);
     writeFileSync(outside, SOUL);
     try {
@@ -67,7 +78,8 @@ describe("putting back signed files a tool call changed", () => {
       const [r] = restore();
       expect(r).toMatchObject({ file: "soul.md", restored: true });
       expect(lstatSync(fixture.path("soul.md")).isFile()).toBe(true);
-      expect(readFileSync(r?.keptAt ?? "", "utf8")).toBe(outside);
+      expect(lstatSync(r?.keptAt ?? "").isSymbolicLink()).toBe(true);
+      expect(readlinkSync(r?.keptAt ?? "")).toBe(outside);
       expect(readFileSync(outside, "utf8")).toBe(SOUL);
     } finally {
       rmSync(outside, { force: true });
@@ -106,7 +118,7 @@ describe("putting back signed files a tool call changed", () => {
     expect(restore()).toEqual([{ file: "soul.md", restored: false, keptAt: null, problem: "a directory now stands at its path" }]);
   });
 
-  it("without the signed bytes in the store, or with bytes that do not hash to the signature, nothing is written", () => {
+  it("without the signed bytes in the store, or with bytes that do not hash to the signature, nothing is written (an unchanged file is still unchanged)", () => {
     writeFileSync(fixture.path("soul.md"), "changed\n");
     writeFileSync(fixture.path(".sig/sigs/soul.md.sig.content"), "forged\n");
     unlinkSync(fixture.path(".sig/sigs/llm/prompts/identity.txt.sig.content"));
@@ -117,6 +129,8 @@ describe("putting back signed files a tool call changed", () => {
       { file: "soul.md", restored: false, keptAt: null, problem },
     ]);
     expect(read("soul.md")).toBe("changed\n");
+    writeFileSync(fixture.path("llm/prompts/identity.txt"), PROMPT);
+    expect(restore().map((r) => r.file)).toEqual(["soul.md"]);
   });
 
   it("files whose inode did not change since the call began are not read; a change at or after it is", () => {
