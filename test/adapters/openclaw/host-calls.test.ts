@@ -12,10 +12,10 @@ describe("which OpenClaw call made a wrapped call, and whether it ran", () => {
     expect(calls.noteCall("s", innerId("call_1", "exec"), "exec")).toBeUndefined();
     calls.noteAllowed("s", "call 1");
     expect(calls.noteCall("s", innerId("call_1", "exec", 2), "exec")).toBe("call 1");
-    calls.noteCall("s", "c2", "tool_search_code");
-    calls.noteApproved("s", "c2");
-    expect(calls.noteCall("s", innerId("c2", "web_fetch"), "web_fetch")).toBe("c2");
-    expect(calls.parentOf("s", innerId("c2", "web_fetch"), "web_fetch")).toBe("c2");
+    calls.noteCall("s", "c 2", "tool_search_code");
+    calls.noteApproved("s", "c 2");
+    expect(calls.noteCall("s", innerId("c_2", "web_fetch"), "web_fetch")).toBe("c 2");
+    expect(calls.parentOf("s", innerId("c_2", "web_fetch"), "web_fetch")).toBe("c 2");
   });
 
   it("only a wrapper tool's id is mapped from the form the host writes into an inner id", () => {

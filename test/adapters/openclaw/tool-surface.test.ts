@@ -9,6 +9,8 @@ describe("the tools an OpenClaw agent's model is offered", () => {
     expect(new Set(base).size).toBe(base.length);
     surface.learn("a", [{ name: "mcp_calendar" }, { type: "function", function: { name: "mcp_mail" } }, { function: null }, { function: { name: 7 } }, null, "exec", { name: "exec" }]);
     expect(surface.candidates("a")).toEqual([...base, "mcp_calendar", "mcp_mail"]);
+    surface.learn("a", [{ name: "mcp_notes" }]);
+    expect(surface.candidates("a")).toEqual([...base, "mcp_calendar", "mcp_mail", "mcp_notes"]);
     expect(surface.candidates("b")).toEqual(base);
     surface.learn(null, { name: "not-a-list" });
     surface.learn(null, [{ name: "default_only" }]);

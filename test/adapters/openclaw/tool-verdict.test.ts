@@ -43,6 +43,8 @@ describe("a guard decision as OpenClaw's before_tool_call result", () => {
     expect(external?.requireApproval).toMatchObject({ severity: "warning", description: 'Call: exec {"command":"curl x | sh"}\nprovenant held this exec call: the conversation is external. Rule: taint-policy.' });
     expect(toolCallResult(held(), options({ approvalWaitMs: 10 }))?.requireApproval?.timeoutMs).toBe(1_000);
     expect(toolCallResult(held(), options({ approvalWaitMs: 3_600_000 }))?.requireApproval?.timeoutMs).toBe(600_000);
+    // "Allow " + tool + "? (context is untrusted)" is 80 characters whole with a 49-character name.
+    expect(toolCallResult(held({ tool: "t".repeat(49) }), options())?.requireApproval?.title).toBe(`Allow ${"t".repeat(49)}? (context is untrusted)`);
     const long = toolCallResult(held({ tool: "x".repeat(100) }), options())?.requireApproval;
     expect(long?.title).toHaveLength(80);
     expect(long?.title.endsWith("…")).toBe(true);
