@@ -102,6 +102,35 @@ export const MUTATION_MODULES = {
       "test/adapters/claude-code/claude-code-hooks.test.ts",
     ],
   },
+  // What the guard knows of a host's tools: each host's catalogue (which tools read, write, run
+  // commands, send, what their output is worth), the paths a file tool's call lands on as the host
+  // reads them, the calls Tool Search wraps, what a session has read, and OpenClaw's side of a
+  // decision (the host's approval prompt, which wrapped call came from which).
+  "host-tools": {
+    mutate: [
+      "src/core/tool-catalogue.ts",
+      "src/core/host-catalogue.ts",
+      "src/core/decided-calls.ts",
+      "src/core/session-content.ts",
+      "src/core/write-targets.ts",
+      "src/core/host-paths.ts",
+      "src/adapters/openclaw/tool-verdict.ts",
+      "src/adapters/openclaw/host-calls.ts",
+      "src/adapters/openclaw/tool-surface.ts",
+    ],
+    tests: [
+      "test/core/**/*.test.ts",
+      "test/guard/**/*.test.ts",
+      "test/fuzz/guard.fuzz.test.ts",
+      "test/adapters/openclaw/provenant-plugin.test.ts",
+      "test/adapters/openclaw/held-call-inbox.test.ts",
+      "test/adapters/openclaw/manifest.test.ts",
+      "test/adapters/openclaw/host-calls.test.ts",
+      "test/adapters/openclaw/tool-verdict.test.ts",
+      "test/adapters/openclaw/tool-surface.test.ts",
+      "test/adapters/claude-code/claude-code-hooks.test.ts",
+    ],
+  },
   // What a command's output is worth from its words: the shell classifier, the values a script's
   // variables hold, what a local program runs or reads by its options and script, which files
   // a patch-printing git command shows, and a file's trust by its path.
@@ -247,6 +276,24 @@ export const MUTATION_MODULES = {
     // Every sig test but the CLI's, which runs the built program (a mutant of src/ is not in it),
     // and the guard's, which give the gates a host's calls.
     tests: ["test/sig/*.test.ts", "!test/sig/cli.test.ts", "test/guard/signing.test.ts"],
+  },
+  // The tamper-evident ledger's verification: the hash chain's entries and their lines, the
+  // verifier that walks a chain, the Merkle log's hashes and proofs and their verification, and
+  // signed checkpoints. A verifier that accepts a changed log is the bug this module hunts.
+  "ledger-verify": {
+    mutate: [
+      "src/ledger/chain-entry.ts",
+      "src/ledger/entry-line.ts",
+      "src/ledger/chain-verifier.ts",
+      "src/ledger/merkle-hash.ts",
+      "src/ledger/merkle-verify.ts",
+      "src/ledger/log-proofs.ts",
+      "src/ledger/proof-document.ts",
+      "src/ledger/checkpoint.ts",
+      "src/ledger/checkpoint-keys.ts",
+    ],
+    // Not the CLI's (it runs the built program), nor those that start processes or workers.
+    tests: ["test/ledger/*.test.ts", "!test/ledger/cli.test.ts", "!test/ledger/crash.test.ts", "!test/ledger/parallel-verify.test.ts"],
   },
   broker: {
     gate: 90,
