@@ -87,12 +87,13 @@ export const MUTATION_MODULES = {
   // answer applies to a held call.
   guard: {
     gate: 90,
-    mutate: ["src/guard.ts", "src/guard-config.ts", "src/guard-fail-safe.ts", "src/guard-call-output.ts", "src/guard-held-calls.ts", "src/core/gate-files.ts"],
+    mutate: ["src/guard.ts", "src/guard-config.ts", "src/guard-fail-safe.ts", "src/guard-call-output.ts", "src/guard-held-calls.ts", "src/core/gate-files.ts", "src/core/command-files.ts"],
     // Its own tests, and the fast ones that drive it through a front end (in-process, no host). Not
     // the MCP proxy's: its depth-limit test measures a stack that instrumented code deepens.
     tests: [
       "test/guard/**/*.test.ts",
       "test/core/config-limits.test.ts",
+      "test/core/command-files.test.ts",
       "test/core/designated-records.test.ts",
       "test/fuzz/guard.fuzz.test.ts",
       "test/state/state-file-faults.test.ts",
