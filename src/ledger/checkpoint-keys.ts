@@ -27,7 +27,8 @@ export function loadSigningKey(path: string, workspace: string | undefined): Key
   if ((info.mode & 0o077) !== 0) {
     throw new CheckpointError(`checkpoint signing key ${path} is accessible to group or others (mode ${(info.mode & 0o777).toString(8)}); chmod 600 it`);
   }
-  if (workspace !== undefined && isInside(realpathSync(path), realpathSync(workspace))) {
+  // A workspace not made yet holds nothing, but its path may still lie around the key.
+  if (workspace !== undefined && isInside(realpathSync(path), existsSync(workspace) ? realpathSync(workspace) : resolve(workspace))) {
     throw new CheckpointError(`checkpoint signing key ${path} is inside the workspace, within the agent's reach; move it out`);
   }
   let key: KeyObject;
