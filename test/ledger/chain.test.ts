@@ -83,6 +83,31 @@ describe("chain rules", () => {
     expect(verify([g, rogue])?.reason).toBe("GENESIS entry inside a chain");
   });
 
+  it("a chain that opens with anything but GENESIS says so", () => {
+    const claim = { seq: 0, type: "CLAIM" as const, data: {}, prevHash: "0".repeat(64), hash: chainHash("0".repeat(64), 0, "CLAIM", {}) };
+    expect(verify([claim])).toEqual({ chain: 0, seq: 0, reason: "chain does not open with GENESIS" });
+  });
+
+  it("skip takes a verified segment whole only where it starts exactly at the verifier's place", () => {
+    const b = nextEntry(a, "META", { n: 2 });
+    const c = nextEntry(b, "CLAIM", { n: 3 });
+    const verifier = new ChainVerifier(0, undefined);
+    verifier.accept(g, canonicalJSON(g.data));
+    verifier.accept(a, canonicalJSON(a.data));
+    expect(verifier.skip(3, b.hash, 1, c.hash)).toBe(false); // not the next seq
+    expect(verifier.skip(2, g.hash, 1, c.hash)).toBe(false); // prevHash is not the last hash
+    expect(verifier.skip(2, a.hash, 0, c.hash)).toBe(false); // an empty segment
+    expect([verifier.count, verifier.lastHash]).toEqual([2, a.hash]);
+    expect(new ChainVerifier(0, undefined).skip(0, "0".repeat(64), 1, g.hash)).toBe(false); // a genesis is never taken on trust
+    expect(verifier.skip(2, b.prevHash, 1, b.hash)).toBe(true);
+    expect([verifier.count, verifier.lastHash]).toEqual([3, b.hash]);
+    expect(verifier.accept(c, canonicalJSON(c.data))).toBeUndefined();
+    const midway = ChainVerifier.midway(0, 2, a.hash);
+    expect([midway.count, midway.lastHash]).toEqual([2, a.hash]);
+    expect(midway.accept(b, canonicalJSON(b.data))).toBeUndefined();
+    expect(midway.unreadable("bad line")).toEqual({ chain: 0, seq: 3, reason: "bad line" });
+  });
+
   it("links chains: continues_from must name the previous chain's last hash", () => {
     const next = nextEntry(undefined, "GENESIS", { chain: 1, continues_from: a.hash });
     expect(new ChainVerifier(1, a.hash).accept(next, canonicalJSON(next.data))).toBeUndefined();

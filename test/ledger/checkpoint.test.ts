@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync } from "node:crypto";
+import { createHash, generateKeyPairSync, sign } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nextEntry } from "../../src/ledger/chain-entry.js";
@@ -68,9 +68,46 @@ describe("signed checkpoints (C2SP signed note)", () => {
     );
   });
 
-  it("refuse to sign a malformed checkpoint", () => {
-    expect(() => signCheckpoint({ origin: "a\nb", size: 1, root: tree.root(1) }, NAME, privateKey)).toThrow(CheckpointError);
-    expect(() => signCheckpoint(checkpointAt(1), "has space", privateKey)).toThrow(CheckpointError);
+  it("refuse to sign a malformed checkpoint, saying why", () => {
+    expect(() => signCheckpoint({ origin: "a\nb", size: 1, root: tree.root(1) }, NAME, privateKey)).toThrow(new CheckpointError("origin must be one non-empty line"));
+    expect(() => signCheckpoint({ origin: "", size: 1, root: tree.root(1) }, NAME, privateKey)).toThrow("origin must be one non-empty line");
+    expect(() => signCheckpoint({ origin: NAME, size: 1, root: tree.root(1).subarray(1) }, NAME, privateKey)).toThrow("root must be 32 bytes");
+    for (const name of ["has space", "", "a+b", "tab\there"]) {
+      expect(() => signCheckpoint(checkpointAt(1), name, privateKey)).toThrow("key name must be non-empty with no spaces or '+'");
+    }
+    const rsa = generateKeyPairSync("rsa", { modulusLength: 1024 });
+    expect(() => keyId(NAME, rsa.publicKey)).toThrow("checkpoint keys must be Ed25519");
+    expect(new CheckpointError("x").name).toBe("CheckpointError");
+  });
+
+  it("refuse a note in any other form, each with its reason, even when its body is signed", () => {
+    /** A note whose body is exactly `body`, signed with the right key and name. */
+    const signed = (body: string) => `${body}\n\u2014 ${NAME} ${Buffer.concat([keyId(NAME, publicKey), sign(null, Buffer.from(body), privateKey)]).toString("base64")}\n`;
+    const root = tree.root(40).toString("base64");
+    const refused: [string, string][] = [
+      [`${"x".repeat(64 * 1024 + 1)}`, "checkpoint is too large"],
+      [`${NAME}\n40\n${root}\n`, "not a signed note: no blank line before the signatures"],
+      [note.slice(0, -1), "not a signed note: no blank line before the signatures"],
+      [note.replace("\u2014 ", "- "), "malformed signature line"],
+      [note.replace(/\n$/, " extra\n"), "malformed signature line"],
+      [`${note.split("\n\n")[0]}\n\n\u2014 ${NAME}\n`, "malformed signature line"],
+      [note.replace(/=\n$/, "\n"), "malformed signature"],
+      [note.replace(/ (\S{4})(\S+)\n$/, " $1$1$2\n"), "malformed signature"],
+      [signed(`\n40\n${root}\n`), "checkpoint body needs origin, size and root lines"],
+      [signed(`${NAME}\n`), "checkpoint body needs origin, size and root lines"],
+      ...["040", "-1", "4.0", "1e2", " 40", "40 ", "12345678901234567"].map((size): [string, string] => [signed(`${NAME}\n${size}\n${root}\n`), "checkpoint size is not a decimal count"]),
+      [signed(`${NAME}\n9999999999999999\n${root}\n`), "checkpoint size is not a decimal count"],
+      [signed(`${NAME}\n40\n${root.slice(0, -2)}\n`), "checkpoint root is not 32 bytes of base64"],
+      [signed(`${NAME}\n40\n${tree.root(40).toString("base64url")}\n`), "checkpoint root is not 32 bytes of base64"],
+      [signed(`${NAME}\n40\n${Buffer.alloc(33).toString("base64")}\n`), "checkpoint root is not 32 bytes of base64"],
+    ];
+    for (const [text, reason] of refused) expect(() => openCheckpoint(text, NAME, publicKey), reason).toThrow(new CheckpointError(reason));
+    // Within the bounds, the same forms are taken: a signature by another key beside ours, size 0.
+    const zero = signed(`${NAME}\n0\n${root}\n`);
+    expect(openCheckpoint(zero, NAME, publicKey).size).toBe(0);
+    const both = `${note.slice(0, -1)}\n\u2014 other.log ${Buffer.alloc(68).toString("base64")}\n`;
+    expect(openCheckpoint(both, NAME, publicKey).size).toBe(40);
+    expect(openCheckpoint(signed(`${NAME}\n${2 ** 53 - 1}\n${root}\n`), NAME, publicKey).size).toBe(2 ** 53 - 1);
   });
 });
 
@@ -126,6 +163,51 @@ describe("proof documents", () => {
       checkpoint2: signCheckpoint({ origin: NAME, size: 40, root: forkTree.root() }, NAME, privateKey),
     };
     expect(checkProofDocument(forkDoc, trust)).toEqual({ ok: false, reason: "consistency proof does not lead to the older root" });
+  });
+
+  it("a signed checkpoint vouches only for its own log, size and root: a forged tree of the same size is refused", () => {
+    // The attacker's tree: the same 30 entries but for one, rewritten, with a proof that holds in it.
+    const forgedTree = new MerkleTree();
+    const forgedEntry = nextEntry(entries[6], "CLAIM", { i: 7, forged: true });
+    entries.slice(0, 30).forEach((e, i) => forgedTree.append(entryLeafHash(i === 7 ? forgedEntry.hash : e.hash)));
+    const real = signCheckpoint(checkpointAt(30), NAME, privateKey);
+    const forgedDoc = {
+      ...inclusion(7, 30),
+      entry: forgedEntry,
+      root: forgedTree.root().toString("hex"),
+      proof: forgedTree.inclusionProof(7, 30).map((p) => p.toString("hex")),
+      checkpoint: real,
+    };
+    expect(checkProofDocument({ ...forgedDoc, checkpoint: undefined })).toMatchObject({ ok: true });
+    expect(checkProofDocument(forgedDoc, trust)).toEqual({ ok: false, reason: "checkpoint does not vouch for this size and root" });
+    // A checkpoint of the same root for another size (a key that signs anything) vouches for neither.
+    const otherSize = signCheckpoint({ origin: NAME, size: 31, root: tree.root(30) }, NAME, privateKey);
+    expect(checkProofDocument({ ...inclusion(7, 30), checkpoint: otherSize }, trust)).toEqual({ ok: false, reason: "checkpoint does not vouch for this size and root" });
+    // The same key signing another log's checkpoint of the same size and root.
+    const otherLog = signCheckpoint({ origin: "other.example/log", size: 30, root: tree.root(30) }, NAME, privateKey);
+    expect(checkProofDocument({ ...inclusion(7, 30), checkpoint: otherLog }, trust)).toEqual({ ok: false, reason: `checkpoint origin other.example/log is not ${NAME}` });
+  });
+
+  it("a consistency proof with trust needs a checkpoint, and each one it carries must vouch for its side", () => {
+    const good1 = signCheckpoint(checkpointAt(12), NAME, privateKey);
+    const good2 = signCheckpoint(checkpointAt(40), NAME, privateKey);
+    const forged1 = signCheckpoint(checkpointAt(12), NAME, other.privateKey);
+    expect(checkProofDocument(consistency(12, 40), trust)).toEqual({ ok: false, reason: "no signed checkpoint in the proof to check a root against" });
+    expect(checkProofDocument(consistency(12, 40))).toMatchObject({ ok: true });
+    expect(checkProofDocument({ ...consistency(12, 40), checkpoint2: good2 }, trust)).toEqual({
+      ok: true,
+      summary: `the log of size 40 (root ${tree.root(40).toString("hex")}) extends the log of size 12 (root ${tree.root(12).toString("hex")})`,
+    });
+    expect(checkProofDocument({ ...consistency(12, 40), checkpoint1: good1 }, trust)).toMatchObject({ ok: true });
+    expect(checkProofDocument({ ...consistency(12, 40), checkpoint1: forged1, checkpoint2: good2 }, trust)).toEqual({ ok: false, reason: `older checkpoint: checkpoint is not signed by key ${NAME}` });
+    expect(checkProofDocument({ ...consistency(12, 40), checkpoint1: good1, checkpoint2: good1 }, trust)).toEqual({ ok: false, reason: "newer checkpoint: checkpoint does not vouch for this size and root" });
+  });
+
+  it("says what is wrong with a document that is not one, and what a good one shows", () => {
+    expect(checkProofDocument(null)).toEqual({ ok: false, reason: "not a proof document: (root): Invalid input: expected object, received null" });
+    expect(checkProofDocument({ ...inclusion(3, 40), root: "AB" })).toEqual({ ok: false, reason: "not a proof document: root: expected 64 lowercase hex digits" });
+    expect(checkProofDocument({ ...inclusion(3, 40), entry: { ...entries[3], hash: "x" } })).toEqual({ ok: false, reason: "not a proof document: entry.hash: expected 64 lowercase hex digits" });
+    expect(checkProofDocument(inclusion(3, 40))).toEqual({ ok: true, summary: `entry 3 (seq 3, CLAIM) is in the log of size 40 with root ${tree.root(40).toString("hex")}` });
   });
 
   it("reject an entry whose data was changed, before looking at the proof", () => {

@@ -9,7 +9,7 @@ import { encodeEntryLine, parseEntryLine } from "../../src/ledger/entry-line.js"
 import { type Ledger, LedgerCorruptError, openLedger } from "../../src/ledger/file-ledger.js";
 import { scanLog } from "../../src/ledger/ledger-log.js";
 import { archiveDir, archiveFile, defaultLedgerPath, lockFile } from "../../src/ledger/ledger-paths.js";
-import { checkpointViolation, consistencyProofDocument, currentCheckpoint } from "../../src/ledger/log-proofs.js";
+import { checkpointViolation, consistencyProofDocument, currentCheckpoint, inclusionProofDocument, logOrigin } from "../../src/ledger/log-proofs.js";
 import { checkProofDocument } from "../../src/ledger/proof-document.js";
 import { LedgerLockedError, retryWhileLocked } from "../../src/ledger/writer-lock.js";
 
@@ -312,6 +312,34 @@ describe("checkpoints catch what the chain alone cannot", () => {
     expect(checkpointViolation(grown, openCheckpoint(note, "provenant.local/ledger", publicKey))).toBeUndefined();
     const doc = { ...consistencyProofDocument(grown, 100, 120), checkpoint1: note };
     expect(checkProofDocument(doc, { publicKey, keyName: "provenant.local/ledger" })).toEqual({ ok: true, summary: expect.any(String) });
+  });
+
+  it("a checkpoint of another log, or of the same size with another root, is a violation; the same size and root is none", () => {
+    fill(50);
+    const scan = scanLog(path, { tree: true });
+    const current = currentCheckpoint(scan);
+    expect(current.origin).toBe(logOrigin(scan));
+    expect(checkpointViolation(scan, current)).toBeUndefined();
+    expect(checkpointViolation(scan, { ...current, origin: "other.example/log" })).toBe(`checkpoint is for log other.example/log, this ledger is ${logOrigin(scan)}`);
+    const otherRoot = Buffer.alloc(32, 7);
+    expect(checkpointViolation(scan, { ...current, root: otherRoot })).toBe(
+      `history rewritten since the checkpoint (roots differ for the same tree size); its first 50 entries now hash to ${current.root.toString("hex")}`,
+    );
+    expect(checkpointViolation(scan, { ...current, size: 51 })).toBe("truncated: the checkpoint covers 51 entries, the ledger now holds 50");
+  });
+
+  it("proof documents are made only for entries and sizes the log holds", () => {
+    fill(20);
+    const scan = scanLog(path, { tree: true, entryAt: 5 });
+    expect(inclusionProofDocument(scan, 5, 20)).toMatchObject({ kind: "inclusion", index: 5, size: 20, origin: logOrigin(scan), entry: { seq: 5 } });
+    expect(inclusionProofDocument(scan, 5, 6, "note")).toMatchObject({ size: 6, checkpoint: "note" });
+    expect(inclusionProofDocument(scan, 5, 20)).not.toHaveProperty("checkpoint");
+    expect(() => inclusionProofDocument(scan, 6, 20)).toThrow(new RangeError("the log has no entry at index 6 (it holds 20)"));
+    expect(() => inclusionProofDocument(scan, 5, 5)).toThrow(new RangeError("tree size 5 must be above 5 and at most 20"));
+    expect(() => inclusionProofDocument(scan, 5, 21)).toThrow(new RangeError("tree size 21 must be above 5 and at most 20"));
+    expect(consistencyProofDocument(scan, 3, 20)).toMatchObject({ kind: "consistency", size1: 3, size2: 20 });
+    expect(() => consistencyProofDocument(scan, 3, 21)).toThrow(new RangeError("the log holds 20 entries, fewer than 21"));
+    expect(() => currentCheckpoint(scanLog(path))).toThrow("scanLog was not asked to build the tree");
   });
 
   it("a torn tail never counts towards a checkpoint", () => {

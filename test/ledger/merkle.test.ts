@@ -153,6 +153,47 @@ describe("consistency proofs", () => {
     expect(consistencyFailure(5, 5, tree.root(5), tree.root(5), [])).toBeUndefined();
     expect(consistencyFailure(5, 5, tree.root(5), tree.root(6), [])).toBe("roots differ for the same tree size");
     expect(consistencyFailure(6, 5, tree.root(6), tree.root(5), [])).toMatch(/older size 6/);
+    // A proof where none is due is refused, not ignored.
+    const junk = [tree.root(3)];
+    expect(consistencyFailure(5, 5, tree.root(5), tree.root(5), junk)).toBe("consistency proof must be empty for these sizes");
+    expect(consistencyFailure(0, 5, EMPTY_ROOT, tree.root(5), junk)).toBe("consistency proof must be empty for these sizes");
+  });
+
+  it("says which way each bad proof is wrong, and refuses sizes that are no counts", () => {
+    const proof = tree.consistencyProof(150, MAX);
+    expect(consistencyFailure(150, MAX, tree.root(150), tree.root(MAX), [])).toBe("consistency proof is empty");
+    expect(consistencyFailure(150, MAX, tree.root(150), tree.root(MAX), [...proof, tree.root(1)])).toBe("consistency proof is longer than the trees allow");
+    expect(consistencyFailure(150, MAX, tree.root(150), tree.root(MAX), proof.slice(0, -1))).toBe("consistency proof is shorter than the trees require");
+    expect(consistencyFailure(150, MAX, tree.root(150), tree.root(MAX - 1), proof)).toBe("consistency proof does not lead to the newer root");
+    // A power-of-two older size takes its root as the first node: an empty proof is still empty.
+    expect(consistencyFailure(128, MAX, tree.root(128), tree.root(MAX), [])).toBe("consistency proof is empty");
+    for (const [a, b] of [
+      [-1, 5],
+      [1.5, 5],
+      [1, Number.NaN],
+      [2 ** 53, 2 ** 53 + 2],
+      [3, Number.POSITIVE_INFINITY],
+    ] as const) {
+      expect(consistencyFailure(a, b, tree.root(1), tree.root(5), proof)).toBe(`older size ${a} is not at most newer size ${b}`);
+    }
+    const inclusion = tree.inclusionProof(7, 30);
+    const leaf = leaves[7] as Buffer;
+    expect(inclusionFailure(leaf, 7, 30, [...inclusion, tree.root(1)], tree.root(30))).toBe("inclusion proof is longer than the tree allows");
+    expect(inclusionFailure(leaf, 7, 30, inclusion.slice(0, -1), tree.root(30))).toBe("inclusion proof is shorter than the tree requires");
+    expect(inclusionFailure(leaf, 7, 30, inclusion, tree.root(31))).toBe("inclusion proof does not lead to the root");
+    for (const [index, size] of [
+      [30, 30],
+      [31, 30],
+      [-1, 30],
+      [0.5, 30],
+      [0, Number.NaN],
+      [0, 0],
+    ] as const) {
+      expect(inclusionFailure(leaf, index, size, inclusion, tree.root(30))).toBe(`leaf index ${index} is not below tree size ${size}`);
+    }
+    // The one-leaf tree: no proof, the leaf is the root.
+    expect(inclusionFailure(leaves[0] as Buffer, 0, 1, [], tree.root(1))).toBeUndefined();
+    expect(inclusionFailure(leaves[0] as Buffer, 0, 1, [leaves[1] as Buffer], tree.root(1))).toBe("inclusion proof is longer than the tree allows");
   });
 });
 
