@@ -67,6 +67,31 @@ export const MUTATION_MODULES = {
       "test/state/blocked-write-store.test.ts",
     ],
   },
+  // The guard's durable state: the session watermarks (and the quarantine a corrupt file puts every
+  // session in), the staged memory-file writes, what the host loads as instructions, and how a
+  // state file is read and written. A bug here resets a session to a more trusted level.
+  "state-stores": {
+    mutate: [
+      "src/state/watermark-store.ts",
+      "src/state/quarantine.ts",
+      "src/state/blocked-write-store.ts",
+      "src/state/host-protected-files.ts",
+      "src/state/state-file-read.ts",
+      "src/state/atomic-file.ts",
+      "src/state/stale-temp-files.ts",
+    ],
+    tests: [
+      "test/state/watermark-store.test.ts",
+      "test/state/blocked-write-store.test.ts",
+      "test/state/state-file-faults.test.ts",
+      "test/state/parsers.test.ts",
+      "test/state/watermark-file.test.ts",
+      "test/state/workspace-memory-files.test.ts",
+      "test/state/blocked-writes-display.test.ts",
+      "test/guard/staged-write-rules.test.ts",
+      "test/guard/guard-session-rules.test.ts",
+    ],
+  },
   // The owner's answers to held calls and the pins of a server's tools, as files every front end
   // shares: who may write an answer, which answer applies to which call, how a holder waits for
   // it, the console's presence, and the pinned and held tool definitions.

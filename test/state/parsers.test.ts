@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TRUST_LEVELS } from "../../src/core/trust-levels.js";
 import { BlockedWriteError, BlockedWriteStore } from "../../src/state/blocked-write-store.js";
-import { QuarantineFormatError, parseQuarantine, serializeQuarantine } from "../../src/state/quarantine.js";
+import { CorruptStateError, QuarantineFormatError, isCleared, keepCorruptCopy, parseQuarantine, serializeQuarantine } from "../../src/state/quarantine.js";
 import type { QuarantineMarker } from "../../src/state/quarantine.js";
 import { WatermarkFormatError, parseWatermarkFile, serializeWatermarkFile } from "../../src/state/watermark-file.js";
 import type { Watermark } from "../../src/state/watermark-file.js";
@@ -109,6 +109,60 @@ describe("quarantine.json parser", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("quarantine.json's refusals", () => {
+  const good = { version: 1, since: "2026-02-10T20:15:00.000Z", corruptFiles: [{ movedTo: "w.corrupt", file: "watermarks.json", detectedAt: "2026-02-10T20:15:00.000Z", error: "not JSON" }], cleared: {} };
+  const refusal = (doc: unknown) => {
+    try {
+      parseQuarantine(typeof doc === "string" ? doc : JSON.stringify(doc));
+    } catch (error) {
+      return [(error as Error).name, (error as Error).message];
+    }
+    return ["accepted"];
+  };
+
+  it("says where each shape is wrong, and refuses what would loosen the quarantine", () => {
+    const cases: [unknown, string][] = [
+      [{ ...good, version: 2 }, "expected an object with version 1"],
+      [[good], "expected an object with version 1"],
+      [{ ...good, corruptFiles: [] }, "corruptFiles: expected a non-empty array"],
+      [{ ...good, cleared: [] }, "cleared: expected an object"],
+      [{ ...good, corruptFiles: [7] }, "corruptFiles[0]: expected an object"],
+      [{ ...good, corruptFiles: [{ ...good.corruptFiles[0], movedTo: 1 }] }, "corruptFiles[0].movedTo: expected a string"],
+      [{ ...good, corruptFiles: [{ ...good.corruptFiles[0], file: null }] }, "corruptFiles[0].file: expected a string"],
+      [{ ...good, corruptFiles: [{ ...good.corruptFiles[0], detectedAt: "yesterday" }] }, "corruptFiles[0].detectedAt: expected an ISO 8601 time"],
+      [{ ...good, corruptFiles: [{ ...good.corruptFiles[0], error: {} }] }, "corruptFiles[0].error: expected a string"],
+      [{ ...good, cleared: { s1: "yes" } }, 'cleared["s1"]: expected an object'],
+      [{ ...good, cleared: { s1: { clearedAt: "now", clearedBy: "owner" } } }, 'cleared["s1"].clearedAt: expected an ISO 8601 time'],
+      [{ ...good, cleared: { s1: { clearedAt: good.since, clearedBy: 1 } } }, 'cleared["s1"].clearedBy: expected a string'],
+      [{ ...good, since: "2026-02-10" }, "since: expected an ISO 8601 time"],
+    ];
+    for (const [doc, detail] of cases) expect(refusal(doc), detail).toEqual(["QuarantineFormatError", `quarantine.json: ${detail}`]);
+    expect(refusal(good)).toEqual(["accepted"]);
+    expect(refusal("{")).toEqual(["QuarantineFormatError", expect.stringMatching(/^quarantine\.json: not JSON \(.+\)$/)]);
+    // A session cleared under an inherited name is cleared by its own entry only.
+    const marker = parseQuarantine(JSON.stringify({ ...good, cleared: { __proto__: { clearedAt: good.since, clearedBy: "o" } } }));
+    expect(isCleared(marker, "toString")).toBe(false);
+  });
+
+  it("keeps a corrupt file's content beside it, under a second name when the first is taken", () => {
+    const dir = mkdtempSync(join(tmpdir(), "provenant-aside-"));
+    try {
+      const path = join(dir, "watermarks.json");
+      writeFileSync(path, "{ broken");
+      const at = new Date("2026-02-10T20:15:00.000Z");
+      const first = keepCorruptCopy(path, at);
+      expect(first).toBe(`${path}.corrupt-2026-02-10T20-15-00.000Z`);
+      const second = keepCorruptCopy(path, at);
+      expect(second).toMatch(/\.corrupt-2026-02-10T20-15-00\.000Z-[0-9a-f]{8}$/);
+      expect([readFileSync(first, "utf8"), readFileSync(second, "utf8"), readFileSync(path, "utf8")]).toEqual(["{ broken", "{ broken", "{ broken"]);
+      const err = new CorruptStateError("watermarks.json", "w.corrupt", "not JSON", "2026-02-10T20:15:00.000Z");
+      expect([err.name, err.message]).toEqual(["CorruptStateError", "watermarks.json is corrupt (not JSON); moved aside to w.corrupt; every session is untrusted until the owner resets it"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

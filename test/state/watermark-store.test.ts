@@ -233,6 +233,63 @@ describe("FileWatermarkStore", () => {
     expect(readDoc().watermarks.s1?.level).toBe("untrusted");
   });
 
+  it("an escalation never lowers a level another process raised since this one last read", () => {
+    const a = store();
+    const b = store();
+    expect(a.get("s1")).toBeUndefined();
+    b.escalate("s1", "untrusted", "web", "web_fetch", at(0));
+    // a still believes s1 trusted: its external would be a raise, but on disk s1 is untrusted.
+    expect(a.escalate("s1", "external", "mail", "gog", at(1))).toBe(false);
+    expect(readDoc().watermarks.s1?.level).toBe("untrusted");
+    expect(a.get("s1")?.level).toBe("untrusted");
+  });
+
+  it("refresh picks up another process's escalation, reset and quarantine, and reads nothing when nothing changed", () => {
+    const a = store();
+    const b = store();
+    b.escalate("s1", "untrusted", "web", "web_fetch", at(0));
+    expect(a.get("s1")).toBeUndefined();
+    a.refresh();
+    expect(a.get("s1")?.level).toBe("untrusted");
+    b.reset("s1", "shared", "owner", at(1));
+    a.refresh();
+    expect(a.get("s1")).toMatchObject({ level: "shared", reason: "reset to shared by owner", escalatedBy: "owner" });
+    // A corrupt file another process found (and quarantined) holds every session here too.
+    writeFileSync(file(), "{ not json");
+    b.refresh();
+    a.refresh();
+    expect(a.get("s1")?.level).toBe("untrusted");
+    expect(a.get("s9")?.level).toBe("untrusted");
+    expect(a.quarantine()).not.toBeNull();
+  });
+
+  it("an owner's reset of one session in quarantine keeps the others' resets", () => {
+    const s = store();
+    s.escalate("s1", "external", "mail", "gog", at(0));
+    writeFileSync(file(), "{ not json");
+    s.refresh();
+    s.reset("s1", "trusted", "owner", at(1));
+    s.reset("s2", "trusted", "owner", at(2));
+    expect(s.get("s1")?.level).toBe("trusted");
+    expect(s.get("s2")?.level).toBe("trusted");
+    expect(s.get("s3")?.level).toBe("untrusted");
+    expect(Object.keys(s.quarantine()?.cleared ?? {}).sort()).toEqual(["s1", "s2"]);
+    expect(s.get("s3")?.reason).toMatch(/^watermark state quarantined since .*: watermarks\.json was corrupt \(kept as .*\); the owner must reset this session$/);
+  });
+
+  it("refuses arguments of the wrong type, and calls on a closed store", () => {
+    const s = store();
+    expect(() => s.escalate(7 as unknown as string, "untrusted", "x", "y", at(0))).toThrow(new TypeError("sessionId must be a non-empty string"));
+    expect(() => s.escalate("s", "untrusted", 7 as unknown as string, "y", at(0))).toThrow(new TypeError("reason must be a string"));
+    expect(() => s.escalate("s", "untrusted", "x", null as unknown as string, at(0))).toThrow(new TypeError("escalatedBy must be a string"));
+    expect(() => s.noteImpacted("s", 1 as unknown as string)).toThrow(new TypeError("tool must be a string"));
+    expect(() => s.reset("s", "trusted", {} as unknown as string, at(0))).toThrow(new TypeError("by must be a string"));
+    s.close();
+    const closed = new StoreClosedError();
+    expect([closed.name, closed.message]).toEqual(["StoreClosedError", "the watermark store is closed"]);
+    expect(() => s.escalate("s", "untrusted", "x", "y", at(0))).toThrow(StoreClosedError);
+  });
+
   it("breaks a lock left by a killed process, and times out on a live holder", () => {
     const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
     const lock = join(ws, ".provenance", "watermarks.json.lock");
