@@ -1,5 +1,6 @@
 import { constants, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
+import { fsyncDir } from "../state/atomic-file.js";
 import { hashContent } from "./hash.js";
 import type { SigContext } from "./sig-context.js";
 
@@ -70,6 +71,7 @@ function keep(keepDir: string, file: string, path: string, found: Stats, now: Da
     const kept = n === 0 ? first : `${first}.${n}`;
     try {
       linkSync(path, kept);
+      fsyncDir(dirname(kept));
       return kept;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -79,6 +81,7 @@ function keep(keepDir: string, file: string, path: string, found: Stats, now: Da
       if (found.isSymbolicLink()) symlinkSync(readlinkSync(path), kept);
       else if (found.isFile()) copyFileSync(path, kept, constants.COPYFILE_EXCL);
       else return null;
+      fsyncDir(dirname(kept));
       return kept;
     }
   }
