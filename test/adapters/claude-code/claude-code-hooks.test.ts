@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -10,6 +10,8 @@ import { parseHookEvent } from "../../../src/adapters/claude-code/hook-event.js"
 import { decideInProcess } from "../../../src/adapters/claude-code/in-process-hook.js";
 import { TurnMessages } from "../../../src/adapters/claude-code/turn-messages.js";
 import { Guard } from "../../../src/guard.js";
+import { openSigContext } from "../../../src/sig/sig-context.js";
+import { signFile } from "../../../src/sig/sign-file.js";
 
 const made: string[] = [];
 const project = (): string => {
@@ -57,6 +59,29 @@ describe("Claude Code hook events onto the guard", () => {
     expect(reason).toMatch(/^provenant: Tool 'Bash' needs your approval \(taintPolicy\.untrusted is confirm\)\. Context contains untrusted content from WebFetch response/);
     // Claude Code's prompt is the approval: no OpenClaw approval codes.
     expect(reason).not.toMatch(/\.approve|Approval code/);
+  });
+
+  it("a signed file a Bash command changed is put back when it ends, and Claude is told in the hook's context, with any taint warning first", () => {
+    const dir = project();
+    write(dir, "CLAUDE.md", "Run the tests first.\n");
+    const ctx = openSigContext(dir, { clock: Date.now });
+    signFile(ctx, "CLAUDE.md", { identity: "owner:test" });
+    const guard = Guard.open({ config: { host: "claude-code" }, workspaceDir: dir, homeDir: dir });
+    const h = new ClaudeCodeHooks(guard, new TurnMessages(dir), dir);
+    const send = (fields: Record<string, unknown>) => h.handle(parseHookEvent(ev(dir, fields)));
+    send({ hook_event_name: "UserPromptSubmit", prompt: "format the repo" });
+    const command = "npx prettier --write .";
+    expect(decisionOf(send({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command }, tool_use_id: "b1" }))).toBeNull();
+    write(dir, "CLAUDE.md", "Skip the tests.\n");
+    const told = send({ hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command }, tool_use_id: "b1", tool_response: { stdout: "formatted" }, duration_ms: 50 });
+    const context = (JSON.parse(told.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext.split("\n");
+    expect(context.at(-1)).toBe(
+      "provenant: this Bash call changed the signed file CLAUDE.md. provenant put CLAUDE.md back as signed; what the call left is kept in .provenance/sig-kept/. Signed files change only through update_and_sign or by the owner.",
+    );
+    expect(context).toHaveLength(2);
+    expect(context[0]).toMatch(/^provenant: the Bash result is untrusted content/);
+    expect(readFileSync(join(dir, "CLAUDE.md"), "utf8")).toBe("Run the tests first.\n");
+    guard.close();
   });
 
   it("restrict is a deny; .reset-trust typed as a prompt is answered, not sent to the model", () => {
