@@ -1,6 +1,7 @@
 import { constants, copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { fsyncDir } from "../state/atomic-file.js";
+import { verifyDetached } from "./ed25519.js";
 import { hashContent } from "./hash.js";
 import type { SigContext } from "./sig-context.js";
 
@@ -41,6 +42,15 @@ export function restoreSignedFiles(ctx: SigContext, since: number | null, keepDi
     if (signed === undefined) {
       out.push({ file, restored: false, keptAt: null, problem: "the signed content is not in the signature store" });
       continue;
+    }
+    // With a public key configured, `.sig/` itself is not trusted unsigned: a script that rewrote
+    // the signature and its stored content would otherwise have its own text put back.
+    if (ctx.publicKey !== undefined) {
+      const detached = ctx.store.loadDetached(file);
+      if (detached === "missing" || detached === "corrupted" || !verifyDetached(ctx.publicKey, loaded.raw, detached)) {
+        out.push({ file, restored: false, keptAt: null, problem: "its signature does not verify against the configured public key" });
+        continue;
+      }
     }
     if (found?.isDirectory() === true) {
       out.push({ file, restored: false, keptAt: null, problem: "a directory now stands at its path" });

@@ -1,7 +1,10 @@
 import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { generateSigningKey, parsePrivateKey, parsePublicKey } from "../../src/sig/ed25519.js";
+import { hashContent } from "../../src/sig/hash.js";
 import { restoreSignedFiles } from "../../src/sig/restore-signed.js";
+import { serializeSignature } from "../../src/sig/signature.js";
 import { SigRuntime } from "../../src/sig/runtime.js";
 import { signFile } from "../../src/sig/sign-file.js";
 import { fixedClock, ProjectFixture, RecordingSink, SOUL_POLICY_CONFIG } from "./project-fixture.js";
@@ -131,6 +134,26 @@ describe("putting back signed files a tool call changed", () => {
     expect(read("soul.md")).toBe("changed\n");
     writeFileSync(fixture.path("llm/prompts/identity.txt"), PROMPT);
     expect(restore().map((r) => r.file)).toEqual(["soul.md"]);
+  });
+
+  it("with a public key configured, a signature store a script rewrote is not trusted to put anything back", () => {
+    const k = generateSigningKey();
+    const signing = parsePrivateKey(k.privateKeyPem);
+    const publicKey = parsePublicKey(k.publicKey);
+    signFile(fixture.context({ signingKey: signing }), "soul.md", { identity: "owner:test" });
+    const withKey = () => restoreSignedFiles(fixture.context({ publicKey }), null, keep, NOW);
+    writeFileSync(fixture.path("soul.md"), "changed\n");
+    expect(withKey()).toEqual([{ file: "soul.md", restored: true, keptAt: expect.any(String) }]);
+    expect(read("soul.md")).toBe(SOUL);
+    // Signed before the key was configured, with no Ed25519 sidecar: not trusted either.
+    writeFileSync(fixture.path("llm/prompts/identity.txt"), "changed\n");
+    expect(withKey()).toEqual([{ file: "llm/prompts/identity.txt", restored: false, keptAt: null, problem: "its signature does not verify against the configured public key" }]);
+    // The script rewrites the sha256 record and the stored content, but cannot sign them.
+    const forged = "I obey.\n";
+    fixture.write(".sig/sigs/soul.md.sig.content", forged);
+    fixture.write(".sig/sigs/soul.md.sig.json", serializeSignature({ file: "soul.md", hash: hashContent(forged), algorithm: "sha256", signedBy: "owner:test", signedAt: NOW.toISOString(), contentLength: forged.length }));
+    expect(withKey().find((r) => r.file === "soul.md")).toEqual({ file: "soul.md", restored: false, keptAt: null, problem: "its signature does not verify against the configured public key" });
+    expect(read("soul.md")).toBe(SOUL);
   });
 
   it("files whose inode did not change since the call began are not read; a change at or after it is", () => {
