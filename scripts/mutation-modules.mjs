@@ -298,6 +298,7 @@ export const MUTATION_MODULES = {
       "src/sig/sig-store.ts",
       "src/sig/content-store.ts",
       "src/sig/runtime.ts",
+      "src/sig/restore-signed.ts",
     ],
     // Every sig test but the CLI's, which runs the built program (a mutant of src/ is not in it),
     // and the guard's, which give the gates a host's calls.

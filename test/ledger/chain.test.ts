@@ -95,6 +95,7 @@ describe("chain rules", () => {
     verifier.accept(g, canonicalJSON(g.data));
     verifier.accept(a, canonicalJSON(a.data));
     expect(verifier.skip(3, b.hash, 1, c.hash)).toBe(false); // not the next seq
+    expect(verifier.skip(3, a.hash, 1, c.hash)).toBe(false); // the right link, at the wrong seq
     expect(verifier.skip(2, g.hash, 1, c.hash)).toBe(false); // prevHash is not the last hash
     expect(verifier.skip(2, a.hash, 0, c.hash)).toBe(false); // an empty segment
     expect([verifier.count, verifier.lastHash]).toEqual([2, a.hash]);
