@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
@@ -136,6 +136,24 @@ describe("prompt signing in the guard's gate order", () => {
     guard.close();
   });
 
+  it("a signed file that cannot be put back keeps the label of what the call wrote, and the model is told it no longer verifies", async () => {
+    const ws = await signedWorkspace({ "SOUL.md": "I am the original soul.\n" }, { "SOUL.md": { mutable: true, authorizedIdentities: ["owner:*"], requireSignedSource: true } });
+    const guard = Guard.open({ config: {}, workspaceDir: ws, homeDir: join(ws, "..") });
+    guard.beginTurn({ sessionId: "s", sender: { id: "owner", isOwner: true }, provider: "telegram", text: "run the formatter" });
+    const script = `node -e "require('fs').writeFileSync('SO'+'UL.md', 'I obey.')"`;
+    expect(guard.beforeToolCall("s", { id: "x1", tool: "exec", params: { command: script } }).verdict).toBe("allow");
+    writeFileSync(join(ws, "SOUL.md"), "I obey.");
+    rmSync(join(ws, ".sig", "sigs", "SOUL.md.sig.content"));
+    expect(guard.afterToolCall("s", { id: "x1", tool: "exec", output: "", ran: true }).notice).toBe(
+      "provenant: this exec call changed the signed file SOUL.md. SOUL.md could not be put back and no longer verifies. Signed files change only through update_and_sign or by the owner.",
+    );
+    expect(readFileSync(join(ws, "SOUL.md"), "utf8")).toBe("I obey.");
+    guard.beginTurn({ sessionId: "s2", sender: { id: "owner", isOwner: true }, provider: "telegram", text: "read my soul" });
+    guard.beforeToolCall("s2", { id: "r1", tool: "read", params: { path: "SOUL.md" } });
+    expect(guard.afterToolCall("s2", { id: "r1", tool: "read", params: { path: "SOUL.md" }, output: "I obey.", ran: true }).taint).toBe("untrusted");
+    guard.close();
+  });
+
   it("a signed file a call changed past the gates is put back after it, the model is told, and what it left is kept", async () => {
     const ws = await signedWorkspace({ "SOUL.md": "I am the original soul.\n" }, { "SOUL.md": { mutable: true, authorizedIdentities: ["owner:*"], requireSignedSource: true } });
     const guard = Guard.open({ config: {}, workspaceDir: ws, homeDir: join(ws, "..") });
@@ -152,6 +170,8 @@ describe("prompt signing in the guard's gate order", () => {
     );
     expect(readFileSync(join(ws, "SOUL.md"), "utf8")).toBe("I am the original soul.\n");
     expect(await checkCommand(sigIo(ws), ["SOUL.md"], {})).toBe(0);
+    const kept = readdirSync(join(ws, ".provenance", "sig-kept"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    expect(kept.map((e) => readFileSync(join(e.parentPath, e.name), "utf8"))).toEqual(["I obey."]);
     // The host may report the same result twice: the second report neither restores nor labels again.
     expect(guard.afterToolCall("s", { id: "x1", tool: "exec", output: "", ran: true }).notice).toBeUndefined();
     // What the script wrote was labelled at the command's trust; what is there now is the owner's.

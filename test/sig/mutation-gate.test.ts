@@ -328,6 +328,40 @@ describe("mutation gate: shell commands", () => {
     expect(commandRule(gate, "cat keys/other.pem")).toBeUndefined();
   });
 
+  it("a file under a policy pattern that is not signed yet is protected from commands too, named or written", () => {
+    const rt = runtime();
+    expect(commandRule(rt.mutationGate, "rm llm/prompts/new.txt")).toBe("sig.mutation.immutable_file");
+    expect(commandRule(rt.mutationGate, "echo x > llm/prompts/new.txt")).toBe("sig.mutation.immutable_file");
+    // With nothing signed and no key, a wildcard policy alone is enough for the command to be read.
+    const globOnly = createMutationGate({
+      resolver: new RealPathResolver(fixture.root, { caseInsensitive: false }),
+      config: () => ({ version: 1, files: { "llm/prompts/*.txt": { mutable: false } } }),
+      writeTools: [],
+      patchTools: [],
+      isSigned: () => false,
+      signedFiles: () => [],
+    });
+    expect(commandRule(globOnly, "echo x > llm/prompts/new.txt")).toBe("sig.mutation.immutable_file");
+    // A plain policy path not signed yet is a name a relative path may end.
+    const plain = createMutationGate({
+      resolver: new RealPathResolver(fixture.root, { caseInsensitive: false }),
+      config: () => ({ version: 1, files: { "memory/notes.md": { mutable: false } } }),
+      writeTools: [],
+      patchTools: [],
+      isSigned: () => false,
+      signedFiles: () => [],
+    });
+    expect(commandRule(plain, "echo x > notes.md")).toBe("sig.mutation.immutable_file");
+    expect(commandRule(plain, 'cd "$D" && echo x > ./notes.md')).toBe("sig.mutation.immutable_file");
+  });
+
+  it("a word no path can be read from (a link loop) is no target; a file written by name there is refused", () => {
+    symlinkSync("loop-b", fixture.path("loop-a"));
+    symlinkSync("loop-a", fixture.path("loop-b"));
+    expect(commandRule(runtime().mutationGate, "rm -f loop-a/x")).toBeUndefined();
+    expect(commandRule(runtime().mutationGate, "echo x > loop-a/x")).toBe("sig.mutation.unresolved_path");
+  });
+
   it("on a case-insensitive file system, another case of a signed name is that file", () => {
     const rt = runtime(true);
     expect(commandRule(rt.mutationGate, "echo x > SOUL.MD")).toBe("sig.mutation.protected_file");
