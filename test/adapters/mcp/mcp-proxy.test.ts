@@ -148,7 +148,10 @@ describe("McpProxy", () => {
     r.server({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "ok" }], structured: 1 } });
     const told = last(r.toClient);
     expect(told).toMatchObject({ id: 1, result: { structured: 1 } });
-    expect(told.result?.content?.map((c) => c.text)).toEqual(["ok", expect.stringContaining("provenant put AGENTS.md back as signed")]);
+    expect(told.result?.content).toEqual([
+      { type: "text", text: "ok" },
+      { type: "text", text: expect.stringContaining("provenant put AGENTS.md back as signed") },
+    ]);
     expect(readFileSync(join(r.workspace, "AGENTS.md"), "utf8")).toBe("Ask first.\n");
     for (const [id, answer] of [
       [2, { error: { code: -1, message: "failed" } }],
