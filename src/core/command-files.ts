@@ -26,7 +26,6 @@ export function commandFiles(reading: ExecReading, base: string): GateCommand {
     written: reading.files.map(place),
     named: named.length > MAX_COMMAND_PATHS ? null : named.map(place),
     mayChangeNamed: reading.mayWriteUnnamed,
-    directoryUnknown: reading.directories.unknown !== null,
   };
 }
 

@@ -36,8 +36,6 @@ export interface GateCommand {
   readonly named: readonly GateCommandPath[] | null;
   /** Whether it runs a program that may change files its words name (`sed -i`, `rm`, `git`, a script): any but known read-only ones. */
   readonly mayChangeNamed: boolean;
-  /** Whether a `cd` of it goes where only the running shell knows (`cd "$dir"`). */
-  readonly directoryUnknown: boolean;
 }
 
 /** A path as the command wrote it, and every path it may land on (in each directory the command may be in). */
