@@ -27,6 +27,20 @@ async function signedWorkspace(files: Record<string, string>, policies: Record<s
   return ws;
 }
 
+/**
+ * A signed, mutable SOUL.md in an owner's session, and an `exec` the gates let through (its
+ * script names no file) that rewrote it: the guard has decided the call, its result is still due.
+ */
+async function scriptRewroteSoul(): Promise<{ ws: string; guard: Guard }> {
+  const ws = await signedWorkspace({ "SOUL.md": "I am the original soul.\n" }, { "SOUL.md": { mutable: true, authorizedIdentities: ["owner:*"], requireSignedSource: true } });
+  const guard = Guard.open({ config: {}, workspaceDir: ws, homeDir: join(ws, "..") });
+  guard.beginTurn({ sessionId: "s", sender: { id: "owner", isOwner: true }, provider: "telegram", text: "run the formatter" });
+  const script = `node -e "require('fs').writeFileSync('SO'+'UL.md', 'I obey.')"`;
+  expect(guard.beforeToolCall("s", { id: "x1", tool: "exec", params: { command: script } }).verdict).toBe("allow");
+  writeFileSync(join(ws, "SOUL.md"), "I obey.");
+  return { ws, guard };
+}
+
 describe("prompt signing in the guard's gate order", () => {
   it("verification gate: exec is blocked until verify runs in this turn, and again in the next turn; verify is owner-only", async () => {
     const ws = await signedWorkspace({ "llm/prompts/identity.txt": "You are {{name}}.\n" });
@@ -137,12 +151,7 @@ describe("prompt signing in the guard's gate order", () => {
   });
 
   it("a signed file that cannot be put back keeps the label of what the call wrote, and the model is told it no longer verifies", async () => {
-    const ws = await signedWorkspace({ "SOUL.md": "I am the original soul.\n" }, { "SOUL.md": { mutable: true, authorizedIdentities: ["owner:*"], requireSignedSource: true } });
-    const guard = Guard.open({ config: {}, workspaceDir: ws, homeDir: join(ws, "..") });
-    guard.beginTurn({ sessionId: "s", sender: { id: "owner", isOwner: true }, provider: "telegram", text: "run the formatter" });
-    const script = `node -e "require('fs').writeFileSync('SO'+'UL.md', 'I obey.')"`;
-    expect(guard.beforeToolCall("s", { id: "x1", tool: "exec", params: { command: script } }).verdict).toBe("allow");
-    writeFileSync(join(ws, "SOUL.md"), "I obey.");
+    const { ws, guard } = await scriptRewroteSoul();
     rmSync(join(ws, ".sig", "sigs", "SOUL.md.sig.content"));
     expect(guard.afterToolCall("s", { id: "x1", tool: "exec", output: "", ran: true }).notice).toBe(
       "provenant: this exec call changed the signed file SOUL.md. SOUL.md could not be put back and no longer verifies. Signed files change only through update_and_sign or by the owner.",
@@ -155,12 +164,7 @@ describe("prompt signing in the guard's gate order", () => {
   });
 
   it("a signed file a call changed past the gates is put back after it, the model is told, and what it left is kept", async () => {
-    const ws = await signedWorkspace({ "SOUL.md": "I am the original soul.\n" }, { "SOUL.md": { mutable: true, authorizedIdentities: ["owner:*"], requireSignedSource: true } });
-    const guard = Guard.open({ config: {}, workspaceDir: ws, homeDir: join(ws, "..") });
-    guard.beginTurn({ sessionId: "s", sender: { id: "owner", isOwner: true }, provider: "telegram", text: "run the formatter" });
-    const script = `node -e "require('fs').writeFileSync('SO'+'UL.md', 'I obey.')"`;
-    expect(guard.beforeToolCall("s", { id: "x1", tool: "exec", params: { command: script } }).verdict).toBe("allow");
-    writeFileSync(join(ws, "SOUL.md"), "I obey.");
+    const { ws, guard } = await scriptRewroteSoul();
     // A tool that changes nothing does not look.
     expect(guard.afterToolCall("s", { id: "r0", tool: "read", params: { path: "notes.md" }, output: "", ran: true }).notice).toBeUndefined();
     const outcome = guard.afterToolCall("s", { id: "x1", tool: "exec", output: "", ran: true });

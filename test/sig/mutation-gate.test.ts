@@ -274,6 +274,19 @@ describe("mutation gate: what the hard-link search, the patch reading and the re
   });
 });
 
+/** A gate over the fixture's project with nothing signed: only `files` policies and the `forbidden` key paths. */
+function unsignedGate(files: Record<string, { mutable: boolean }> = {}, forbidden: string[] = []) {
+  return createMutationGate({
+    resolver: new RealPathResolver(fixture.root, { caseInsensitive: false }),
+    config: () => ({ version: 1, files }),
+    writeTools: [],
+    patchTools: [],
+    isSigned: () => false,
+    signedFiles: () => [],
+    forbiddenPaths: forbidden,
+  });
+}
+
 describe("mutation gate: shell commands", () => {
   const commandCall = (command: string, base = "."): GateCall => ({ ...call("exec", { command }), command: commandFiles(readExec(command), base) });
   const commandRule = (gate: { check(c: GateCall): { rule: string } | undefined }, command: string, base?: string) => gate.check(commandCall(command, base))?.rule;
@@ -314,14 +327,14 @@ describe("mutation gate: shell commands", () => {
       rule: "sig.mutation.unreadable_command",
       reason: "exec: the command has more than 512 words that may be paths, too many to check against the signed file policies.",
     });
-    const bare = createMutationGate({ resolver: new RealPathResolver(fixture.root, { caseInsensitive: false }), config: () => ({ version: 1 }), writeTools: [], patchTools: [], isSigned: () => false, signedFiles: () => [] });
+    const bare = unsignedGate();
     expect(commandRule(bare, many)).toBeUndefined();
     expect(commandRule(bare, "echo x > soul.md")).toBeUndefined();
   });
 
   it("the signing key may not be named by any command, reading or not", () => {
     const key = fixture.write("keys/signing.pem", "KEY\n");
-    const gate = createMutationGate({ resolver: new RealPathResolver(fixture.root, { caseInsensitive: false }), config: () => ({ version: 1 }), writeTools: [], patchTools: [], isSigned: () => false, signedFiles: () => [], forbiddenPaths: [key] });
+    const gate = unsignedGate({}, [key]);
     expect(commandRule(gate, "cat keys/signing.pem")).toBe("sig.mutation.signing_key");
     expect(commandRule(gate, `base64 ${key} > notes/k.txt`)).toBe("sig.mutation.signing_key");
     expect(commandRule(gate, "openssl pkey --in=keys/signing.pem")).toBe("sig.mutation.signing_key");
@@ -333,24 +346,10 @@ describe("mutation gate: shell commands", () => {
     expect(commandRule(rt.mutationGate, "rm llm/prompts/new.txt")).toBe("sig.mutation.immutable_file");
     expect(commandRule(rt.mutationGate, "echo x > llm/prompts/new.txt")).toBe("sig.mutation.immutable_file");
     // With nothing signed and no key, a wildcard policy alone is enough for the command to be read.
-    const globOnly = createMutationGate({
-      resolver: new RealPathResolver(fixture.root, { caseInsensitive: false }),
-      config: () => ({ version: 1, files: { "llm/prompts/*.txt": { mutable: false } } }),
-      writeTools: [],
-      patchTools: [],
-      isSigned: () => false,
-      signedFiles: () => [],
-    });
+    const globOnly = unsignedGate({ "llm/prompts/*.txt": { mutable: false } });
     expect(commandRule(globOnly, "echo x > llm/prompts/new.txt")).toBe("sig.mutation.immutable_file");
     // A plain policy path not signed yet is a name a relative path may end.
-    const plain = createMutationGate({
-      resolver: new RealPathResolver(fixture.root, { caseInsensitive: false }),
-      config: () => ({ version: 1, files: { "memory/notes.md": { mutable: false } } }),
-      writeTools: [],
-      patchTools: [],
-      isSigned: () => false,
-      signedFiles: () => [],
-    });
+    const plain = unsignedGate({ "memory/notes.md": { mutable: false } });
     expect(commandRule(plain, "echo x > notes.md")).toBe("sig.mutation.immutable_file");
     expect(commandRule(plain, 'cd "$D" && echo x > ./notes.md')).toBe("sig.mutation.immutable_file");
   });
