@@ -67,6 +67,16 @@ export function createMutationGate(options: MutationGateOptions): MutationGate {
     return { kind: "free" };
   };
 
+  /**
+   * Signed files and the policies' plain paths: the names a protected file can be found by (another
+   * name of the same inode, another directory's file that a relative path may be).
+   */
+  const protectedNames = (): Set<string> => {
+    const names = new Set(options.signedFiles());
+    for (const pattern of Object.keys(options.config().files ?? {})) if (!pattern.includes("*")) names.add(pattern);
+    return names;
+  };
+
   const classify = (target: string): MutationTarget => {
     const resolved = options.resolver.resolve(target);
     if (resolved.kind === "unresolvable") return { kind: "unresolvable", target, reason: resolved.reason };
@@ -75,24 +85,13 @@ export function createMutationGate(options: MutationGateOptions): MutationGate {
       const direct = classifyPath(resolved.path);
       if (direct.kind !== "free") return direct;
     }
-    const alias = options.resolver.findHardLinkAlias(resolved.real, () => {
-      const candidates = new Set(options.signedFiles());
-      for (const pattern of Object.keys(options.config().files ?? {})) if (!pattern.includes("*")) candidates.add(pattern);
-      return candidates;
-    });
+    const alias = options.resolver.findHardLinkAlias(resolved.real, protectedNames);
     return alias === undefined ? { kind: "free" } : classifyPath(alias);
-  };
-
-  /** Signed files and the policies' plain paths: what another directory's file of the same name may be. */
-  const protectedNames = (): string[] => {
-    const names = new Set(options.signedFiles());
-    for (const pattern of Object.keys(options.config().files ?? {})) if (!pattern.includes("*")) names.add(pattern);
-    return [...names];
   };
 
   const checkCommand = (tool: string, command: GateCommand): GateVerdict | undefined => {
     const globs = Object.keys(options.config().files ?? {}).some((pattern) => pattern.includes("*"));
-    const names = protectedNames();
+    const names = [...protectedNames()];
     if (forbidden.size === 0 && names.length === 0 && !globs) return undefined;
     if (command.named === null) {
       return { verdict: "block", rule: "sig.mutation.unreadable_command", reason: `${tool}: the command has more than ${MAX_COMMAND_PATHS} words that may be paths, too many to check against the signed file policies.` };
