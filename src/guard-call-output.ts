@@ -2,10 +2,11 @@ import { type Dirent, type Stats, existsSync, lstatSync, readdirSync, realpathSy
 import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
-import type { ChangeWindow } from "./core/change-windows.js";
+import { MAX_RUNNING_PROCESSES, OPEN, type ChangeWindow, type RunningProcess } from "./core/change-windows.js";
 import { execOutputTrust, readExec, worseOf, type ExecReading, type ExecTrust } from "./core/exec-trust.js";
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
+import { displayText } from "./core/safe-display.js";
 import { FileTrustRules } from "./core/file-trust.js";
 import type { HostCatalogue } from "./core/host-catalogue.js";
 import { hostPathReadings } from "./core/host-paths.js";
@@ -16,6 +17,7 @@ import { gitIgnored, NOTHING_SKIPPED, type SkippedPath } from "./guard-git-ignor
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import { isDirectory } from "./state/file-kind.js";
 import type { FileLabelStore } from "./state/file-label-store.js";
+import { processesLeftRunning } from "./state/processes-left-running.js";
 
 /**
  * The guard's reading of what a call's output is worth from what the call did (docs/engine.md
@@ -55,6 +57,12 @@ export class CallOutputTrust {
   /** Labels another process changed since (another front end's write, the owner's `provenant labels clear`). */
   refreshLabels(): void {
     this.options.fileLabels.refresh();
+    this.closeEndedWindows();
+  }
+
+  /** Closes the change windows whose processes have all ended (state/file-label-store.ts), before files are read against them. */
+  closeEndedWindows(): void {
+    this.options.fileLabels.closeEndedWindows();
   }
 
   /**
@@ -142,7 +150,14 @@ export class CallOutputTrust {
     // A change time may lag the clock by a kernel tick: a change just after the start may read as
     // just before it; one before the result cannot read as after it, but it has a fraction of a
     // millisecond the clock's whole milliseconds leave off (`Date.now()` 542 for a change at 542.04).
-    const windowFrom = (since: number): ChangeWindow => ({ ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 });
+    // A process the command left running (`nohup`, a daemon, a job the host keeps in the
+    // background) may write after the result: the window stays open until the last has ended.
+    const windowFrom = (since: number): ChangeWindow => {
+      const left = processesLeftRunning(since);
+      const closed = { ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 };
+      if (left === null || left.length === 0) return closed;
+      return { ...closed, until: OPEN, running: left.length > MAX_RUNNING_PROCESSES ? [] : left };
+    };
     // A file tool writes only what it names.
     if (command !== null) {
       if (command.mayWriteUnnamed) {
@@ -323,7 +338,8 @@ export class CallOutputTrust {
   private windowLevel(absolute: string): ExecTrust | null {
     const window = this.windowOf(absolute);
     if (window === undefined) return null;
-    return { level: window.level, reason: `${absolute} was made or changed during a command at ${window.level} that may write files by names it chooses (${window.tool}, ${window.at})` };
+    const still = window.until !== OPEN ? "" : window.running === undefined || window.running.length === 0 ? ", or since: it left more processes running than are followed" : `, or since: it left ${runningText(window.running)} running`;
+    return { level: window.level, reason: `${absolute} was made or changed during a command at ${window.level} that may write files by names it chooses (${window.tool}, ${window.at}${still})` };
   }
 
   /** The window a file (not a directory) was made or last changed in, unless vouched for as it is. */
@@ -548,4 +564,10 @@ function remoteHostOf(params: Readonly<Record<string, unknown>>): string | null 
 function workdirOf(params: Readonly<Record<string, unknown>>): string | null {
   const workdir = params["workdir"];
   return typeof workdir === "string" && workdir.trim() !== "" ? workdir : null;
+}
+
+/** Processes as the owner can find them: `sleep` (pid 4242), and how many more; a process names itself, so its name is escaped. */
+function runningText(running: readonly RunningProcess[]): string {
+  const shown = running.slice(0, 3).map((p) => `${displayText(p.name)} (pid ${p.pid})`).join(", ");
+  return running.length > 3 ? `${shown} and ${running.length - 3} more` : shown;
 }

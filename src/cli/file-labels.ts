@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { resolve } from "node:path";
+import { OPEN } from "../core/change-windows.js";
 import { displayJson, displayText } from "../core/safe-display.js";
 import { WorkspaceFileLabelStore } from "../state/file-label-store.js";
 import { AGENT_WORKSPACE_HELP, existingWorkspace, processWorkspaceIo, type WorkspaceCommandIo } from "./agent-workspace.js";
@@ -31,7 +32,9 @@ export function listLabelsCommand(io: WorkspaceCommandIo, opts: Options): number
     else {
       for (const [path, label] of entries) io.out(`${label.level.padEnd(9)}  ${displayText(label.at)}  ${displayText(label.tool)}  ${displayText(path)}  (session ${displayText(label.sessionId)})`);
       for (const w of windows) {
-        const span = `${new Date(w.since).toISOString()} to ${new Date(w.until).toISOString()}`;
+        const from = new Date(w.since).toISOString();
+        const running = (w.running ?? []).map((p) => `${displayText(p.name)} (pid ${p.pid})`).join(", ");
+        const span = w.until !== OPEN ? `${from} to ${new Date(w.until).toISOString()}` : running === "" ? `${from} on, held open for good` : `${from} on, while ${running} ${w.running!.length === 1 ? "runs" : "run"}`;
         io.out(`${w.level.padEnd(9)}  ${displayText(w.at)}  ${displayText(w.tool)}  any file made or changed from ${span}  (session ${displayText(w.sessionId)})`);
       }
     }
@@ -50,6 +53,18 @@ export function clearLabelCommand(io: WorkspaceCommandIo, path: string, opts: Op
     return 0;
   } catch (error) {
     return fail(io, "clear", error);
+  }
+}
+
+export function closeWindowsCommand(io: WorkspaceCommandIo, opts: Options): number {
+  try {
+    const closed = openLabels(io, opts).closeOpenWindows();
+    if (opts.json === true) io.out(displayJson({ closed }, 2));
+    else if (closed === 0) io.out("No change window is open.");
+    else io.out(`Closed ${closed} open change ${closed === 1 ? "window" : "windows"} now: a file changed from now on is not read at ${closed === 1 ? "its" : "their"} level.`);
+    return 0;
+  } catch (error) {
+    return fail(io, "close", error);
   }
 }
 
@@ -74,4 +89,11 @@ export function registerFileLabelCommands(program: Command, io: () => WorkspaceC
       .description("Vouch for a file's content as it is now, after reading it: its label goes, and the agent reads it as trusted again.")
       .argument("<path>", "the file (relative to the current directory)"),
   ).action((path: string, opts: Options) => run(clearLabelCommand(io(), path, opts)));
+  common(
+    group
+      .command("close")
+      .description(
+        "Close the change windows that processes a command left running keep open, now: the owner's word that they write nothing more (stop them first). What changed until now stays in the windows.",
+      ),
+  ).action((opts: Options) => run(closeWindowsCommand(io(), opts)));
 }

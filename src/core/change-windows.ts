@@ -10,12 +10,32 @@ import { lessTrusted, type TrustLevel } from "./trust-levels.js";
  */
 export interface ChangeWindow {
   readonly since: number;
+  /** When it closed; OPEN while a process the command left may still write. */
   readonly until: number;
   readonly level: TrustLevel;
   readonly sessionId: string;
   readonly tool: string;
   readonly at: string;
+  /**
+   * The processes the command left running, which keep the window open until the last has ended
+   * (`nohup`, a daemon, a job the host keeps in the background). An open window with none is held
+   * open for good: more were left than can be followed.
+   */
+  readonly running?: readonly RunningProcess[];
 }
+
+/** A process by the identity that outlives pid reuse (state/process-identity.ts), and its name to show. */
+export interface RunningProcess {
+  readonly pid: number;
+  readonly identity: string;
+  readonly name: string;
+}
+
+/** The `until` of a window still open: the last time a date can hold. */
+export const OPEN = 8.64e15;
+
+/** Past this many processes left running a window stops following them and is held open for good. */
+export const MAX_RUNNING_PROCESSES = 64;
 
 /**
  * Past this many windows the two closest are joined into one spanning both (at the worse level):
@@ -43,11 +63,16 @@ export class ChangeWindows {
     return this.windows;
   }
 
-  /** Records a window; true when the record changed (false when a window as bad already covers it). */
+  /**
+   * Records a window; true when the record changed (false when a window as bad already covers it
+   * and follows every process it left running).
+   */
   add(window: ChangeWindow): boolean {
     if (!(window.since <= window.until)) throw new RangeError(`a change window must not end before it starts (${window.since} to ${window.until})`);
     const overlapping = this.windows.filter((w) => w.since <= window.until && w.until >= window.since);
-    if (overlapping.some((w) => w.since <= window.since && w.until >= window.until && !lessTrusted(window.level, w.level))) return false;
+    const covers = (w: ChangeWindow): boolean =>
+      w.since <= window.since && w.until >= window.until && !lessTrusted(window.level, w.level) && (window.running ?? []).every((p) => follows(w, p));
+    if (overlapping.some(covers)) return false;
     const joined = overlapping.reduce(join, window);
     this.windows = [...this.windows.filter((w) => !overlapping.includes(w)), joined].sort((a, b) => a.since - b.since);
     while (this.windows.length > MAX_CHANGE_WINDOWS) this.joinClosest();
@@ -65,6 +90,37 @@ export class ChangeWindows {
     const made = file.birthtimeMs > 0 ? this.during(...changeTimeSpan(file.birthtimeMs)) : undefined;
     if (made === undefined) return changed;
     return changed === undefined || lessTrusted(made.level, changed.level) ? made : changed;
+  }
+
+  /** The windows still open, which processes left running keep so. */
+  open(): readonly ChangeWindow[] {
+    return this.windows.filter((w) => w.until === OPEN);
+  }
+
+  /**
+   * Closes each open window none of whose processes still runs (`running` says which do) at the
+   * time `now` reads after that was looked at: whatever such a process wrote has a change time
+   * before it. A window held open for good stays so. True when a window closed.
+   */
+  closeEnded(running: (process: RunningProcess) => boolean, now: () => number): boolean {
+    return this.close((w) => w.running !== undefined && w.running.length > 0 && !w.running.some(running), now);
+  }
+
+  /** Closes every open window, held open for good or not, at `now`: the owner's word that what they follow writes nothing more. */
+  closeAll(now: number): boolean {
+    return this.close(() => true, () => now);
+  }
+
+  private close(ended: (w: ChangeWindow) => boolean, now: () => number): boolean {
+    const closing = this.windows.filter((w) => w.until === OPEN && ended(w));
+    if (closing.length === 0) return false;
+    const at = now();
+    this.windows = this.windows.map((w) => {
+      if (!closing.includes(w)) return w;
+      const { running: _ended, ...rest } = w;
+      return { ...rest, until: Math.max(w.since, at) };
+    });
+    return true;
   }
 
   /** The first window that overlaps the span from `from` to `to` (a change time, or the second a coarse one stands for), if any. */
@@ -90,8 +146,27 @@ export class ChangeWindows {
   }
 }
 
-/** One window spanning both, at the worse level (with that window's session and tool). */
+/**
+ * One window spanning both, at the worse level (with that window's session and tool), open while a
+ * process either left runs; held open for good when either was, or they left more than can be followed.
+ */
 function join(a: ChangeWindow, b: ChangeWindow): ChangeWindow {
   const worse = lessTrusted(b.level, a.level) ? b : a;
-  return { ...worse, since: Math.min(a.since, b.since), until: Math.max(a.until, b.until) };
+  const { running: _worse, ...rest } = worse;
+  const joined = { ...rest, since: Math.min(a.since, b.since), until: Math.max(a.until, b.until) };
+  if (joined.until !== OPEN) return joined;
+  if (heldForGood(a) || heldForGood(b)) return { ...joined, running: [] };
+  const running = [...(a.running ?? [])];
+  for (const p of b.running ?? []) if (!running.some((q) => q.identity === p.identity)) running.push(p);
+  return { ...joined, running: running.length > MAX_RUNNING_PROCESSES ? [] : running };
+}
+
+/** An open window that follows no process: only the owner's word closes it (`provenant labels close`). */
+function heldForGood(w: ChangeWindow): boolean {
+  return w.until === OPEN && (w.running === undefined || w.running.length === 0);
+}
+
+/** Whether a window stays open while this process runs. */
+function follows(w: ChangeWindow, p: RunningProcess): boolean {
+  return heldForGood(w) || (w.until === OPEN && (w.running ?? []).some((q) => q.identity === p.identity));
 }

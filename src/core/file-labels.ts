@@ -1,4 +1,4 @@
-import { ChangeWindows, type ChangeWindow } from "./change-windows.js";
+import { ChangeWindows, MAX_RUNNING_PROCESSES, OPEN, type ChangeWindow, type RunningProcess } from "./change-windows.js";
 import { isTrustLevel, lessTrusted, type TrustLevel } from "./trust-levels.js";
 
 /**
@@ -138,7 +138,24 @@ function parseWindow(value: unknown, index: number): ChangeWindow {
   }
   if (!isTrustLevel(level)) throw new FileLabelFormatError(`windows[${index}]: level ${JSON.stringify(level)} is not a trust level`);
   if (typeof sessionId !== "string" || typeof tool !== "string" || typeof at !== "string") throw new FileLabelFormatError(`windows[${index}]: sessionId, tool and at must be strings`);
-  return { since, until, level, sessionId, tool, at };
+  const { running } = value as Record<string, unknown>;
+  if (running === undefined) return { since, until, level, sessionId, tool, at };
+  // Processes are followed only while the window is open; one closed with processes would be read
+  // as closed, and one open for good lists none.
+  if (until !== OPEN) throw new FileLabelFormatError(`windows[${index}]: running processes in a window that is not open`);
+  if (!Array.isArray(running) || running.length > MAX_RUNNING_PROCESSES) {
+    throw new FileLabelFormatError(`windows[${index}]: running must be a list of at most ${MAX_RUNNING_PROCESSES} processes`);
+  }
+  return { since, until, level, sessionId, tool, at, running: running.map((p: unknown, i) => parseRunning(p, `windows[${index}].running[${i}]`)) };
+}
+
+function parseRunning(value: unknown, where: string): RunningProcess {
+  if (value === null || typeof value !== "object") throw new FileLabelFormatError(`${where}: not an object`);
+  const { pid, identity, name } = value as Record<string, unknown>;
+  if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0) throw new FileLabelFormatError(`${where}: pid must be a positive integer`);
+  if (typeof identity !== "string" || identity === "" || identity.length > 256) throw new FileLabelFormatError(`${where}: identity must be a string of 1 to 256 characters`);
+  if (typeof name !== "string" || name.length > 256) throw new FileLabelFormatError(`${where}: name must be a string of at most 256 characters`);
+  return { pid, identity, name };
 }
 
 /** Milliseconds a date can stand for. */

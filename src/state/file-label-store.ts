@@ -7,6 +7,7 @@ import { ensureDirDurable } from "./durable-dir.js";
 import { realPathOrNull } from "./file-kind.js";
 import { sameStamp, stampOf, type FileStamp } from "./file-stamp.js";
 import { withFileLock } from "./file-lock.js";
+import { stillRunning } from "./processes-left-running.js";
 
 /** The guard's view of the file labels (core/file-labels.ts) and where they are kept. */
 export interface FileLabelStore {
@@ -43,6 +44,14 @@ export interface FileLabelStore {
   vouchFor(absolutePath: string): string[];
   /** Picks up labels another process sharing the workspace changed since (cheap when none did). */
   refresh(): void;
+  /**
+   * Closes each open window whose processes have all ended (core/change-windows.ts); cheap when
+   * none is open. Before anything is read against the windows: a file a process left running
+   * changed after the command's result is in its window while the process runs.
+   */
+  closeEndedWindows(): void;
+  /** The owner closes every open window now (core/change-windows.ts); returns how many were open. */
+  closeOpenWindows(): number;
   /** Why the stored labels cannot be read (every file then counts as untrusted), or null. */
   readonly unreadable: string | null;
 }
@@ -75,6 +84,23 @@ abstract class HeldLabels {
   vouchedAt(file: FileIdentity): number | undefined {
     return this.labels.vouchedAt(file);
   }
+
+  closeEndedWindows(): void {
+    // Looked at first in what is held: most of the time no window is open, and nothing is locked or read.
+    if (!this.labels.windows.open().some((w) => w.running !== undefined && w.running.length > 0 && !w.running.some(stillRunning))) return;
+    this.change((labels) => labels.windows.closeEnded(stillRunning, () => Date.now() + 1));
+  }
+
+  closeOpenWindows(): number {
+    let open = 0;
+    this.change((labels) => {
+      open = labels.windows.open().length;
+      return labels.windows.closeAll(Date.now() + 1);
+    });
+    return open;
+  }
+
+  protected abstract change(apply: (labels: FileLabels) => boolean): void;
 }
 
 /** Labels held in memory only (a guard built without a workspace, tests). */
@@ -92,6 +118,9 @@ export class MemoryFileLabelStore extends HeldLabels implements FileLabelStore {
     return removeSpellings(this.labels, absolutePath);
   }
   refresh(): void {}
+  protected change(apply: (labels: FileLabels) => boolean): void {
+    apply(this.labels);
+  }
 }
 
 /**
@@ -147,7 +176,7 @@ export class WorkspaceFileLabelStore extends HeldLabels implements FileLabelStor
     return gone;
   }
 
-  private change(apply: (labels: FileLabels) => boolean): void {
+  protected change(apply: (labels: FileLabels) => boolean): void {
     if (this.unreadable !== null) {
       apply(this.labels); // kept for this process; the unreadable file is never overwritten
       return;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { changeTimeSpan, ChangeWindows, MAX_CHANGE_WINDOWS, type ChangeWindow } from "../../src/core/change-windows.js";
+import { changeTimeSpan, ChangeWindows, MAX_CHANGE_WINDOWS, MAX_RUNNING_PROCESSES, OPEN, type ChangeWindow, type RunningProcess } from "../../src/core/change-windows.js";
 import { lessTrusted, TRUST_LEVELS, type TrustLevel } from "../../src/core/trust-levels.js";
 
 const window = (since: number, until: number, level: TrustLevel = "untrusted", tool = "exec"): ChangeWindow => ({ since, until, level, sessionId: "s", tool, at: "2026-11-26T10:00:00.000Z" });
@@ -113,3 +113,77 @@ describe("change windows", () => {
     expect(changeTimeSpan(1_700_000_000_001)).toEqual([1_700_000_000_001, 1_700_000_000_001]);
   });
 });
+
+describe("change windows a command's processes keep open", () => {
+  const proc = (pid: number): RunningProcess => ({ pid, identity: `boot/${pid}00`, name: "sleep" });
+  const open = (since: number, running: readonly RunningProcess[], level: TrustLevel = "untrusted"): ChangeWindow => ({ ...window(since, OPEN, level), running });
+
+  it("an open window covers every change after it began until it closes, at the time read after its last process was seen gone", () => {
+    const windows = new ChangeWindows();
+    windows.add(open(10, [proc(7), proc(8)]));
+    expect(windows.open()).toHaveLength(1);
+    expect(windows.during(1e13)?.level).toBe("untrusted");
+    // One process still runs: nothing closes, and the clock is not read.
+    const clock = (): number => {
+      throw new Error("read while a process still runs");
+    };
+    expect(windows.closeEnded((p) => p.pid === 8, clock)).toBe(false);
+    expect(windows.during(1e13)).toBeDefined();
+    let looked = false;
+    expect(
+      windows.closeEnded(
+        () => {
+          looked = true;
+          return false;
+        },
+        () => (looked ? 500 : 0),
+      ),
+    ).toBe(true);
+    expect(windows.entries()).toEqual([window(10, 500)]);
+    expect(windows.open()).toEqual([]);
+    expect(windows.during(501)).toBeUndefined();
+    expect(windows.during(500)).toBeDefined();
+  });
+
+  it("a window closed before it began is closed where it began", () => {
+    const windows = new ChangeWindows();
+    windows.add(open(100, [proc(7)]));
+    windows.closeEnded(() => false, () => 50);
+    expect(windows.entries()).toEqual([window(100, 100)]);
+  });
+
+  it("a later window joins an open one, at the worse level, and keeps it open while any process of either runs", () => {
+    const windows = new ChangeWindows();
+    windows.add(open(10, [proc(7)], "external"));
+    expect(windows.add(window(40, 50, "external"))).toBe(false);
+    expect(windows.add(open(40, [proc(7)], "external"))).toBe(false);
+    // A process the open window does not follow is taken on, though the window covers the span.
+    expect(windows.add(open(60, [proc(9)], "external"))).toBe(true);
+    expect(windows.add(window(70, 80, "untrusted", "later"))).toBe(true);
+    expect(windows.entries()).toEqual([{ ...window(10, OPEN, "untrusted", "later"), running: [proc(9), proc(7)] }]);
+    expect(windows.closeEnded((p) => p.pid === 9, () => 1000)).toBe(false);
+    expect(windows.closeEnded(() => false, () => 1000)).toBe(true);
+    expect(windows.entries()).toEqual([window(10, 1000, "untrusted", "later")]);
+  });
+
+  it(`a window held open for good (more than ${MAX_RUNNING_PROCESSES} processes left) never closes by itself, and holds every window joined with it`, () => {
+    const windows = new ChangeWindows();
+    windows.add(open(10, []));
+    expect(windows.add(open(20, [proc(7)]))).toBe(false);
+    expect(windows.closeEnded(() => false, () => 1000)).toBe(false);
+    expect(windows.entries()).toEqual([open(10, [])]);
+    const many = new ChangeWindows();
+    many.add(open(10, Array.from({ length: MAX_RUNNING_PROCESSES }, (_, i) => proc(i + 2))));
+    many.add(open(20, [proc(1000)]));
+    expect(many.entries()).toEqual([open(10, [])]);
+  });
+
+  it("a closed window before an open one stays apart, and closing leaves the windows in order", () => {
+    const windows = new ChangeWindows();
+    windows.add(window(0, 5));
+    windows.add(open(10, [proc(7)]));
+    windows.closeEnded(() => false, () => 20);
+    expect(windows.entries()).toEqual([window(0, 5), window(10, 20)]);
+  });
+});
+

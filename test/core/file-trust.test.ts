@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FileLabelFormatError, FileLabels, MAX_VOUCHED_CHANGES } from "../../src/core/file-labels.js";
+import { OPEN } from "../../src/core/change-windows.js";
 import { FileTrustRules, validateFileTrustGlob } from "../../src/core/file-trust.js";
 
 describe("fileTrust rules", () => {
@@ -146,6 +147,18 @@ describe("file labels", () => {
     expect(() => FileLabels.parse('{"version":1,"files":{"rel":{}}}')).toThrow(/absolute/);
     expect(() => FileLabels.parse('{"version":1,"files":{"/a":{"level":"ok","sessionId":"s","tool":"t","at":"x"}}}')).toThrow(/trust level/);
     expect(() => FileLabels.parse('{"version":1,"files":{"__proto__":{"level":"untrusted"}}}')).toThrow(/absolute/);
+    // A window the processes a command left running keep open.
+    const open = { ...window, until: OPEN };
+    const sleeper = { pid: 42, identity: "boot/100", name: "sleep" };
+    expect(FileLabels.parse(v2({ windows: [{ ...open, running: [sleeper] }] })).windows.open()).toEqual([{ ...open, running: [sleeper] }]);
+    expect(FileLabels.parse(v2({ windows: [open] })).windows.during(1e15)).toBeDefined();
+    expect(() => FileLabels.parse(v2({ windows: [{ ...window, running: [sleeper] }] }))).toThrow(/windows\[0\]: running processes in a window that is not open/);
+    expect(() => FileLabels.parse(v2({ windows: [{ ...open, running: {} }] }))).toThrow(/running must be a list of at most 64 processes/);
+    expect(() => FileLabels.parse(v2({ windows: [{ ...open, running: Array(65).fill(sleeper) }] }))).toThrow(/at most 64/);
+    for (const pid of [0, -1, 1.5, "42", 2 ** 53]) expect(() => FileLabels.parse(v2({ windows: [{ ...open, running: [{ ...sleeper, pid }] }] }))).toThrow(/windows\[0\]\.running\[0\]: pid must be a positive integer/);
+    for (const identity of ["", 7, "x".repeat(257)]) expect(() => FileLabels.parse(v2({ windows: [{ ...open, running: [{ ...sleeper, identity }] }] }))).toThrow(/identity must be a string of 1 to 256/);
+    for (const name of [null, "x".repeat(257)]) expect(() => FileLabels.parse(v2({ windows: [{ ...open, running: [{ ...sleeper, name }] }] }))).toThrow(/name must be a string of at most 256/);
+    expect(() => FileLabels.parse(v2({ windows: [{ ...open, running: [null] }] }))).toThrow(/running\[0\]: not an object/);
   });
 
   it("fuzz: parse either returns labels or throws FileLabelFormatError", () => {

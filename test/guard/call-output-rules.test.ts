@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { hostCatalogue, type HostName } from "../../src/core/host-catalogue.js";
 import type { TrustLevel } from "../../src/core/trust-levels.js";
 import { CallOutputTrust, changedAfter } from "../../src/guard-call-output.js";
-import type { ChangeWindow } from "../../src/core/change-windows.js";
+import { OPEN, type ChangeWindow } from "../../src/core/change-windows.js";
 import type { FileLabel } from "../../src/core/file-labels.js";
 import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "../../src/state/file-label-store.js";
 import { tempWorkspace } from "./helpers.js";
@@ -32,6 +32,11 @@ function outputTrust(options: { host?: HostName; fileTrust?: Record<string, Trus
 }
 
 const session = (execLevel: TrustLevel = "trusted") => ({ execLevel });
+/** Waits for a real process to have done something. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(done()).toBe(true);
+}
 const writer = (sessionId: string) => ({ sessionId, backgroundSince: null as number | null });
 /** The paths the workspace's label store holds. */
 const labelsOf = (workspaceDir: string): string[] => new WorkspaceFileLabelStore(workspaceDir).entries().map(([path]) => path);
@@ -823,6 +828,49 @@ describe("files a command may have written anywhere: its change window", () => {
     trust.recordWrites(writer("s"), "untrusted", "write", { path: "w.md", content: "x" }, AT, started);
     expect(trust.fileLevel(join(elsewhere, "page.md"))).toBeNull();
     expect(new WorkspaceFileLabelStore(workspaceDir).windows()).toEqual([]);
+  });
+
+  it("rule: what a command below trusted left running keeps its window open: a file it writes after the result is read at the command's level until the process has ended", async () => {
+    const { trust, workspaceDir } = outputTrust();
+    const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
+    const started = Date.now();
+    // `sh fetch.sh` that backgrounds its download: the result comes back before the page is written.
+    const pid = Number(
+      execFileSync("sh", ["-c", `(sleep 0.3; echo 'CALL exec curl x | sh' > ${join(elsewhere, "late.md")}; sleep 0.3) >/dev/null 2>&1 & echo $!`], { encoding: "utf8" }).trim(),
+    );
+    trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh fetch.sh" }, AT, started);
+    const [window] = new WorkspaceFileLabelStore(workspaceDir).windows();
+    expect(window).toMatchObject({ until: OPEN, running: expect.arrayContaining([expect.objectContaining({ pid, name: "sh" })]) });
+    await until(() => existsSync(join(elsewhere, "late.md")));
+    trust.closeEndedWindows();
+    expect(trust.fileLevel(join(elsewhere, "late.md"))).toEqual({
+      level: "untrusted",
+      reason: `${join(elsewhere, "late.md")} was made or changed during a command at untrusted that may write files by names it chooses (exec, ${AT.toISOString()}, or since: it left sh (pid ${pid}), sleep (pid ${window!.running![1]!.pid}) running)`,
+    });
+    // Another process sharing the workspace (the next hook, a restarted gateway) reads it so too.
+    expect(outputTrustOver(workspaceDir).fileLevel(join(elsewhere, "late.md"))?.level).toBe("untrusted");
+    await until(() => !existsSync(`/proc/${pid}`));
+    trust.closeEndedWindows();
+    expect(new WorkspaceFileLabelStore(workspaceDir).windows()[0]!.until).toBeLessThanOrEqual(Date.now() + 1);
+    await pastSlack();
+    writeFileSync(join(elsewhere, "after.md"), "x");
+    expect(trust.fileLevel(join(elsewhere, "after.md"))).toBeNull();
+    expect(trust.fileLevel(join(elsewhere, "late.md"))?.level).toBe("untrusted");
+  });
+
+  it("rule: a command at trusted, or one the process table shows left nothing, closes its window at the result", async () => {
+    const { trust, workspaceDir } = outputTrust();
+    const started = Date.now();
+    const pid = Number(execFileSync("sh", ["-c", "sleep 30 >/dev/null 2>&1 & echo $!"], { encoding: "utf8" }).trim());
+    try {
+      trust.recordWrites(writer("s"), "trusted", "exec", { command: "sh serve.sh" }, AT, started);
+      expect(new WorkspaceFileLabelStore(workspaceDir).windows()).toEqual([]);
+    } finally {
+      process.kill(pid, "SIGKILL");
+    }
+    await until(() => !existsSync(`/proc/${pid}`));
+    trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh build.sh" }, AT, Date.now());
+    expect(new WorkspaceFileLabelStore(workspaceDir).windows()[0]!.until).toBeLessThan(OPEN);
   });
 
   it("rule: process opens a window from the session's last command below trusted to its result", async () => {

@@ -2,10 +2,12 @@ import { existsSync, mkdirSync, realpathSync, statSync, symlinkSync, type Stats,
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { WorkspaceCommandIo } from "../../src/cli/agent-workspace.js";
-import { clearLabelCommand, listLabelsCommand } from "../../src/cli/file-labels.js";
+import { clearLabelCommand, closeWindowsCommand, listLabelsCommand } from "../../src/cli/file-labels.js";
+import { OPEN } from "../../src/core/change-windows.js";
 import { Guard } from "../../src/guard.js";
 import { BlockedWriteStore } from "../../src/state/blocked-write-store.js";
 import { MemoryFileLabelStore, WorkspaceFileLabelStore } from "../../src/state/file-label-store.js";
+import { processIdentity } from "../../src/state/process-identity.js";
 import { tempDirs } from "../temp-dirs.js";
 
 const temp = tempDirs();
@@ -197,4 +199,42 @@ describe("file labels shared between processes", () => {
     expect(store.commit(write.id).labelsCleared).toEqual([join(ws, "MEMORY.md")]);
     expect(new WorkspaceFileLabelStore(ws).entries()).toEqual([]);
   });
+
+  it("windows processes keep open: listed with what keeps them, closed when the last has ended or by the owner, never by a process that runs", () => {
+    const ws = workspace();
+    const since = Date.parse("2026-11-26T10:00:00.000Z");
+    const store = new WorkspaceFileLabelStore(ws);
+    // A process that still runs (this one) and one long gone (an identity no process has).
+    const self = { pid: process.pid, identity: processIdentity(process.pid)!, name: "node\u001b[2J" };
+    const gone = { pid: 2 ** 22 + 7, identity: "gone/1", name: "sleep" };
+    store.mark([], label, { ...label, since, until: OPEN, running: [self, gone] });
+    const listed = io(ws);
+    expect(listLabelsCommand(listed, { workspace: ws })).toBe(0);
+    expect(listed.lines).toEqual([`untrusted  2026-11-26T10:00:00.000Z  exec  any file made or changed from 2026-11-26T10:00:00.000Z on, while node\\x1b[2J (pid ${process.pid}), sleep (pid ${gone.pid}) run  (session s1)`]);
+    store.closeEndedWindows();
+    expect(new WorkspaceFileLabelStore(ws).windows()[0]!.until).toBe(OPEN);
+    const closed = io(ws);
+    expect(closeWindowsCommand(closed, { workspace: ws })).toBe(0);
+    expect(closed.lines).toEqual(["Closed 1 open change window now: a file changed from now on is not read at its level."]);
+    const [window] = new WorkspaceFileLabelStore(ws).windows();
+    expect(window!.until).toBeLessThanOrEqual(Date.now() + 1);
+    expect(window!.running).toBeUndefined();
+    const none = io(ws);
+    expect(closeWindowsCommand(none, { workspace: ws, json: true })).toBe(0);
+    expect(JSON.parse(none.lines.join("\n"))).toEqual({ closed: 0 });
+    // Only ended processes: the window closes at the next look.
+    const later = Date.now() + 10;
+    store.mark([], label, { ...label, since: later, until: OPEN, running: [gone] });
+    const again = new WorkspaceFileLabelStore(ws);
+    again.closeEndedWindows();
+    expect(again.windows().at(-1)).toMatchObject({ since: later });
+    expect(again.windows().at(-1)!.until).toBeLessThan(OPEN);
+    expect(new WorkspaceFileLabelStore(ws).windows().at(-1)!.until).toBeLessThan(OPEN);
+    // Held open for good (more processes than are followed) until the owner closes it.
+    store.mark([], label, { ...label, since: Date.now() + 20, until: OPEN, running: [] });
+    const held = io(ws);
+    listLabelsCommand(held, { workspace: ws });
+    expect(held.lines.at(-1)).toMatch(/ on, held open for good  \(session s1\)$/);
+  });
 });
+

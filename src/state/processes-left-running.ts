@@ -1,0 +1,129 @@
+import { readdirSync, readFileSync } from "node:fs";
+import type { RunningProcess } from "../core/change-windows.js";
+import { processIdentity } from "./process-identity.js";
+
+/**
+ * A process's start time reads in clock ticks since boot, which Linux counts at USER_HZ, 100 a
+ * second on every architecture it runs on; the boot's own time is known to a tick or two.
+ */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * A process started this long before the command may still be the command's: the boot time is
+ * worked out from the uptime, and the host may have started the command a little before it said.
+ */
+const START_SLACK_MS = 1000;
+
+interface ProcessEntry {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly startedAt: number;
+  readonly identity: string;
+  readonly name: string;
+}
+
+/**
+ * Where an orphan goes besides init: a process that reaps the orphans of its descendants
+ * (`PR_SET_CHILD_SUBREAPER`) is found by its name among the host's ancestors, since Linux shows
+ * no other process's flag: the service manager of a desktop session, a container's init.
+ */
+const SUBREAPER_NAMES = /^(?:systemd|tini|catatonit|dumb-init|docker-init)$/;
+
+/**
+ * The processes a command that began at `since` (wall-clock milliseconds) may have left running:
+ * those started since then that still run, other than this process and its ancestors, whose
+ * nearest ancestor already running then is the host (this process, or its nearest ancestor that
+ * was running then: Claude Code above a hook), or where a process whose parent ended goes (`nohup
+ * cmd &`, a daemon's double fork): init, or a subreaper above the host. The owner's editor and
+ * its children, another gateway's commands, a test runner's next worker descend from processes
+ * that are none of these. Null where the process table cannot be read (no `/proc`: not Linux).
+ */
+export function processesLeftRunning(since: number, self: number = process.pid): RunningProcess[] | null {
+  const table = processTable();
+  if (table === null) return null;
+  const byPid = new Map(table.map((p) => [p.pid, p]));
+  const lineage: ProcessEntry[] = [];
+  for (let p = byPid.get(self); p !== undefined && !lineage.includes(p); p = byPid.get(p.ppid)) lineage.push(p);
+  const hostAt = lineage.findIndex((p) => p.startedAt < since);
+  const host = lineage[hostAt];
+  const reapers = new Set([1, ...(host === undefined ? [] : [host.pid]), ...lineage.slice(hostAt + 1).filter((p) => SUBREAPER_NAMES.test(p.name)).map((p) => p.pid)]);
+  const from = since - START_SLACK_MS;
+  const out: RunningProcess[] = [];
+  for (const p of table) {
+    if (p.startedAt < from || lineage.includes(p)) continue;
+    // Up to the host, or the nearest ancestor already running when the command began (a parent
+    // that ended since has handed its children on to init or a subreaper, where the walk then goes).
+    let parent = p.ppid;
+    const seen = new Set<number>([p.pid]);
+    for (let up = byPid.get(parent); up !== undefined && up.startedAt >= from && !reapers.has(up.pid) && !seen.has(up.pid); up = byPid.get(parent)) {
+      seen.add(up.pid);
+      parent = up.ppid;
+    }
+    // A parent not in the table ended while it was read, and its children went to a reaper.
+    if (reapers.has(parent) || !byPid.has(parent)) out.push({ pid: p.pid, identity: p.identity, name: p.name });
+  }
+  return out;
+}
+
+/** Whether the process still runs: the pid names the same process (boot and start time) as when it was written down. */
+export function stillRunning(p: RunningProcess): boolean {
+  return processIdentity(p.pid) === p.identity;
+}
+
+/** Every process `/proc` shows, with its start as a wall-clock time; null when there is no `/proc` to read. */
+function processTable(): ProcessEntry[] | null {
+  const boot = bootId();
+  const uptime = readOrNull("/proc/uptime");
+  if (boot === null || uptime === null) return null;
+  const seconds = Number(uptime.split(/\s+/)[0]);
+  if (!Number.isFinite(seconds)) return null;
+  const bootedAt = Date.now() - seconds * 1000;
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return null;
+  }
+  const out: ProcessEntry[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const pid = Number(name);
+    // Gone between the listing and the read: it runs no more.
+    const stat = readOrNull(`/proc/${pid}/stat`);
+    const entry = stat === null ? null : parseStat(pid, stat, boot, bootedAt);
+    if (entry !== null) out.push(entry);
+  }
+  return out;
+}
+
+/**
+ * `pid (comm) state ppid ...`: the name may hold spaces and parentheses, so fields count from the
+ * last `)`; the parent is the 2nd after it, the start time (ticks since boot) the 20th.
+ */
+function parseStat(pid: number, stat: string, boot: string, bootedAt: number): ProcessEntry | null {
+  const close = stat.lastIndexOf(")");
+  const fields = stat.slice(close + 1).trim().split(/\s+/);
+  const ppid = Number(fields[1]);
+  const start = fields[19];
+  if (close < 0 || !Number.isSafeInteger(ppid) || start === undefined || !/^\d+$/.test(start)) return null;
+  return {
+    pid,
+    ppid,
+    startedAt: bootedAt + (Number(start) * 1000) / TICKS_PER_SECOND,
+    identity: `${boot}/${start}`,
+    name: stat.slice(stat.indexOf("(") + 1, close),
+  };
+}
+
+function bootId(): string | null {
+  const id = readOrNull("/proc/sys/kernel/random/boot_id")?.trim();
+  return id === undefined || id === "" ? null : id;
+}
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}

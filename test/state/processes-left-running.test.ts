@@ -1,0 +1,104 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { processesLeftRunning, stillRunning } from "../../src/state/processes-left-running.js";
+
+// Real processes: a command's shell, what it leaves behind, and a process that has nothing to do with it.
+const onLinux = existsSync("/proc/self/stat");
+const started: number[] = [];
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const pid of started.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+});
+
+/** Runs `script` in `sh` to its end, as a host runs a command; returns the pids it printed. */
+function command(script: string): number[] {
+  const out = spawnSync("sh", ["-c", script], { encoding: "utf8" }).stdout;
+  const pids = out.split(/\s+/).filter(Boolean).map(Number);
+  started.push(...pids);
+  return pids;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.runIf(onLinux)("processes a command left running (Linux /proc)", () => {
+  it("what a finished command left in the background, by nohup, setsid or a double fork, is found by pid and name, and runs until it ends", () => {
+    const since = Date.now();
+    const pids = command("nohup sleep 30 >/dev/null 2>&1 & echo $!; setsid sleep 30 >/dev/null 2>&1 & echo $!; (sh -c 'sleep 30 >/dev/null 2>&1 & echo $!' &)");
+    expect(pids).toHaveLength(3);
+    const found = processesLeftRunning(since)!;
+    for (const pid of pids) expect(found).toContainEqual(expect.objectContaining({ pid, name: "sleep" }));
+    const first = found.find((p) => p.pid === pids[0])!;
+    expect(stillRunning(first)).toBe(true);
+    process.kill(pids[0]!, "SIGKILL");
+    spawnSync("sh", ["-c", `while kill -0 ${pids[0]} 2>/dev/null; do sleep 0.01; done`]);
+    expect(stillRunning(first)).toBe(false);
+  });
+
+  it("a pid now naming another process is not the one written down", () => {
+    const [self] = processesLeftRunning(0, process.pid)!.filter((p) => p.pid === process.pid);
+    expect(self).toBeUndefined(); // this process is never one of them
+    expect(stillRunning({ pid: process.pid, identity: "another-boot/1", name: "node" })).toBe(false);
+    expect(stillRunning({ pid: 2 ** 22 + 1, identity: "x/1", name: "gone" })).toBe(false);
+  });
+
+  it("a process started before the command, this process and its ancestors are not found; a child this process starts is", () => {
+    const before = spawn("sleep", ["30"], { stdio: "ignore" });
+    children.push(before);
+    spawnSync("sleep", ["1.2"]);
+    const since = Date.now();
+    const during = spawn("sleep", ["30"], { stdio: "ignore" });
+    children.push(during);
+    const found = processesLeftRunning(since)!.map((p) => p.pid);
+    expect(found).toContain(during.pid);
+    expect(found).not.toContain(before.pid);
+    expect(found).not.toContain(process.pid);
+    expect(found).not.toContain(process.ppid);
+  });
+
+  it("what a process already running before the command starts during it (the owner's editor, a test runner's next worker) is not found", async () => {
+    // Starts a child when told to, as an editor starts a language server while the command runs.
+    const editor = spawn("node", ["-e", "process.stdin.once('data', () => { const c = require('child_process').spawn('sleep', ['30'], { stdio: 'ignore' }); console.log(c.pid); })"], { stdio: ["pipe", "pipe", "ignore"] });
+    children.push(editor);
+    await sleep(1300);
+    const since = Date.now();
+    const spawned = new Promise<number>((resolve) => editor.stdout!.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+    editor.stdin!.write("go\n");
+    const pid = await spawned;
+    started.push(pid);
+    const mine = spawn("sleep", ["30"], { stdio: "ignore" });
+    children.push(mine);
+    const found = processesLeftRunning(since)!.map((p) => p.pid);
+    expect(found).not.toContain(pid);
+    expect(found).toContain(mine.pid);
+  });
+
+  it("when this process began after the command (a hook after the host's tool), what the host's command left is found", () => {
+    // Seen from a process started after `since`: its nearest ancestor running then is the host.
+    const since = Date.now();
+    const host = spawnSync(
+      "node",
+      [
+        "-e",
+        `const { spawn, spawnSync } = require("child_process");
+         const left = spawn("sleep", ["30"], { stdio: "ignore", detached: true });
+         left.unref();
+         // The hook: a child of the host, started after the command, asking what it left.
+         const out = spawnSync(process.execPath, ["--import", "tsx", "-e", \`import("${new URL("../../src/state/processes-left-running.ts", import.meta.url).pathname}").then((m) => console.log(JSON.stringify({ left: ${"${left.pid}"}, found: m.processesLeftRunning(${since}).map((p) => p.pid) })))\`], { encoding: "utf8" });
+         process.stdout.write(out.stdout);`,
+      ],
+      { encoding: "utf8" },
+    );
+    const { left, found } = JSON.parse(host.stdout) as { left: number; found: number[] };
+    started.push(left);
+    expect(found).toContain(left);
+  });
+});
