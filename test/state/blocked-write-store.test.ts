@@ -264,6 +264,9 @@ describe("BlockedWriteStore", () => {
       [{ ...original, edits: [] }, "edits: expected null or a non-empty array of edits"],
       [{ ...original, edits: [{ oldText: "a" }] }, "edits: expected null or a non-empty array of edits"],
       [{ ...original, edits: [{ oldText: "a", newText: "b", replaceAll: "yes" }] }, "edits: expected null or a non-empty array of edits"],
+      [{ ...original, operation: "edit", edits: [{ oldText: 1, newText: "b" }] }, "edits: expected null or a non-empty array of edits"],
+      // Every edit, not the first: a good one does not carry a bad one in.
+      [{ ...original, operation: "edit", edits: [{ oldText: "a", newText: "b" }, { oldText: "a" }] }, "edits: expected null or a non-empty array of edits"],
       [{ ...original, edits: [{ oldText: "a", newText: "b" }] }, "edits: present exactly for an edit"],
       [{ ...original, operation: "edit" }, "edits: present exactly for an edit"],
       [{ ...original, sessionId: null }, "sessionId: expected a string"],

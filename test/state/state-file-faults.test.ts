@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Guard } from "../../src/guard.js";
+import { readStateFile } from "../../src/state/state-file-read.js";
 import { FileWatermarkStore } from "../../src/state/watermark-store.js";
 import { tempWorkspace } from "../guard/helpers.js";
 
@@ -120,5 +121,17 @@ describe("every state-file failure is quarantined, not thrown", () => {
     const store = new FileWatermarkStore(ws);
     expect(store.get("anyone")?.level).toBe("untrusted");
     expect(store.corruption()[0]?.message).toMatch(/state directory cannot be used/);
+  });
+});
+
+describe("a state file's size bound", () => {
+  it("a file of exactly the bound is read whole; one byte more is refused with its size", () => {
+    const file = join(tempWorkspace(), "state.json");
+    writeFileSync(file, "1234");
+    expect(readStateFile(file, 4)).toEqual({ kind: "ok", text: "1234" });
+    writeFileSync(file, "12345");
+    expect(readStateFile(file, 4)).toEqual({ kind: "bad", detail: "is 5 bytes; a state file is at most 4" });
+    expect(readStateFile(join(file, "missing"), 4)).toMatchObject({ kind: "bad", detail: "cannot be examined: a parent of it is not a directory" });
+    expect(readStateFile(`${file}.gone`, 4)).toEqual({ kind: "missing" });
   });
 });
