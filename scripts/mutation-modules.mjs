@@ -54,9 +54,10 @@ export const MUTATION_MODULES = {
   },
   "state-files": {
     gate: 90,
-    mutate: ["src/state/watermark-file.ts", "src/state/workspace-memory-files.ts", "src/state/file-label-store.ts", "src/core/file-labels.ts", "src/core/change-windows.ts", "src/state/file-lock.ts", "src/state/process-identity.ts"],
+    mutate: ["src/state/watermark-file.ts", "src/state/workspace-memory-files.ts", "src/state/file-label-store.ts", "src/core/file-labels.ts", "src/core/change-windows.ts", "src/state/file-lock.ts", "src/state/process-identity.ts", "src/state/processes-left-running.ts"],
     tests: [
       "test/state/file-labels.test.ts",
+      "test/state/processes-left-running.test.ts",
       "test/state/file-lock.test.ts",
       "test/core/file-trust.test.ts",
       "test/core/change-windows.test.ts",
