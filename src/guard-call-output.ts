@@ -132,9 +132,10 @@ export class CallOutputTrust {
    * clone`'s tree, an archive's members, what a script wrote), and `process` those changed since
    * the session's last such command began: a backgrounded command goes on writing after its
    * result. `startedAt` is when the call was decided, by the disk's clock (`Date.now()`); `now`
-   * only dates the labels. Returns what could not be looked at.
+   * only dates the labels; `reportedBy` is the process that reported the result (the host's
+   * processes are found from it). Returns what could not be looked at.
    */
-  recordWrites(session: WritingSession, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date, startedAt: number | null): string[] {
+  recordWrites(session: WritingSession, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date, startedAt: number | null, reportedBy: number = process.pid): string[] {
     const { base, targets, command } = this.named(tool, params);
     const written = targets.flatMap((target) => this.absoluteReadings(target, base));
     if (taint === "trusted") {
@@ -153,7 +154,7 @@ export class CallOutputTrust {
     // A process the command left running (`nohup`, a daemon, a job the host keeps in the
     // background) may write after the result: the window stays open until the last has ended.
     const windowFrom = (since: number): ChangeWindow => {
-      const left = processesLeftRunning(since);
+      const left = processesLeftRunning(since, reportedBy);
       const closed = { ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 };
       if (left === null || left.length === 0) return closed;
       return { ...closed, until: OPEN, running: left.length > MAX_RUNNING_PROCESSES ? [] : left };

@@ -156,6 +156,12 @@ export interface ToolResultInput {
    * machine's labels describe.
    */
   readonly ranOn?: string;
+  /**
+   * The process that reported the result for the host, when it is not this one (a Claude Code
+   * hook talking to the guard service): the host is its nearest ancestor already running when the
+   * call began, and the processes the call left running descend from that host.
+   */
+  readonly reportedBy?: number;
 }
 
 export interface GuardDependencies {
@@ -511,7 +517,7 @@ export class Guard {
           // Signed files the call changed are put back first, so that the window recordWrites
           // opens covers them, and then vouched for: a second report of the call leaves them be.
           const restored = this.restoreSignedFiles(tool, started);
-          for (const problem of this.outputTrust.recordWrites(s, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()), started)) {
+          for (const problem of this.outputTrust.recordWrites(s, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()), started, result.reportedBy)) {
             this.logger.warn(`session ${sessionId}: ${problem}`);
             this.audit.record("CLAIM", { kind: "changed-files-not-labelled", sessionId, tool, detail: problem });
           }

@@ -44,10 +44,12 @@ export function processesLeftRunning(since: number, self: number = process.pid):
   const byPid = new Map(table.map((p) => [p.pid, p]));
   const lineage: ProcessEntry[] = [];
   for (let p = byPid.get(self); p !== undefined && !lineage.includes(p); p = byPid.get(p.ppid)) lineage.push(p);
-  const hostAt = lineage.findIndex((p) => p.startedAt < since);
+  // A start read from the process table may be a tick or two off: a hook started just after a
+  // command that took a moment must not be taken for the host, so both sides use the same slack.
+  const from = since - START_SLACK_MS;
+  const hostAt = lineage.findIndex((p) => p.startedAt < from);
   const host = lineage[hostAt];
   const reapers = new Set([1, ...(host === undefined ? [] : [host.pid]), ...lineage.slice(hostAt + 1).filter((p) => SUBREAPER_NAMES.test(p.name)).map((p) => p.pid)]);
-  const from = since - START_SLACK_MS;
   const out: RunningProcess[] = [];
   for (const p of table) {
     if (p.startedAt < from || lineage.includes(p)) continue;

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, chmodSync, existsSync, mkdirSync, realpathSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -856,6 +856,37 @@ describe("files a command may have written anywhere: its change window", () => {
     writeFileSync(join(elsewhere, "after.md"), "x");
     expect(trust.fileLevel(join(elsewhere, "after.md"))).toBeNull();
     expect(trust.fileLevel(join(elsewhere, "late.md"))?.level).toBe("untrusted");
+  });
+
+  it("rule: a result reported for the host by another process (a Claude Code hook to the guard service) finds what the host's command left, not this process's", async () => {
+    const { trust, workspaceDir } = outputTrust();
+    // The host: running before the call; on a word, it runs the command (which leaves a process
+    // in the background, as Claude Code's background Bash does) and then its hook.
+    const host = spawn("sh", ["-c", "read go; sleep 30 & echo $!; sleep 30 & echo $!; read done"], { stdio: ["pipe", "pipe", "ignore"] });
+    const children: number[] = [];
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const started = Date.now();
+      const pids = new Promise<number[]>((resolve) => {
+        let out = "";
+        host.stdout!.on("data", (chunk: Buffer) => {
+          out += String(chunk);
+          const found = out.split(/\s+/).filter(Boolean).map(Number);
+          if (found.length === 2) resolve(found);
+        });
+      });
+      host.stdin!.write("go\n");
+      const [left, hook] = await pids;
+      children.push(left!, hook!);
+      trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh fetch.sh" }, AT, started);
+      // Seen from this process, the host is none of its own: nothing is left.
+      expect(new WorkspaceFileLabelStore(workspaceDir).windows()[0]!.until).toBeLessThan(OPEN);
+      trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh fetch.sh" }, AT, started, hook);
+      expect(new WorkspaceFileLabelStore(workspaceDir).windows()[0]!.running?.map((p) => p.pid)).toContain(left);
+    } finally {
+      host.kill("SIGKILL");
+      for (const pid of children) process.kill(pid, "SIGKILL");
+    }
   });
 
   it("rule: a command at trusted, or one the process table shows left nothing, closes its window at the result", async () => {

@@ -225,6 +225,8 @@ export class ClaudeCodeHooks {
           // Both come only for a call that ran, whether or not the guard had asked.
           ran: true,
           ...(event.duration_ms !== undefined ? { durationMs: event.duration_ms } : {}),
+          // Claude Code, above the hook, ran the command: what it left running descends from it.
+          ...(hookPid !== undefined ? { reportedBy: hookPid } : {}),
         });
         // A search that loads MCP tools brings their descriptions into the model's tools: each is
         // its server's words, worth what that tool's output is (an unknown tool's: untrusted).
