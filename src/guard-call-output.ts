@@ -54,14 +54,11 @@ export class CallOutputTrust {
     session.backgroundSince = this.options.fileLabels.lastWindowSince(session.sessionId) ?? null;
   }
 
-  /** Labels another process changed since (another front end's write, the owner's `provenant labels clear`). */
+  /** Labels another process changed since (another front end's write, the owner's `provenant labels clear`), and windows whose processes have ended. */
   refreshLabels(): void {
     this.options.fileLabels.refresh();
-    this.closeEndedWindows();
-  }
-
-  /** Closes the change windows whose processes have all ended (state/file-label-store.ts), before files are read against them. */
-  closeEndedWindows(): void {
+    // Windows whose processes have all ended close: a window only ever covers more while open,
+    // so looking once a turn costs nothing but precision within it.
     this.options.fileLabels.closeEndedWindows();
   }
 
@@ -151,14 +148,7 @@ export class CallOutputTrust {
     // A change time may lag the clock by a kernel tick: a change just after the start may read as
     // just before it; one before the result cannot read as after it, but it has a fraction of a
     // millisecond the clock's whole milliseconds leave off (`Date.now()` 542 for a change at 542.04).
-    // A process the command left running (`nohup`, a daemon, a job the host keeps in the
-    // background) may write after the result: the window stays open until the last has ended.
-    const windowFrom = (since: number): ChangeWindow => {
-      const left = processesLeftRunning(since, reportedBy);
-      const closed = { ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 };
-      if (left === null || left.length === 0) return closed;
-      return { ...closed, until: OPEN, running: left.length > MAX_RUNNING_PROCESSES ? [] : left };
-    };
+    const windowFrom = (since: number): ChangeWindow => ({ ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 });
     // A file tool writes only what it names.
     if (command !== null) {
       if (command.mayWriteUnnamed) {
@@ -167,6 +157,12 @@ export class CallOutputTrust {
         const since = startedAt ?? Date.now() - UNKNOWN_START_WINDOW_MS;
         session.backgroundSince = since;
         window = windowFrom(since);
+        // A process the command left running (`nohup`, a daemon, a job the host keeps in the
+        // background) may write after the result: the window stays open until the last has ended.
+        // Only with the call's start known: ten minutes back, the processes started since are the
+        // host's whole recent work, not this command's.
+        const left = startedAt === null ? null : processesLeftRunning(since, reportedBy);
+        if (left !== null && left.length > 0) window = { ...window, until: OPEN, running: left.length > MAX_RUNNING_PROCESSES ? [] : left };
         this.findChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(command.words, base)], since, changed);
       }
     } else if (this.options.catalogue.backgroundOutputTools.has(tool) && session.backgroundSince !== null) {

@@ -464,7 +464,6 @@ export class Guard {
         }
         const decision = this.displaySafe(this.decide(s, { ...bounded, ...next.call }));
         // Whatever the verdict: a call held now may run once approved, and holding is harmless.
-        this.outputTrust.closeEndedWindows();
         this.outputTrust.holdWindows(next.call.tool, next.call.params);
         this.calls.decided(sessionId, bounded, next.call, decision.verdict);
         // The ledger keeps why, not the live approval code: it is a file tools can read.
@@ -506,7 +505,6 @@ export class Guard {
           // A Tool Search wrapper's result is its target's output, with the target's arguments.
           const tool = meaning.tool;
           const params = (result.tool === TOOL_CALL_TOOL ? remembered : (result.params ?? remembered)) ?? {};
-          this.outputTrust.closeEndedWindows();
           const carried = this.crossSessionContent({ ...result, tool }, params) ?? this.outputTrust.judge(tool, params, s, result.ranOn);
           const byTool = minTrust(this.policy(s.agentId).outputTaint(tool), carried?.level ?? "trusted");
           const trust = meaning.atMost === undefined ? byTool : minTrust(byTool, meaning.atMost);
@@ -660,7 +658,6 @@ export class Guard {
       (): TrustLevel => {
         const s = this.session(sessionId);
         this.continueIfEnded(s);
-        this.outputTrust.closeEndedWindows();
         for (const file of files) {
           const found = this.outputTrust.fileLevel(file);
           // Only a file that lowers the taint enters the graph: most are trusted, every turn.

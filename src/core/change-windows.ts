@@ -103,24 +103,18 @@ export class ChangeWindows {
    * before it. A window held open for good stays so. True when a window closed.
    */
   closeEnded(running: (process: RunningProcess) => boolean, now: () => number): boolean {
-    return this.close((w) => w.running !== undefined && w.running.length > 0 && !w.running.some(running), now);
+    const ended = this.windows.filter((w) => w.until === OPEN && w.running !== undefined && w.running.length > 0 && !w.running.some(running));
+    if (ended.length === 0) return false;
+    const at = now();
+    this.windows = this.windows.map((w) => (ended.includes(w) ? closedAt(w, at) : w));
+    return true;
   }
 
   /** Closes every open window, held open for good or not, at `now`: the owner's word that what they follow writes nothing more. */
   closeAll(now: number): boolean {
-    return this.close(() => true, () => now);
-  }
-
-  private close(ended: (w: ChangeWindow) => boolean, now: () => number): boolean {
-    const closing = this.windows.filter((w) => w.until === OPEN && ended(w));
-    if (closing.length === 0) return false;
-    const at = now();
-    this.windows = this.windows.map((w) => {
-      if (!closing.includes(w)) return w;
-      const { running: _ended, ...rest } = w;
-      return { ...rest, until: Math.max(w.since, at) };
-    });
-    return true;
+    const open = this.windows.some((w) => w.until === OPEN);
+    this.windows = this.windows.map((w) => (w.until === OPEN ? closedAt(w, now) : w));
+    return open;
   }
 
   /** The first window that overlaps the span from `from` to `to` (a change time, or the second a coarse one stands for), if any. */
@@ -159,6 +153,12 @@ function join(a: ChangeWindow, b: ChangeWindow): ChangeWindow {
   const running = [...(a.running ?? [])];
   for (const p of b.running ?? []) if (!running.some((q) => q.identity === p.identity)) running.push(p);
   return { ...joined, running: running.length > MAX_RUNNING_PROCESSES ? [] : running };
+}
+
+/** The window closed at `at` (or where it began, if that is later), following nothing. */
+function closedAt(w: ChangeWindow, at: number): ChangeWindow {
+  const { running: _ended, ...rest } = w;
+  return { ...rest, until: Math.max(w.since, at) };
 }
 
 /** An open window that follows no process: only the owner's word closes it (`provenant labels close`). */

@@ -46,8 +46,8 @@ export interface FileLabelStore {
   refresh(): void;
   /**
    * Closes each open window whose processes have all ended (core/change-windows.ts); cheap when
-   * none is open. Before anything is read against the windows: a file a process left running
-   * changed after the command's result is in its window while the process runs.
+   * none is open. Until then a file a process left running changed after the command's result is
+   * in its window.
    */
   closeEndedWindows(): void;
   /** The owner closes every open window now (core/change-windows.ts); returns how many were open. */

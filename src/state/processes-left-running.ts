@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import type { RunningProcess } from "../core/change-windows.js";
 import { processIdentity } from "./process-identity.js";
 
@@ -9,10 +9,11 @@ import { processIdentity } from "./process-identity.js";
 const TICKS_PER_SECOND = 100;
 
 /**
- * A process started this long before the command may still be the command's: the boot time is
- * worked out from the uptime, and the host may have started the command a little before it said.
+ * A process started this long before the command may still be the command's: its start is worked
+ * out from the uptime and a tick count, each a tick (10 ms) coarse. Kept small: whatever else
+ * starts in the window and runs on keeps the window open with it.
  */
-const START_SLACK_MS = 1000;
+const START_SLACK_MS = 100;
 
 interface ProcessEntry {
   readonly pid: number;
@@ -50,9 +51,12 @@ export function processesLeftRunning(since: number, self: number = process.pid):
   const hostAt = lineage.findIndex((p) => p.startedAt < from);
   const host = lineage[hostAt];
   const reapers = new Set([1, ...(host === undefined ? [] : [host.pid]), ...lineage.slice(hostAt + 1).filter((p) => SUBREAPER_NAMES.test(p.name)).map((p) => p.pid)]);
+  // The host's user: a command runs as it, and a process of another user (a system service the
+  // service manager starts meanwhile) is not the command's.
+  const user = host === undefined ? undefined : ownerOf(host.pid);
   const out: RunningProcess[] = [];
   for (const p of table) {
-    if (p.startedAt < from || lineage.includes(p)) continue;
+    if (p.startedAt < from || lineage.includes(p) || (user !== undefined && ownerOf(p.pid) !== user)) continue;
     // Up to the host, or the nearest ancestor already running when the command began (a parent
     // that ended since has handed its children on to init or a subreaper, where the walk then goes).
     let parent = p.ppid;
@@ -115,6 +119,15 @@ function parseStat(pid: number, stat: string, boot: string, bootedAt: number): P
     identity: `${boot}/${start}`,
     name: stat.slice(stat.indexOf("(") + 1, close),
   };
+}
+
+/** The user a process runs as (its `/proc` entry's owner); undefined once it has gone. */
+function ownerOf(pid: number): number | undefined {
+  try {
+    return statSync(`/proc/${pid}`).uid;
+  } catch {
+    return undefined;
+  }
 }
 
 function bootId(): string | null {

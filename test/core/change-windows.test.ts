@@ -117,7 +117,6 @@ describe("change windows", () => {
 describe("change windows a command's processes keep open", () => {
   const proc = (pid: number): RunningProcess => ({ pid, identity: `boot/${pid}00`, name: "sleep" });
   const open = (since: number, running: readonly RunningProcess[], level: TrustLevel = "untrusted"): ChangeWindow => ({ ...window(since, OPEN, level), running });
-
   it("an open window covers every change after it began until it closes, at the time read after its last process was seen gone", () => {
     const windows = new ChangeWindows();
     windows.add(open(10, [proc(7), proc(8)]));
@@ -176,6 +175,23 @@ describe("change windows a command's processes keep open", () => {
     many.add(open(10, Array.from({ length: MAX_RUNNING_PROCESSES }, (_, i) => proc(i + 2))));
     many.add(open(20, [proc(1000)]));
     expect(many.entries()).toEqual([open(10, [])]);
+  });
+
+  it("joined windows follow each process once; a window held open for good stays so when a worse one joins it; 64 processes are followed, 65 are not", () => {
+    const windows = new ChangeWindows();
+    windows.add(open(10, [proc(7), proc(9)], "external"));
+    // A window that follows some of the processes already followed is covered.
+    expect(windows.add(open(20, [proc(7)], "external"))).toBe(false);
+    expect(windows.add(open(30, [proc(7), proc(11)], "untrusted"))).toBe(true);
+    expect(windows.entries()).toEqual([open(10, [proc(7), proc(11), proc(9)])]);
+    const held = new ChangeWindows();
+    held.add(open(10, [], "external"));
+    expect(held.add(open(20, [proc(7)], "untrusted"))).toBe(true);
+    expect(held.entries()).toEqual([open(10, [], "untrusted")]);
+    const edge = new ChangeWindows();
+    edge.add(open(10, Array.from({ length: MAX_RUNNING_PROCESSES - 1 }, (_, i) => proc(i + 2))));
+    edge.add(open(20, [proc(1000)], "untrusted"));
+    expect(edge.entries()[0]!.running).toHaveLength(MAX_RUNNING_PROCESSES);
   });
 
   it("a closed window before an open one stays apart, and closing leaves the windows in order", () => {

@@ -159,6 +159,10 @@ describe("file labels", () => {
     for (const identity of ["", 7, "x".repeat(257)]) expect(() => FileLabels.parse(v2({ windows: [{ ...open, running: [{ ...sleeper, identity }] }] }))).toThrow(/identity must be a string of 1 to 256/);
     for (const name of [null, "x".repeat(257)]) expect(() => FileLabels.parse(v2({ windows: [{ ...open, running: [{ ...sleeper, name }] }] }))).toThrow(/name must be a string of at most 256/);
     expect(() => FileLabels.parse(v2({ windows: [{ ...open, running: [null] }] }))).toThrow(/running\[0\]: not an object/);
+    expect(() => FileLabels.parse(v2({ windows: [{ ...open, running: [5] }] }))).toThrow(/running\[0\]: not an object/);
+    // The bounds themselves are taken.
+    const most = { ...sleeper, identity: "i".repeat(256), name: "n".repeat(256) };
+    expect(FileLabels.parse(v2({ windows: [{ ...open, running: Array(64).fill(most) }] })).windows.open()[0]!.running).toHaveLength(64);
   });
 
   it("fuzz: parse either returns labels or throws FileLabelFormatError", () => {

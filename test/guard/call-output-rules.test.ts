@@ -842,7 +842,7 @@ describe("files a command may have written anywhere: its change window", () => {
     const [window] = new WorkspaceFileLabelStore(workspaceDir).windows();
     expect(window).toMatchObject({ until: OPEN, running: expect.arrayContaining([expect.objectContaining({ pid, name: "sh" })]) });
     await until(() => existsSync(join(elsewhere, "late.md")));
-    trust.closeEndedWindows();
+    trust.refreshLabels();
     expect(trust.fileLevel(join(elsewhere, "late.md"))).toEqual({
       level: "untrusted",
       reason: `${join(elsewhere, "late.md")} was made or changed during a command at untrusted that may write files by names it chooses (exec, ${AT.toISOString()}, or since: it left sh (pid ${pid}), sleep (pid ${window!.running![1]!.pid}) running)`,
@@ -850,7 +850,7 @@ describe("files a command may have written anywhere: its change window", () => {
     // Another process sharing the workspace (the next hook, a restarted gateway) reads it so too.
     expect(outputTrustOver(workspaceDir).fileLevel(join(elsewhere, "late.md"))?.level).toBe("untrusted");
     await until(() => !existsSync(`/proc/${pid}`));
-    trust.closeEndedWindows();
+    trust.refreshLabels();
     expect(new WorkspaceFileLabelStore(workspaceDir).windows()[0]!.until).toBeLessThanOrEqual(Date.now() + 1);
     await pastSlack();
     writeFileSync(join(elsewhere, "after.md"), "x");
@@ -886,6 +886,32 @@ describe("files a command may have written anywhere: its change window", () => {
     } finally {
       host.kill("SIGKILL");
       for (const pid of children) process.kill(pid, "SIGKILL");
+    }
+  });
+
+  it("rule: more processes left than are followed hold the window open for good, and the reason says so; more than three are named with how many more", async () => {
+    const leave = (count: number): number[] =>
+      execFileSync("sh", ["-c", `for i in $(seq ${count}); do sleep 30 >/dev/null 2>&1 & echo $!; done`], { encoding: "utf8" }).trim().split("\n").map(Number);
+    const { trust, workspaceDir } = outputTrust();
+    const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
+    const pids: number[] = [];
+    try {
+      let started = Date.now();
+      pids.push(...leave(4));
+      trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh serve.sh" }, AT, started);
+      writeFileSync(join(elsewhere, "four.md"), "x");
+      const [a, b, c] = pids;
+      expect(trust.fileLevel(join(elsewhere, "four.md"))?.reason).toMatch(new RegExp(`it left sleep \\(pid ${a}\\), sleep \\(pid ${b}\\), sleep \\(pid ${c}\\) and 1 more running\\)$`));
+      const other = outputTrust();
+      started = Date.now();
+      pids.push(...leave(65));
+      other.trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh serve.sh" }, AT, started);
+      expect(new WorkspaceFileLabelStore(other.workspaceDir).windows()).toEqual([expect.objectContaining({ until: OPEN, running: [] })]);
+      writeFileSync(join(elsewhere, "many.md"), "x");
+      expect(other.trust.fileLevel(join(elsewhere, "many.md"))?.reason).toMatch(/, or since: it left more processes running than are followed\)$/);
+      expect(workspaceDir).not.toBe(other.workspaceDir);
+    } finally {
+      for (const pid of pids) process.kill(pid, "SIGKILL");
     }
   });
 

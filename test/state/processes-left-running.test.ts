@@ -1,10 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { processesLeftRunning, stillRunning } from "../../src/state/processes-left-running.js";
+import { tempDirs } from "../temp-dirs.js";
 
 // Real processes: a command's shell, what it leaves behind, and a process that has nothing to do with it.
 const onLinux = existsSync("/proc/self/stat");
+const temp = tempDirs();
 const started: number[] = [];
 const children: ChildProcess[] = [];
 
@@ -80,6 +83,33 @@ describe.runIf(onLinux)("processes a command left running (Linux /proc)", () => 
     expect(found).not.toContain(pid);
     expect(found).toContain(mine.pid);
   });
+
+  for (const [name, found] of [
+    ["editor", false],
+    ["systemd", true],
+  ] as const) {
+    it(`what an ancestor of the host named ${name} starts during the command is ${found ? "found: it reaps orphans (a desktop's service manager)" : "not found: it does not reap orphans"}`, async () => {
+      // The ancestor: node under another name (a process's name is the file it was started as).
+      const dir = temp("provenant-reaper-");
+      symlinkSync(process.execPath, join(dir, name));
+      const script = "const { spawn } = require('child_process'); const out = (c) => console.log(c.pid); out(spawn('sleep', ['30'], { stdio: 'ignore' })); process.stdin.once('data', () => out(spawn('sleep', ['30'], { stdio: 'ignore' })));";
+      const ancestor = spawn(join(dir, name), ["-e", script], { stdio: ["pipe", "pipe", "ignore"] });
+      children.push(ancestor);
+      const pids: number[] = [];
+      const next = () => new Promise<number>((resolve) => ancestor.stdout!.once("data", (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+      const host = await next();
+      started.push(host);
+      expect(readFileSync(`/proc/${ancestor.pid}/stat`, "utf8")).toContain(`(${name})`);
+      await sleep(300);
+      const since = Date.now();
+      const later = next();
+      ancestor.stdin!.write("go\n");
+      pids.push(await later);
+      started.push(...pids);
+      // Seen from the host (a hook's parent, say): the ancestor's new child.
+      expect(processesLeftRunning(since, host)!.map((p) => p.pid).includes(pids[0]!)).toBe(found);
+    });
+  }
 
   it("when this process began after the command (a hook after the host's tool), what the host's command left is found", () => {
     // Seen from a process started after `since`: its nearest ancestor running then is the host.
