@@ -339,4 +339,10 @@ export const MUTATION_MODULES = {
       "test/broker/config.test.ts",
     ],
   },
+  // What the broker reads from peers it does not trust before any MAC is checked: the request
+  // line and its fields as the Go daemon's decoder reads them, and the response frames.
+  "broker-wire": {
+    mutate: ["src/broker/frame.ts", "src/broker/line-splitter.ts", "src/broker/request-scanner.ts", "src/broker/go-json.ts"],
+    tests: ["test/broker/wire.test.ts", "test/broker/request-scanner.test.ts", "test/broker/known-answers.test.ts"],
+  },
 };
