@@ -24,7 +24,7 @@ export interface ChangeWindow {
   readonly running?: readonly RunningProcess[];
 }
 
-/** A process by the identity that outlives pid reuse (state/process-identity.ts), and its name to show. */
+/** A process by its pid and the identity that tells it from a later process given the pid (state/process-identity.ts), and its name to show. */
 export interface RunningProcess {
   readonly pid: number;
   readonly identity: string;
@@ -151,7 +151,7 @@ function join(a: ChangeWindow, b: ChangeWindow): ChangeWindow {
   if (joined.until !== OPEN) return joined;
   if (heldForGood(a) || heldForGood(b)) return { ...joined, running: [] };
   const running = [...(a.running ?? [])];
-  for (const p of b.running ?? []) if (!running.some((q) => q.identity === p.identity)) running.push(p);
+  for (const p of b.running ?? []) if (!running.some((q) => sameProcess(p, q))) running.push(p);
   return { ...joined, running: running.length > MAX_RUNNING_PROCESSES ? [] : running };
 }
 
@@ -168,5 +168,10 @@ function heldForGood(w: ChangeWindow): boolean {
 
 /** Whether a window stays open while this process runs. */
 function follows(w: ChangeWindow, p: RunningProcess): boolean {
-  return heldForGood(w) || (w.until === OPEN && (w.running ?? []).some((q) => q.identity === p.identity));
+  return heldForGood(w) || (w.until === OPEN && (w.running ?? []).some((q) => sameProcess(p, q)));
+}
+
+/** A pid and its start: two processes started in one clock tick share the start, never the pid. */
+function sameProcess(a: RunningProcess, b: RunningProcess): boolean {
+  return a.pid === b.pid && a.identity === b.identity;
 }

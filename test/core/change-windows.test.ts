@@ -184,6 +184,11 @@ describe("change windows a command's processes keep open", () => {
     expect(windows.add(open(20, [proc(7)], "external"))).toBe(false);
     expect(windows.add(open(30, [proc(7), proc(11)], "untrusted"))).toBe(true);
     expect(windows.entries()).toEqual([open(10, [proc(7), proc(11), proc(9)])]);
+    // Two processes started in one clock tick share their start, not their pid.
+    const twins = new ChangeWindows();
+    twins.add(open(10, [{ pid: 7, identity: "boot/1", name: "sh" }]));
+    expect(twins.add(open(10, [{ pid: 8, identity: "boot/1", name: "sleep" }]))).toBe(true);
+    expect(twins.entries()[0]!.running).toHaveLength(2);
     const held = new ChangeWindows();
     held.add(open(10, [], "external"));
     expect(held.add(open(20, [proc(7)], "untrusted"))).toBe(true);
