@@ -103,11 +103,16 @@ export class ChangeWindows {
    * before it. A window held open for good stays so. True when a window closed.
    */
   closeEnded(running: (process: RunningProcess) => boolean, now: () => number): boolean {
-    const ended = this.windows.filter((w) => w.until === OPEN && w.running !== undefined && w.running.length > 0 && !w.running.some(running));
+    const ended = this.ended(running);
     if (ended.length === 0) return false;
     const at = now();
     this.windows = this.windows.map((w) => (ended.includes(w) ? closedAt(w, at) : w));
     return true;
+  }
+
+  /** The open windows that follow processes, none of which still runs. */
+  ended(running: (process: RunningProcess) => boolean): readonly ChangeWindow[] {
+    return this.windows.filter((w) => w.until === OPEN && w.running !== undefined && w.running.length > 0 && !w.running.some(running));
   }
 
   /** Closes every open window, held open for good or not, at `now`: the owner's word that what they follow writes nothing more. */

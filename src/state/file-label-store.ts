@@ -87,7 +87,7 @@ abstract class HeldLabels {
 
   closeEndedWindows(): void {
     // Looked at first in what is held: most of the time no window is open, and nothing is locked or read.
-    if (!this.labels.windows.open().some((w) => w.running !== undefined && w.running.length > 0 && !w.running.some(stillRunning))) return;
+    if (this.labels.windows.ended(stillRunning).length === 0) return;
     this.change((labels) => labels.windows.closeEnded(stillRunning, () => Date.now() + 1));
   }
 
