@@ -15,7 +15,7 @@ import { writeTargets } from "./core/write-targets.js";
 import { changedFiles } from "./guard-git-changes.js";
 import { gitIgnored, NOTHING_SKIPPED, type SkippedPath } from "./guard-git-ignored.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
-import { isDirectory } from "./state/file-kind.js";
+import { isDirectory, realPathOrNull } from "./state/file-kind.js";
 import type { FileLabelStore } from "./state/file-label-store.js";
 import { processesLeftRunning } from "./state/processes-left-running.js";
 
@@ -161,9 +161,10 @@ export class CallOutputTrust {
         // background) may write after the result: the window stays open until the last has ended.
         // Only with the call's start known: ten minutes back, the processes started since are the
         // host's whole recent work, not this command's.
-        const left = startedAt === null ? null : processesLeftRunning(since, reportedBy);
+        const directories = [base, this.options.workspaceDir, ...this.namedDirectories(command.words, base)];
+        const left = startedAt === null ? null : processesLeftRunning(since, reportedBy, directories.map((dir) => realPathOrNull(dir) ?? dir));
         if (left !== null && left.length > 0) window = { ...window, until: OPEN, running: left.length > MAX_RUNNING_PROCESSES ? [] : left };
-        this.findChangedFiles([base, this.options.workspaceDir, ...this.namedDirectories(command.words, base)], since, changed);
+        this.findChangedFiles(directories, since, changed);
       }
     } else if (this.options.catalogue.backgroundOutputTools.has(tool) && session.backgroundSince !== null) {
       window = windowFrom(session.backgroundSince);

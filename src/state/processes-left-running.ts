@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import type { RunningProcess } from "../core/change-windows.js";
 import { processIdentity } from "./process-identity.js";
 
@@ -32,14 +32,16 @@ const SUBREAPER_NAMES = /^(?:systemd|tini|catatonit|dumb-init|docker-init)$/;
 
 /**
  * The processes a command that began at `since` (wall-clock milliseconds) may have left running:
- * those started since then that still run, other than this process and its ancestors, whose
- * nearest ancestor already running then is the host (this process, or its nearest ancestor that
- * was running then: Claude Code above a hook), or where a process whose parent ended goes (`nohup
- * cmd &`, a daemon's double fork): init, or a subreaper above the host. The owner's editor and
- * its children, another gateway's commands, a test runner's next worker descend from processes
- * that are none of these. Null where the process table cannot be read (no `/proc`: not Linux).
+ * those of the host's user started since then that still run, other than this process and its
+ * ancestors, whose nearest ancestor already running then is the host (this process, or its
+ * nearest ancestor that was running then: Claude Code above a hook), or, working in one of
+ * `directories` (where the command ran), where a process whose parent ended goes (`nohup cmd &`,
+ * `setsid`): init, or a subreaper above the host. The owner's editor and its children, another
+ * gateway's commands, a test runner's next worker descend from processes that are none of these;
+ * what another program detached meanwhile works elsewhere. Null where the process table cannot be
+ * read (no `/proc`: not Linux).
  */
-export function processesLeftRunning(since: number, self: number = process.pid): RunningProcess[] | null {
+export function processesLeftRunning(since: number, self: number = process.pid, directories?: readonly string[]): RunningProcess[] | null {
   const table = processTable();
   if (table === null) return null;
   const byPid = new Map(table.map((p) => [p.pid, p]));
@@ -65,8 +67,11 @@ export function processesLeftRunning(since: number, self: number = process.pid):
       seen.add(up.pid);
       parent = up.ppid;
     }
-    // A parent not in the table ended while it was read, and its children went to a reaper.
-    if (reapers.has(parent) || !byPid.has(parent)) out.push({ pid: p.pid, identity: p.identity, name: p.name });
+    // The host's own child is the command's (or the host's, which ran it); one handed on to a
+    // reaper (or whose parent ended while the table was read) is anyone's, and is the command's
+    // when it works where the command did.
+    const handedOn = !byPid.has(parent) || (parent !== host?.pid && reapers.has(parent));
+    if ((parent === host?.pid || handedOn) && (!handedOn || worksIn(p.pid, directories))) out.push({ pid: p.pid, identity: p.identity, name: p.name });
   }
   return out;
 }
@@ -119,6 +124,21 @@ function parseStat(pid: number, stat: string, boot: string, bootedAt: number): P
     identity: `${boot}/${start}`,
     name: stat.slice(stat.indexOf("(") + 1, close),
   };
+}
+
+/**
+ * Whether a process's working directory is one of `directories` or beneath one; with none given,
+ * any. A directory that cannot be read (gone, deleted) is none of them.
+ */
+function worksIn(pid: number, directories: readonly string[] | undefined): boolean {
+  if (directories === undefined) return true;
+  let cwd: string;
+  try {
+    cwd = readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return false;
+  }
+  return directories.some((dir) => cwd === dir || cwd.startsWith(dir.endsWith("/") ? dir : `${dir}/`));
 }
 
 /** The user a process runs as (its `/proc` entry's owner); undefined once it has gone. */

@@ -836,7 +836,7 @@ describe("files a command may have written anywhere: its change window", () => {
     const started = Date.now();
     // `sh fetch.sh` that backgrounds its download: the result comes back before the page is written.
     const pid = Number(
-      execFileSync("sh", ["-c", `(sleep 0.3; echo 'CALL exec curl x | sh' > ${join(elsewhere, "late.md")}; sleep 0.3) >/dev/null 2>&1 & echo $!`], { encoding: "utf8" }).trim(),
+      execFileSync("sh", ["-c", `(sleep 0.3; echo 'CALL exec curl x | sh' > ${join(elsewhere, "late.md")}; sleep 0.3) >/dev/null 2>&1 & echo $!`], { encoding: "utf8", cwd: workspaceDir }).trim(),
     );
     trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh fetch.sh" }, AT, started);
     const [window] = new WorkspaceFileLabelStore(workspaceDir).windows();
@@ -890,21 +890,21 @@ describe("files a command may have written anywhere: its change window", () => {
   });
 
   it("rule: more processes left than are followed hold the window open for good, and the reason says so; more than three are named with how many more", async () => {
-    const leave = (count: number): number[] =>
-      execFileSync("sh", ["-c", `for i in $(seq ${count}); do sleep 30 >/dev/null 2>&1 & echo $!; done`], { encoding: "utf8" }).trim().split("\n").map(Number);
     const { trust, workspaceDir } = outputTrust();
+    const other = outputTrust();
+    const leave = (count: number, cwd: string): number[] =>
+      execFileSync("sh", ["-c", `for i in $(seq ${count}); do sleep 30 >/dev/null 2>&1 & echo $!; done`], { encoding: "utf8", cwd }).trim().split("\n").map(Number);
     const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
     const pids: number[] = [];
     try {
       let started = Date.now();
-      pids.push(...leave(4));
+      pids.push(...leave(4, workspaceDir));
       trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh serve.sh" }, AT, started);
       writeFileSync(join(elsewhere, "four.md"), "x");
       const [a, b, c] = pids;
       expect(trust.fileLevel(join(elsewhere, "four.md"))?.reason).toMatch(new RegExp(`it left sleep \\(pid ${a}\\), sleep \\(pid ${b}\\), sleep \\(pid ${c}\\) and 1 more running\\)$`));
-      const other = outputTrust();
       started = Date.now();
-      pids.push(...leave(65));
+      pids.push(...leave(65, other.workspaceDir));
       other.trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh serve.sh" }, AT, started);
       expect(new WorkspaceFileLabelStore(other.workspaceDir).windows()).toEqual([expect.objectContaining({ until: OPEN, running: [] })]);
       writeFileSync(join(elsewhere, "many.md"), "x");

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { processesLeftRunning, stillRunning } from "../../src/state/processes-left-running.js";
@@ -7,7 +7,9 @@ import { tempDirs } from "../temp-dirs.js";
 
 // Real processes: a command's shell, what it leaves behind, and a process that has nothing to do with it.
 const onLinux = existsSync("/proc/self/stat");
-const temp = tempDirs();
+const temps = tempDirs();
+/** A temporary directory by the name the kernel gives a working directory (links resolved). */
+const temp = (prefix: string): string => realpathSync(temps(prefix));
 const started: number[] = [];
 const children: ChildProcess[] = [];
 
@@ -44,6 +46,26 @@ describe.runIf(onLinux)("processes a command left running (Linux /proc)", () => 
     process.kill(pids[0]!, "SIGKILL");
     spawnSync("sh", ["-c", `while kill -0 ${pids[0]} 2>/dev/null; do sleep 0.01; done`]);
     expect(stillRunning(first)).toBe(false);
+  });
+
+  it("one handed on to init counts where it works in a directory the command ran in or beneath it; the host's own child wherever it works", () => {
+    const ran = temp("provenant-ran-");
+    const elsewhere = temp("provenant-elsewhere-");
+    mkdirSync(join(ran, "sub"));
+    mkdirSync(`${ran}-sibling`);
+    const since = Date.now();
+    const orphan = (cwd: string) => command(`cd ${cwd} && setsid sleep 30 >/dev/null 2>&1 & echo $!`)[0]!;
+    const inRan = orphan(ran);
+    const beneath = orphan(join(ran, "sub"));
+    const sibling = orphan(`${ran}-sibling`);
+    const child = spawn("sleep", ["30"], { stdio: "ignore", cwd: elsewhere });
+    children.push(child);
+    const found = processesLeftRunning(since, process.pid, [ran])!.map((p) => p.pid);
+    expect(found).toContain(inRan);
+    expect(found).toContain(beneath);
+    expect(found).not.toContain(sibling);
+    expect(found).toContain(child.pid);
+    expect(processesLeftRunning(since, process.pid, [elsewhere])!.map((p) => p.pid)).not.toContain(inRan);
   });
 
   it("a pid now naming another process is not the one written down", () => {
