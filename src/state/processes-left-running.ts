@@ -70,8 +70,9 @@ export function processesLeftRunning(since: number, self: number = process.pid, 
     // The host's own child is the command's (or the host's, which ran it); one handed on to a
     // reaper (or whose parent ended while the table was read) is anyone's, and is the command's
     // when it works where the command did.
-    const handedOn = !byPid.has(parent) || (parent !== host?.pid && reapers.has(parent));
-    if ((parent === host?.pid || handedOn) && (!handedOn || worksIn(p.pid, directories))) out.push({ pid: p.pid, identity: p.identity, name: p.name });
+    const byHost = parent === host?.pid;
+    const handedOn = !byHost && (reapers.has(parent) || !byPid.has(parent));
+    if (byHost || (handedOn && worksIn(p.pid, directories))) out.push({ pid: p.pid, identity: p.identity, name: p.name });
   }
   return out;
 }
