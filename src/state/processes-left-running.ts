@@ -52,18 +52,18 @@ export function processesLeftRunning(since: number, self: number = process.pid, 
   const from = since - START_SLACK_MS;
   const hostAt = lineage.findIndex((p) => p.startedAt < from);
   const host = lineage[hostAt];
-  const reapers = new Set([1, ...(host === undefined ? [] : [host.pid]), ...lineage.slice(hostAt + 1).filter((p) => SUBREAPER_NAMES.test(p.name)).map((p) => p.pid)]);
+  const reapers = new Set([1, ...lineage.slice(hostAt + 1).filter((p) => SUBREAPER_NAMES.test(p.name)).map((p) => p.pid)]);
   // The host's user: a command runs as it, and a process of another user (a system service the
   // service manager starts meanwhile) is not the command's.
   const user = host === undefined ? undefined : ownerOf(host.pid);
   const out: RunningProcess[] = [];
   for (const p of table) {
     if (p.startedAt < from || lineage.includes(p) || (user !== undefined && ownerOf(p.pid) !== user)) continue;
-    // Up to the host, or the nearest ancestor already running when the command began (a parent
-    // that ended since has handed its children on to init or a subreaper, where the walk then goes).
+    // Up to the nearest ancestor already running when the command began: the host, or, where a
+    // parent ended since, the reaper its children were handed on to.
     let parent = p.ppid;
     const seen = new Set<number>([p.pid]);
-    for (let up = byPid.get(parent); up !== undefined && up.startedAt >= from && !reapers.has(up.pid) && !seen.has(up.pid); up = byPid.get(parent)) {
+    for (let up = byPid.get(parent); up !== undefined && up.startedAt >= from && !seen.has(up.pid); up = byPid.get(parent)) {
       seen.add(up.pid);
       parent = up.ppid;
     }

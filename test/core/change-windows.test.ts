@@ -189,6 +189,9 @@ describe("change windows a command's processes keep open", () => {
     twins.add(open(10, [{ pid: 7, identity: "boot/1", name: "sh" }]));
     expect(twins.add(open(10, [{ pid: 8, identity: "boot/1", name: "sleep" }]))).toBe(true);
     expect(twins.entries()[0]!.running).toHaveLength(2);
+    // A pid given again to a later process is another process.
+    expect(twins.add(open(10, [{ pid: 7, identity: "boot/2", name: "sh" }]))).toBe(true);
+    expect(twins.entries()[0]!.running).toHaveLength(3);
     const held = new ChangeWindows();
     held.add(open(10, [], "external"));
     expect(held.add(open(20, [proc(7)], "untrusted"))).toBe(true);
@@ -197,6 +200,15 @@ describe("change windows a command's processes keep open", () => {
     edge.add(open(10, Array.from({ length: MAX_RUNNING_PROCESSES - 1 }, (_, i) => proc(i + 2))));
     edge.add(open(20, [proc(1000)], "untrusted"));
     expect(edge.entries()[0]!.running).toHaveLength(MAX_RUNNING_PROCESSES);
+  });
+
+  it("the owner's close closes the open window at the time given and leaves a closed one as it was; with none open it changes nothing", () => {
+    const windows = new ChangeWindows();
+    windows.add(window(0, 5));
+    expect(windows.closeAll(100)).toBe(false);
+    windows.add(open(10, [proc(7)]));
+    expect(windows.closeAll(100)).toBe(true);
+    expect(windows.entries()).toEqual([window(0, 5), window(10, 100)]);
   });
 
   it("a closed window before an open one stays apart, and closing leaves the windows in order", () => {

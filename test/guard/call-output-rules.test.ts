@@ -903,6 +903,20 @@ describe("files a command may have written anywhere: its change window", () => {
       writeFileSync(join(elsewhere, "four.md"), "x");
       const [a, b, c] = pids;
       expect(trust.fileLevel(join(elsewhere, "four.md"))?.reason).toMatch(new RegExp(`it left sleep \\(pid ${a}\\), sleep \\(pid ${b}\\), sleep \\(pid ${c}\\) and 1 more running\\)$`));
+      // Three are named, with none more.
+      const three = outputTrust();
+      started = Date.now();
+      const [x, y, z] = leave(3, three.workspaceDir);
+      pids.push(x!, y!, z!);
+      three.trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh serve.sh" }, AT, started);
+      writeFileSync(join(elsewhere, "three.md"), "x");
+      expect(three.trust.fileLevel(join(elsewhere, "three.md"))?.reason).toMatch(new RegExp(`it left sleep \\(pid ${x}\\), sleep \\(pid ${y}\\), sleep \\(pid ${z}\\) running\\)$`));
+      // Sixty-four are followed, each.
+      const most = outputTrust();
+      started = Date.now();
+      pids.push(...leave(64, most.workspaceDir));
+      most.trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh serve.sh" }, AT, started);
+      expect(new WorkspaceFileLabelStore(most.workspaceDir).windows()[0]!.running).toHaveLength(64);
       started = Date.now();
       pids.push(...leave(65, other.workspaceDir));
       other.trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh serve.sh" }, AT, started);

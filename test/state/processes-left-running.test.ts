@@ -66,6 +66,25 @@ describe.runIf(onLinux)("processes a command left running (Linux /proc)", () => 
     expect(found).not.toContain(sibling);
     expect(found).toContain(child.pid);
     expect(processesLeftRunning(since, process.pid, [elsewhere])!.map((p) => p.pid)).not.toContain(inRan);
+    expect(processesLeftRunning(since, process.pid, [elsewhere, ran])!.map((p) => p.pid)).toContain(inRan);
+  });
+
+  it("asked for a process that began after the command (a hook), the host is its nearest ancestor already running then, whose children are found", () => {
+    const since = Date.now();
+    const hook = spawn("sleep", ["30"], { stdio: "ignore" });
+    const left = spawn("sleep", ["30"], { stdio: "ignore" });
+    children.push(hook, left);
+    expect(processesLeftRunning(since, hook.pid!)!.map((p) => p.pid)).toContain(left.pid);
+  });
+
+  it.runIf(process.getuid?.() === 0)("a process of another user started during the command is not the command's (run as root, to start one)", () => {
+    const since = Date.now();
+    const mine = command("setsid sleep 30 >/dev/null 2>&1 & echo $!")[0]!;
+    const theirs = spawn("sleep", ["30"], { stdio: "ignore", uid: 65534, gid: 65534 });
+    children.push(theirs);
+    const found = processesLeftRunning(since)!.map((p) => p.pid);
+    expect(found).toContain(mine);
+    expect(found).not.toContain(theirs.pid);
   });
 
   it("a pid now naming another process is not the one written down", () => {
