@@ -52,7 +52,7 @@ export function processesLeftRunning(since: number, self: number = process.pid, 
   const from = since - START_SLACK_MS;
   const hostAt = lineage.findIndex((p) => p.startedAt < from);
   const host = lineage[hostAt];
-  const reapers = new Set([1, ...lineage.slice(hostAt + 1).filter((p) => SUBREAPER_NAMES.test(p.name)).map((p) => p.pid)]);
+  const reapers = new Set([1, ...lineage.filter((p) => SUBREAPER_NAMES.test(p.name)).map((p) => p.pid)]);
   // The host's user: a command runs as it, and a process of another user (a system service the
   // service manager starts meanwhile) is not the command's.
   const user = host === undefined ? undefined : ownerOf(host.pid);

@@ -87,6 +87,20 @@ describe.runIf(onLinux)("processes a command left running (Linux /proc)", () => 
     expect(found).not.toContain(theirs.pid);
   });
 
+  it("a process whose parent the command left running too is found with it (a subshell waiting on its download)", () => {
+    const since = Date.now();
+    const [subshell] = command("(sleep 30; true) >/dev/null 2>&1 & echo $!");
+    let download: number | undefined;
+    for (let i = 0; i < 200 && download === undefined; i++) {
+      const found = spawnSync("pgrep", ["-P", String(subshell)], { encoding: "utf8" }).stdout.trim();
+      if (found !== "") download = Number(found);
+    }
+    started.push(download!);
+    const left = processesLeftRunning(since)!.map((p) => p.pid);
+    expect(left).toContain(subshell);
+    expect(left).toContain(download);
+  });
+
   it("a pid now naming another process is not the one written down", () => {
     const [self] = processesLeftRunning(0, process.pid)!.filter((p) => p.pid === process.pid);
     expect(self).toBeUndefined(); // this process is never one of them
