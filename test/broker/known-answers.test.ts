@@ -40,6 +40,12 @@ describe("Go-compatible JSON", () => {
     expect(goJsonString('q"b\\')).toBe('"q\\"b\\\\"');
     expect(goJsonString("\u007f é 😀")).toBe('"\u007f é 😀"');
     expect(goJsonString("\ud800x")).toBe('"\\ufffdx"');
+    // Lone surrogates at every edge become U+FFFD, as Go writes the invalid UTF-8 they are; pairs stay.
+    expect(goJsonString("x\ud83d")).toBe('"x\\ufffd"');
+    expect(goJsonString("\udc00x\udfff")).toBe('"\\ufffdx\\ufffd"');
+    expect(goJsonString("\udbff\udc00<\ud800\udfff")).toBe('"\udbff\udc00\\u003c\ud800\udfff"');
+    expect(goJsonString("\ud800\ud800\udc00")).toBe('"\\ufffd\ud800\udc00"');
+    expect(goJsonString("\udbff\ue000")).toBe('"\\ufffd\ue000"');
     expect(goJsonArgs(null)).toBe("null");
     expect(goJsonArgs([])).toBe("[]");
     expect(goJsonEnv({})).toBe("{}");

@@ -59,4 +59,19 @@ describe("request scanner", () => {
       }),
     );
   });
+
+  it("a request complete at its brace needs no newline, after any blank space (tabs too); a line that is no object ends at its newline, the rest handed back whole", () => {
+    expect(scan(Buffer.from('{"admin":true}'), [])).toMatchObject({ kind: "complete", request: Buffer.from('{"admin":true}'), rest: Buffer.alloc(0) });
+    expect(scan(Buffer.from('\t \r\n{"a":1}more'), [])).toMatchObject({ kind: "complete", request: Buffer.from('{"a":1}'), rest: Buffer.from("more") });
+    expect(scan(Buffer.from("hello\nrest"), [])).toMatchObject({ kind: "complete", request: Buffer.from("hello"), rest: Buffer.from("rest") });
+  });
+
+  it("a request of exactly the limit is taken, whole or cut, past blank space before it; one byte more is not", () => {
+    const request = Buffer.from('{"k":"abcdefgh"}');
+    for (const cuts of [[], [5], [3, 9]]) {
+      expect(scan(Buffer.concat([Buffer.from("      "), request]), cuts.map((c) => c + 6), request.length)).toMatchObject({ kind: "complete", request });
+      expect(scan(request, cuts, request.length - 1).kind).toBe("overflow");
+    }
+  });
 });
+

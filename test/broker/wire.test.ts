@@ -150,3 +150,47 @@ describe("request and message parsing", () => {
     );
   });
 });
+
+describe("the wire's edges (what the mutation run found untested)", () => {
+  it("frames cut at every pair of places, a header split as finely as one byte, decode to the same payloads", () => {
+    const payloads = ["{}", '{"type":"stdout","data":"aGk="}', "[1]"].map((p) => Buffer.from(p));
+    const all = Buffer.concat(payloads.map((p) => Buffer.concat([frameOf(p.length), p])));
+    for (let i = 0; i <= all.length; i++) {
+      for (let j = i; j <= all.length; j++) {
+        const dec = new FrameDecoder();
+        const got = [all.subarray(0, i), all.subarray(i, j), all.subarray(j)].flatMap((chunk) => dec.push(chunk));
+        expect(got, `cut at ${i} and ${j}`).toEqual(payloads);
+        expect(dec.buffered).toBe(0);
+      }
+    }
+  });
+
+  it("a frame short of its last bytes is not handed out; a header alone that claims too much is refused at once", () => {
+    const payload = Buffer.from('{"type":"exit","code":0}');
+    const whole = Buffer.concat([frameOf(payload.length), payload]);
+    for (let short = 1; short <= 5; short++) {
+      const dec = new FrameDecoder();
+      expect(dec.push(whole.subarray(0, whole.length - short)), `${short} short`).toEqual([]);
+      expect(dec.push(whole.subarray(whole.length - short))).toEqual([payload]);
+    }
+    expect(() => new FrameDecoder().push(Buffer.concat([frameOf(MAX_FRAME_BYTES + 1), Buffer.from("{")]))).toThrow(new FrameError(`frame length ${MAX_FRAME_BYTES + 1} out of range`));
+  });
+
+  it("a response of the largest size is framed; one byte more is refused", () => {
+    expect(encodeFrame("x".repeat(MAX_FRAME_BYTES)).length).toBe(MAX_FRAME_BYTES + 4);
+    expect(() => encodeFrame("x".repeat(MAX_FRAME_BYTES + 1))).toThrow(new FrameError(`frame length ${MAX_FRAME_BYTES + 1} out of range`));
+  });
+
+  it("a line of exactly the limit is taken; an over-long line cut across reads is reported once; a line of tabs and spaces is blank", () => {
+    const s = new LineSplitter(4);
+    expect(s.push(Buffer.from("abcd\n"))).toEqual([{ kind: "line", line: Buffer.from("abcd") }]);
+    expect(s.push(Buffer.from("abc"))).toEqual([]);
+    expect(s.partial).toBe(true);
+    expect(s.push(Buffer.from("de"))).toEqual([{ kind: "overflow" }]);
+    expect(s.partial).toBe(true);
+    expect(s.push(Buffer.from("fgh"))).toEqual([]);
+    expect(s.push(Buffer.from("ij\nok\n"))).toEqual([{ kind: "line", line: Buffer.from("ok") }]);
+    expect(s.partial).toBe(false);
+    expect(s.push(Buffer.from("\t \r\n"))).toEqual([]);
+  });
+});
