@@ -34,7 +34,8 @@ export class FrameDecoder {
       onFrame(chunk.subarray(off + 4, off + 4 + length));
       off += 4 + length;
     }
-    if (off < chunk.length) this.stash(chunk.subarray(off));
+    // What is left is a header not yet whole, or a header checked above and part of its payload.
+    if (off < chunk.length) this.append(chunk.subarray(off));
   }
 
   /** Convenience form returning copies of the payloads. */
@@ -66,11 +67,6 @@ export class FrameDecoder {
       onFrame(this.acc.subarray(4, total));
     }
     return used;
-  }
-
-  private stash(rest: Buffer): void {
-    if (rest.length >= 4) checkedLength(rest.readUInt32BE(0));
-    this.append(rest);
   }
 
   private append(bytes: Buffer): void {

@@ -192,5 +192,8 @@ describe("the wire's edges (what the mutation run found untested)", () => {
     expect(s.push(Buffer.from("ij\nok\n"))).toEqual([{ kind: "line", line: Buffer.from("ok") }]);
     expect(s.partial).toBe(false);
     expect(s.push(Buffer.from("\t \r\n"))).toEqual([]);
+    // A new limit holds for the lines that follow (the request line and the messages after it have their own).
+    s.setLimit(2);
+    expect(s.push(Buffer.from("abc\nab\n"))).toEqual([{ kind: "overflow" }, { kind: "line", line: Buffer.from("ab") }]);
   });
 });
