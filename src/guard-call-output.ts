@@ -2,11 +2,10 @@ import { type Dirent, type Stats, existsSync, lstatSync, readdirSync, realpathSy
 import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
-import { MAX_RUNNING_PROCESSES, OPEN, type ChangeWindow, type RunningProcess } from "./core/change-windows.js";
+import { MAX_RUNNING_PROCESSES, OPEN, runningText, type ChangeWindow } from "./core/change-windows.js";
 import { execOutputTrust, readExec, worseOf, type ExecReading, type ExecTrust } from "./core/exec-trust.js";
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
-import { displayText } from "./core/safe-display.js";
 import { FileTrustRules } from "./core/file-trust.js";
 import type { HostCatalogue } from "./core/host-catalogue.js";
 import { hostPathReadings } from "./core/host-paths.js";
@@ -336,7 +335,7 @@ export class CallOutputTrust {
   private windowLevel(absolute: string): ExecTrust | null {
     const window = this.windowOf(absolute);
     if (window === undefined) return null;
-    const still = window.until !== OPEN ? "" : window.running === undefined || window.running.length === 0 ? ", or since: it left more processes running than are followed" : `, or since: it left ${runningText(window.running)} running`;
+    const still = window.until !== OPEN ? "" : window.running === undefined || window.running.length === 0 ? ", or since: it left more processes running than are followed" : `, or since: it left ${runningText(window.running, 3)} running`;
     return { level: window.level, reason: `${absolute} was made or changed during a command at ${window.level} that may write files by names it chooses (${window.tool}, ${window.at}${still})` };
   }
 
@@ -562,10 +561,4 @@ function remoteHostOf(params: Readonly<Record<string, unknown>>): string | null 
 function workdirOf(params: Readonly<Record<string, unknown>>): string | null {
   const workdir = params["workdir"];
   return typeof workdir === "string" && workdir.trim() !== "" ? workdir : null;
-}
-
-/** Processes as the owner can find them: `sleep` (pid 4242), and how many more; a process names itself, so its name is escaped. */
-function runningText(running: readonly RunningProcess[]): string {
-  const shown = running.slice(0, 3).map((p) => `${displayText(p.name)} (pid ${p.pid})`).join(", ");
-  return running.length > 3 ? `${shown} and ${running.length - 3} more` : shown;
 }

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { resolve } from "node:path";
-import { OPEN } from "../core/change-windows.js";
+import { OPEN, runningText } from "../core/change-windows.js";
 import { displayJson, displayText } from "../core/safe-display.js";
 import { WorkspaceFileLabelStore } from "../state/file-label-store.js";
 import { AGENT_WORKSPACE_HELP, existingWorkspace, processWorkspaceIo, type WorkspaceCommandIo } from "./agent-workspace.js";
@@ -33,7 +33,7 @@ export function listLabelsCommand(io: WorkspaceCommandIo, opts: Options): number
       for (const [path, label] of entries) io.out(`${label.level.padEnd(9)}  ${displayText(label.at)}  ${displayText(label.tool)}  ${displayText(path)}  (session ${displayText(label.sessionId)})`);
       for (const w of windows) {
         const from = new Date(w.since).toISOString();
-        const running = (w.running ?? []).map((p) => `${displayText(p.name)} (pid ${p.pid})`).join(", ");
+        const running = runningText(w.running ?? []);
         const span = w.until !== OPEN ? `${from} to ${new Date(w.until).toISOString()}` : running === "" ? `${from} on, held open for good` : `${from} on, while ${running} ${w.running!.length === 1 ? "runs" : "run"}`;
         io.out(`${w.level.padEnd(9)}  ${displayText(w.at)}  ${displayText(w.tool)}  any file made or changed from ${span}  (session ${displayText(w.sessionId)})`);
       }

@@ -1,3 +1,4 @@
+import { displayText } from "./safe-display.js";
 import { lessTrusted, type TrustLevel } from "./trust-levels.js";
 
 /**
@@ -33,6 +34,15 @@ export interface RunningProcess {
 
 /** The `until` of a window still open: the last time a date can hold. */
 export const OPEN = 8.64e15;
+
+/**
+ * Processes as the owner can find them: `sleep (pid 4242)`, at most `shown` of them and how many
+ * more; a process names itself, so its name is escaped.
+ */
+export function runningText(running: readonly RunningProcess[], shown: number = running.length): string {
+  const named = running.slice(0, shown).map((p) => `${displayText(p.name)} (pid ${p.pid})`).join(", ");
+  return running.length > shown ? `${named} and ${running.length - shown} more` : named;
+}
 
 /** Past this many processes left running a window stops following them and is held open for good. */
 export const MAX_RUNNING_PROCESSES = 64;

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { changeTimeSpan, ChangeWindows, MAX_CHANGE_WINDOWS, MAX_RUNNING_PROCESSES, OPEN, type ChangeWindow, type RunningProcess } from "../../src/core/change-windows.js";
+import { changeTimeSpan, ChangeWindows, MAX_CHANGE_WINDOWS, MAX_RUNNING_PROCESSES, OPEN, runningText, type ChangeWindow, type RunningProcess } from "../../src/core/change-windows.js";
 import { lessTrusted, TRUST_LEVELS, type TrustLevel } from "../../src/core/trust-levels.js";
 
 const window = (since: number, until: number, level: TrustLevel = "untrusted", tool = "exec"): ChangeWindow => ({ since, until, level, sessionId: "s", tool, at: "2026-11-26T10:00:00.000Z" });
@@ -217,6 +217,13 @@ describe("change windows a command's processes keep open", () => {
     windows.add(open(10, [proc(7)]));
     windows.closeEnded(() => false, () => 20);
     expect(windows.entries()).toEqual([window(0, 5), window(10, 20)]);
+  });
+
+  it("processes are named as the owner can find them, a name a process gave itself escaped; past the number shown, how many more", () => {
+    const four = [proc(7), { ...proc(8), name: "x\u001b[2J" }, proc(9), proc(10)];
+    expect(runningText(four)).toBe("sleep (pid 7), x\\x1b[2J (pid 8), sleep (pid 9), sleep (pid 10)");
+    expect(runningText(four, 3)).toBe("sleep (pid 7), x\\x1b[2J (pid 8), sleep (pid 9) and 1 more");
+    expect(runningText(four.slice(0, 3), 3)).toBe("sleep (pid 7), x\\x1b[2J (pid 8), sleep (pid 9)");
   });
 });
 
