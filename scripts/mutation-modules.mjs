@@ -162,8 +162,8 @@ export const MUTATION_MODULES = {
   // variables hold, what a local program runs or reads by its options and script, which files
   // a patch-printing git command shows, and a file's trust by its path.
   "output-trust": {
-    mutate: ["src/core/exec-trust.ts", "src/core/shell-variables.ts", "src/core/embedded-commands.ts", "src/core/option-values.ts", "src/guard-git-changes.ts", "src/core/file-trust.ts", "src/core/brace-expansion.ts"],
-    tests: ["test/core/exec-trust.test.ts", "test/core/embedded-commands.test.ts", "test/guard/call-output-rules.test.ts", "test/core/file-trust.test.ts", "test/core/brace-expansion.test.ts"],
+    mutate: ["src/core/exec-trust.ts", "src/core/shell-variables.ts", "src/core/embedded-commands.ts", "src/core/option-values.ts", "src/guard-git-changes.ts", "src/core/file-trust.ts", "src/core/brace-expansion.ts", "src/core/saved-outputs.ts"],
+    tests: ["test/core/exec-trust.test.ts", "test/core/embedded-commands.test.ts", "test/guard/call-output-rules.test.ts", "test/core/file-trust.test.ts", "test/core/brace-expansion.test.ts", "test/core/saved-outputs.test.ts"],
   },
   // Whose words an OpenClaw turn carries: the turn's origin, the host's runtime context (and the
   // messages of the chat the session's transcript holds), what it

@@ -187,6 +187,31 @@ export class CallOutputTrust {
   }
 
   /**
+   * The files the host saved a call's whole output into (core/saved-outputs.ts) hold that output,
+   * whatever the turn composed: each is labelled at the output's trust. Only a file made or changed
+   * since the call began: a result that names an older file (a JSON document a command printed,
+   * naming the owner's notes) labels nothing.
+   */
+  labelSavedOutputs(session: WritingSession, trust: TrustLevel, tool: string, paths: readonly string[], now: Date, startedAt: number | null): void {
+    if (trust === "trusted") return;
+    const since = startedAt === null ? null : startedAt - CHANGE_TIME_SLACK_MS;
+    const saved = paths.filter((path) => {
+      let found: Stats | undefined;
+      try {
+        found = lstatSync(path, { throwIfNoEntry: false });
+      } catch {
+        return false; // A component not a directory: no file there.
+      }
+      return found !== undefined && found.isFile() && (since === null || found.ctimeMs >= since);
+    });
+    if (saved.length === 0) return;
+    this.options.fileLabels.mark(
+      saved.flatMap((path) => this.absoluteReadings(path, "/")),
+      { level: trust, sessionId: session.sessionId, tool, at: now.toISOString() },
+    );
+  }
+
+  /**
    * Before a call runs: each file it names that a window covers (a file tool's targets; any word of
    * a command, which may write what it names without saying so: `sed -i`) is labelled at the
    * window's level. The call's change moves the file's change time on, and a file only changed (not

@@ -23,6 +23,7 @@ import { extractPatchTargets } from "./sig/patch-targets.js";
 import type { RestoredFile } from "./sig/restore-signed.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
 import { CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences } from "./core/session-content.js";
+import { savedOutputFiles } from "./core/saved-outputs.js";
 import { hostCatalogue, type HostCatalogue } from "./core/host-catalogue.js";
 import { DecidedCalls } from "./core/decided-calls.js";
 import { TOOL_CALL_TOOL } from "./core/tool-search.js";
@@ -519,6 +520,8 @@ export class Guard {
             this.logger.warn(`session ${sessionId}: ${problem}`);
             this.audit.record("CLAIM", { kind: "changed-files-not-labelled", sessionId, tool, detail: problem });
           }
+          // Where the host saved the whole output it showed only the start of: the rest is the same output.
+          this.outputTrust.labelSavedOutputs(s, trust, tool, savedOutputFiles(result.output), new Date(this.now()), started);
           notice = this.signedFilesRestored(s, tool, restored);
           this.calls.innerResult(sessionId, result.parentId, trust);
           const before = s.graph.maxTaint;

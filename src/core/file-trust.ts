@@ -20,6 +20,9 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   // OpenClaw's store of files that arrive on its channels (`~/.openclaw/media/inbound/`) and the
   // copies it stages into the agent's workspace for reading (`media/inbound/openclaw-staged-*/`).
   "**/media/inbound/**": "untrusted",
+  // The whole page OpenClaw's web_fetch shows only the start of (`spill.path` in its result),
+  // saved in the temporary directory: a web page, whichever agent's workspace it is read from.
+  "**/openclaw-web-fetch-*.log": "untrusted",
   "**/*.eml": "untrusted",
   "**/*.mbox": "untrusted",
   "**/*.msg": "untrusted",

@@ -15,6 +15,13 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor("notes/todo.md", "/ws/notes/todo.md")).toBeNull();
   });
 
+  it("the defaults treat the whole page OpenClaw's web_fetch saves in the temporary directory as untrusted", () => {
+    const rules = new FileTrustRules({});
+    expect(rules.levelFor(null, "/tmp/openclaw-web-fetch-4583d7f0e0e2ae4e.log")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/var/tmp/x/openclaw-web-fetch-0.log")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/tmp/openclaw-exec-4583d7f0e0e2ae4e.log")).toBeNull();
+  });
+
   it("the defaults treat files that arrived on an OpenClaw channel as untrusted: its store and the copies staged in the workspace", () => {
     const rules = new FileTrustRules({});
     expect(rules.levelFor(null, "/home/u/.openclaw/media/inbound/3f2a.txt")?.level).toBe("untrusted");

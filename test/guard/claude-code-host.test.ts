@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -60,6 +60,46 @@ describe("host: claude-code", () => {
     guard.beforeToolCall("s", { id: "r", tool: "Read", params: { file_path: join(workspaceDir, "third_party/lib/README.md") } });
     guard.afterToolCall("s", { id: "r", tool: "Read", output: "text" });
     expect(guard.taint("s")).toBe("untrusted");
+  });
+
+  it("a long output Claude Code saved to a file (`persistedOutputPath`) reads at the output's trust in a later session, the rest of it included", () => {
+    const { guard, workspaceDir, homeDir } = claudeGuard({ fileTrust: { "third_party/**": "untrusted" } });
+    const results = join(homeDir, ".claude", "projects", "-p", "s", "tool-results");
+    mkdirSync(results, { recursive: true });
+    const printed = (id: string, command: string, saved: string) => {
+      guard.beforeToolCall("s", { id, tool: "Bash", params: { command } });
+      writeFileSync(saved, "- fixed a typo\n".repeat(3000));
+      guard.afterToolCall("s", { id, tool: "Bash", output: { stdout: "- fixed a typo\n", stderr: "", interrupted: false, persistedOutputPath: saved, persistedOutputSize: 45000 } });
+    };
+    // The owner's own file first: once the vendored one is read, the session's next Bash asks.
+    printed("b1", "cat CHANGELOG.md", join(results, "own.txt"));
+    printed("b2", "cat third_party/lib/CHANGELOG.md", join(results, "vendored.txt"));
+    const readIn = (sessionId: string, file: string) => {
+      guard.beginTurn({ sessionId, sender: OWNER, provider: "claude-code", text: "go on" });
+      guard.beforeToolCall(sessionId, { id: "r", tool: "Read", params: { file_path: file } });
+      guard.afterToolCall(sessionId, { id: "r", tool: "Read", output: "- fixed a typo" });
+      return guard.taint(sessionId);
+    };
+    expect(readIn("later-1", join(results, "vendored.txt"))).toBe("untrusted");
+    // A trusted command's output saved the same way stays the owner's to read.
+    expect(readIn("later-2", join(results, "own.txt"))).toBe("trusted");
+    const labels = readFileSync(join(workspaceDir, ".provenance", "file-labels.json"), "utf8");
+    expect(labels).toContain("vendored.txt");
+    expect(labels).not.toContain("own.txt");
+  });
+
+  it("a result naming a file made before its call labels nothing: a command that prints the key names no file of the owner's", async () => {
+    const { guard, homeDir } = claudeGuard({ fileTrust: { "third_party/**": "untrusted" } });
+    const notes = join(homeDir, "notes.md");
+    writeFileSync(notes, "my notes\n");
+    // Past the slack a change time is allowed before the call's start.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    guard.beforeToolCall("s", { id: "b", tool: "Bash", params: { command: "cat third_party/lib/x.json" } });
+    guard.afterToolCall("s", { id: "b", tool: "Bash", output: { stdout: "{}", stderr: "", interrupted: false, persistedOutputPath: notes } });
+    guard.beginTurn({ sessionId: "later", sender: OWNER, provider: "claude-code", text: "go on" });
+    guard.beforeToolCall("later", { id: "r", tool: "Read", params: { file_path: notes } });
+    guard.afterToolCall("later", { id: "r", tool: "Read", output: "my notes" });
+    expect(guard.taint("later")).toBe("trusted");
   });
 
   it("stages tainted writes to CLAUDE.md, AGENTS.md, .claude/**, .mcp.json, nested CLAUDE.md and AGENTS.md and ~/.claude/** (refuses a notebook edit); leaves them unwritten", () => {
