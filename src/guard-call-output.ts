@@ -150,7 +150,10 @@ export class CallOutputTrust {
     const windowFrom = (since: number): ChangeWindow => ({ ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 });
     // A file tool writes only what it names.
     if (command !== null) {
-      if (command.mayWriteUnnamed) {
+      // A command the host runs in the background (Claude Code's `run_in_background`) writes what
+      // it prints into a file the host names, which the model reads later: a window covers it,
+      // whatever the program.
+      if (command.mayWriteUnnamed || params.run_in_background === true) {
         // A host that reported neither the call's start nor its duration to this process: as far
         // back as the longest a command runs in the foreground.
         const since = startedAt ?? Date.now() - UNKNOWN_START_WINDOW_MS;
@@ -196,19 +199,16 @@ export class CallOutputTrust {
     if (trust === "trusted") return;
     const since = startedAt === null ? null : startedAt - CHANGE_TIME_SLACK_MS;
     const saved = paths.filter((path) => {
-      let found: Stats | undefined;
       try {
-        found = lstatSync(path, { throwIfNoEntry: false });
+        const found = lstatSync(path);
+        return found.isFile() && (since === null || found.ctimeMs >= since);
       } catch {
-        return false; // A component not a directory: no file there.
+        return false; // Not there, or a component not a directory.
       }
-      return found !== undefined && found.isFile() && (since === null || found.ctimeMs >= since);
     });
-    if (saved.length === 0) return;
-    this.options.fileLabels.mark(
-      saved.flatMap((path) => this.absoluteReadings(path, "/")),
-      { level: trust, sessionId: session.sessionId, tool, at: now.toISOString() },
-    );
+    // By the name the result gives and where it leads: a later read may name either.
+    const names = saved.flatMap((path) => [path, realPathOrNull(path) ?? path]);
+    this.options.fileLabels.mark(names, { level: trust, sessionId: session.sessionId, tool, at: now.toISOString() });
   }
 
   /**

@@ -2,7 +2,7 @@ import { isAbsolute } from "node:path";
 import { isRecord } from "./json-record.js";
 
 /** A result's text longer than this is not read as JSON for the file it names. */
-const MAX_JSON_TEXT = 1 << 20;
+export const MAX_JSON_TEXT = 1 << 20;
 /** More files than this named by one result: the rest are not looked for. */
 const MAX_SAVED_FILES = 8;
 
@@ -31,12 +31,12 @@ export function savedOutputFiles(output: unknown): string[] {
     if (isRecord(record.spill)) take(record.spill.path);
   };
   const text = (value: unknown) => {
-    if (typeof value !== "string" || value.length > MAX_JSON_TEXT || !value.trimStart().startsWith("{")) return;
+    if (typeof value !== "string" || value.length > MAX_JSON_TEXT) return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(value);
     } catch {
-      return; // Text that only starts like JSON names nothing.
+      return; // Not JSON (most text fails at its first character): it names nothing.
     }
     if (isRecord(parsed)) named(parsed);
   };

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { savedOutputFiles } from "../../src/core/saved-outputs.js";
+import { MAX_JSON_TEXT, savedOutputFiles } from "../../src/core/saved-outputs.js";
 
 /** OpenClaw 2026.9.6's web_fetch result, as JSON text: the page is a string inside it. */
 const webFetchJson = (text: string, spill: unknown) => JSON.stringify({ url: "https://example.com/", status: 200, truncated: true, spill, text }, null, 2);
@@ -39,6 +39,17 @@ describe("the files a host saved a tool's whole output into", () => {
     expect(savedOutputFiles(JSON.stringify({ fullOutputPath: "/tmp/a", pad: "x".repeat(1 << 20) }))).toEqual([]);
     expect(savedOutputFiles(null)).toEqual([]);
     expect(savedOutputFiles(42)).toEqual([]);
+  });
+
+  it("a JSON text up to 1 MiB is read, with blank space around it; one character more is not", () => {
+    const padded = (length: number) => {
+      const head = ' \n {"fullOutputPath": "/tmp/a", "pad": "';
+      const tail = '"} \n';
+      return head + "x".repeat(length - head.length - tail.length) + tail;
+    };
+    expect(padded(MAX_JSON_TEXT)).toHaveLength(MAX_JSON_TEXT);
+    expect(savedOutputFiles(padded(MAX_JSON_TEXT))).toEqual(["/tmp/a"]);
+    expect(savedOutputFiles(padded(MAX_JSON_TEXT + 1))).toEqual([]);
   });
 
   it("at most eight files from one result", () => {

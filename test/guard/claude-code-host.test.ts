@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -86,6 +86,27 @@ describe("host: claude-code", () => {
     const labels = readFileSync(join(workspaceDir, ".provenance", "file-labels.json"), "utf8");
     expect(labels).toContain("vendored.txt");
     expect(labels).not.toContain("own.txt");
+  });
+
+  it("a saved output named through a linked folder is labelled where it leads too; one that is not there labels nothing", () => {
+    const { guard, workspaceDir, homeDir } = claudeGuard({ fileTrust: { "third_party/**": "untrusted" } });
+    const real = join(homeDir, "real-results");
+    mkdirSync(real);
+    symlinkSync(real, join(homeDir, "results"));
+    guard.beforeToolCall("s", { id: "b", tool: "Bash", params: { command: "cat third_party/lib/CHANGELOG.md" } });
+    writeFileSync(join(real, "out.txt"), "- fixed a typo\n");
+    const output = { stdout: "- fixed a typo\n", stderr: "", interrupted: false, persistedOutputPath: join(homeDir, "results", "out.txt") };
+    guard.afterToolCall("s", { id: "b", tool: "Bash", output });
+    guard.beginTurn({ sessionId: "later", sender: OWNER, provider: "claude-code", text: "go on" });
+    guard.beforeToolCall("later", { id: "r", tool: "Read", params: { file_path: join(real, "out.txt") } });
+    guard.afterToolCall("later", { id: "r", tool: "Read", output: "- fixed a typo" });
+    expect(guard.taint("later")).toBe("untrusted");
+    const before = readFileSync(join(workspaceDir, ".provenance", "file-labels.json"), "utf8");
+    guard.beginTurn({ sessionId: "s2", sender: OWNER, provider: "claude-code", text: "again" });
+    guard.beforeToolCall("s2", { id: "b2", tool: "Bash", params: { command: "cat third_party/lib/CHANGELOG.md" } });
+    guard.afterToolCall("s2", { id: "b2", tool: "Bash", output: { ...output, persistedOutputPath: join(homeDir, "results", "gone.txt") } });
+    expect(guard.taint("s2")).toBe("untrusted");
+    expect(readFileSync(join(workspaceDir, ".provenance", "file-labels.json"), "utf8")).toBe(before);
   });
 
   it("a result naming a file made before its call labels nothing: a command that prints the key names no file of the owner's", async () => {
