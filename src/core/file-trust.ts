@@ -23,6 +23,13 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   // The whole page OpenClaw's web_fetch shows only the start of (`spill.path` in its result),
   // saved in the temporary directory: a web page, whichever agent's workspace it is read from.
   "**/openclaw-web-fetch-*.log": "untrusted",
+  // A session's transcript holds all that session read (pages, mail, others' messages): Claude
+  // Code's (`~/.claude/projects/<project>/<session>.jsonl`, a sub-agent's beneath it); OpenClaw's
+  // agent database (2026.9.6 keeps every session's messages there, its write-ahead log beside it)
+  // and the transcript files of the versions before it.
+  "**/.claude/projects/**/*.jsonl": "untrusted",
+  "**/.openclaw/agents/*/agent/*.sqlite*": "untrusted",
+  "**/.openclaw/agents/*/sessions/**": "untrusted",
   "**/*.eml": "untrusted",
   "**/*.mbox": "untrusted",
   "**/*.msg": "untrusted",

@@ -22,6 +22,18 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor(null, "/tmp/openclaw-exec-4583d7f0e0e2ae4e.log")).toBeNull();
   });
 
+  it("the defaults treat a session's transcript, which holds all the session read, as untrusted: Claude Code's and OpenClaw's", () => {
+    const rules = new FileTrustRules({});
+    expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5-0fd9-40b2-b879-c8a8b06b149c.jsonl")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5/subagents/agent-a1.jsonl")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/home/u/.openclaw/agents/main/sessions/01bd1c97.jsonl")?.level).toBe("untrusted");
+    for (const file of ["openclaw-agent.sqlite", "openclaw-agent.sqlite-wal", "openclaw-agent.sqlite-shm"]) {
+      expect(rules.levelFor(null, `/home/u/.openclaw/agents/main/agent/${file}`)?.level).toBe("untrusted");
+    }
+    // The project's auto memory is judged by its labels, as before.
+    expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/memory/MEMORY.md")).toBeNull();
+  });
+
   it("the defaults treat files that arrived on an OpenClaw channel as untrusted: its store and the copies staged in the workspace", () => {
     const rules = new FileTrustRules({});
     expect(rules.levelFor(null, "/home/u/.openclaw/media/inbound/3f2a.txt")?.level).toBe("untrusted");
