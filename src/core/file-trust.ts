@@ -28,6 +28,9 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   // agent database (2026.9.6 keeps every session's messages there, its write-ahead log beside it)
   // and the transcript files of the versions before it.
   "**/.claude/projects/**/*.jsonl": "untrusted",
+  // The long result of an MCP tool Claude Code saves under the call's id and names to the model
+  // only, not to the hook: the server's text (a Bash output it names to the hook, and is labelled).
+  "**/.claude/projects/*/*/tool-results/toolu_*": "untrusted",
   "**/.openclaw/agents/*/agent/*.sqlite*": "untrusted",
   "**/.openclaw/agents/*/sessions/**": "untrusted",
   "**/*.eml": "untrusted",

@@ -30,6 +30,9 @@ describe("fileTrust rules", () => {
     for (const file of ["openclaw-agent.sqlite", "openclaw-agent.sqlite-wal", "openclaw-agent.sqlite-shm"]) {
       expect(rules.levelFor(null, `/home/u/.openclaw/agents/main/agent/${file}`)?.level).toBe("untrusted");
     }
+    // A long MCP result Claude Code saved under the call's id; a Bash output's saved name is labelled instead.
+    expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5/tool-results/toolu_01AbC.txt")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5/tool-results/bwulomouk.txt")).toBeNull();
     // The project's auto memory is judged by its labels, as before.
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/memory/MEMORY.md")).toBeNull();
   });
