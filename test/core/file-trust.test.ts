@@ -22,7 +22,7 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor(null, "/tmp/openclaw-exec-4583d7f0e0e2ae4e.log")).toBeNull();
   });
 
-  it("the defaults treat a session's transcript, which holds all the session read, as untrusted: Claude Code's and OpenClaw's", () => {
+  it("the defaults treat a session's transcript, which holds all the session read, as untrusted: Claude Code's, OpenClaw's and provenant's own records", () => {
     const rules = new FileTrustRules({});
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5-0fd9-40b2-b879-c8a8b06b149c.jsonl")?.level).toBe("untrusted");
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5/subagents/agent-a1.jsonl")?.level).toBe("untrusted");
@@ -33,6 +33,12 @@ describe("fileTrust rules", () => {
     // A long MCP result Claude Code saved under the call's id; a Bash output's saved name is labelled instead.
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5/tool-results/toolu_01AbC.txt")?.level).toBe("untrusted");
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5/tool-results/bwulomouk.txt")).toBeNull();
+    // provenant's own state: staged writes and held calls hold what tainted turns proposed.
+    for (const held of ["blocked-writes/f44b.json", "approvals/pending/f18b3e84.json", "sig-kept/2026-11-29T16-55/SOUL.md"]) {
+      expect(rules.levelFor(`.provenance/${held}`, `/ws/.provenance/${held}`)?.level).toBe("untrusted");
+    }
+    // The rest of its state, which a recursive grep of the workspace reads, is its own.
+    expect(rules.levelFor(".provenance/watermarks.json", "/ws/.provenance/watermarks.json")).toBeNull();
     // The project's auto memory is judged by its labels, as before.
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/memory/MEMORY.md")).toBeNull();
   });
