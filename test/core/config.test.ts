@@ -150,9 +150,9 @@ describe("every setting has its documented default", () => {
 
   it("the host's egress reads are argument roles by default, and a tool the owner names takes the owner's roles", () => {
     const fileEgress = { pdf: { pdf: "egress", pdfs: "egress" }, view_image: { path: "egress", paths: "egress" } };
-    expect(resolveConfig({}).config.toolArgumentRoles).toEqual({ web_fetch: { url: "egress" }, web_search: { query: "egress" }, ...fileEgress });
+    expect(resolveConfig({}).config.toolArgumentRoles).toEqual({ web_fetch: { url: "egress" }, web_search: { query: "egress" }, x_search: { query: "egress" }, ...fileEgress });
     expect(resolveConfig({ host: "claude-code" }).config.toolArgumentRoles).toEqual({ WebFetch: { url: "egress" }, WebSearch: { query: "egress" } });
-    expect(resolveConfig({ toolArgumentRoles: { web_fetch: { url: "detail" } } }).config.toolArgumentRoles).toEqual({ web_fetch: { url: "detail" }, web_search: { query: "egress" }, ...fileEgress });
+    expect(resolveConfig({ toolArgumentRoles: { web_fetch: { url: "detail" } } }).config.toolArgumentRoles).toEqual({ web_fetch: { url: "detail" }, web_search: { query: "egress" }, x_search: { query: "egress" }, ...fileEgress });
   });
 
   it("a value given replaces the default", () => {
