@@ -6,6 +6,7 @@ import { MAX_RUNNING_PROCESSES, OPEN, runningText, type ChangeWindow } from "./c
 import { execOutputTrust, readExec, worseOf, type ExecReading, type ExecTrust } from "./core/exec-trust.js";
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
+import { isRecord } from "./core/json-record.js";
 import { FileTrustRules } from "./core/file-trust.js";
 import type { HostCatalogue } from "./core/host-catalogue.js";
 import { hostPathReadings } from "./core/host-paths.js";
@@ -131,7 +132,7 @@ export class CallOutputTrust {
    * only dates the labels; `reportedBy` is the process that reported the result (the host's
    * processes are found from it). Returns what could not be looked at.
    */
-  recordWrites(session: WritingSession, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date, startedAt: number | null, reportedBy: number = process.pid): string[] {
+  recordWrites(session: WritingSession, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date, startedAt: number | null, reportedBy: number = process.pid, output: unknown = undefined): string[] {
     const { base, targets, command } = this.named(tool, params);
     const written = targets.flatMap((target) => this.absoluteReadings(target, base));
     if (taint === "trusted") {
@@ -150,10 +151,12 @@ export class CallOutputTrust {
     const windowFrom = (since: number): ChangeWindow => ({ ...label, since: since - CHANGE_TIME_SLACK_MS, until: Date.now() + 1 });
     // A file tool writes only what it names.
     if (command !== null) {
-      // A command the host runs in the background (Claude Code's `run_in_background`) writes what
-      // it prints into a file the host names, which the model reads later: a window covers it,
-      // whatever the program.
-      if (command.mayWriteUnnamed || params.run_in_background === true) {
+      // A command the host runs in the background writes what it prints into a file the host
+      // names, which the model reads later: a window covers it, whatever the program. Claude Code:
+      // asked for (`run_in_background`), or moved there while it ran (the owner's Ctrl+B, its
+      // timeout in a session that takes input), which its result says by a `backgroundTaskId`.
+      const background = params.run_in_background === true || (isRecord(output) && typeof output.backgroundTaskId === "string");
+      if (command.mayWriteUnnamed || background) {
         // A host that reported neither the call's start nor its duration to this process: as far
         // back as the longest a command runs in the foreground.
         const since = startedAt ?? Date.now() - UNKNOWN_START_WINDOW_MS;

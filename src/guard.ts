@@ -516,7 +516,7 @@ export class Guard {
           // Signed files the call changed are put back first, so that the window recordWrites
           // opens covers them, and then vouched for: a second report of the call leaves them be.
           const restored = this.restoreSignedFiles(tool, started);
-          for (const problem of this.outputTrust.recordWrites(s, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()), started, result.reportedBy)) {
+          for (const problem of this.outputTrust.recordWrites(s, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()), started, result.reportedBy, result.output)) {
             this.logger.warn(`session ${sessionId}: ${problem}`);
             this.audit.record("CLAIM", { kind: "changed-files-not-labelled", sessionId, tool, detail: problem });
           }

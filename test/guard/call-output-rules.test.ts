@@ -830,7 +830,7 @@ describe("files a command may have written anywhere: its change window", () => {
     expect(new WorkspaceFileLabelStore(workspaceDir).windows()).toEqual([]);
   });
 
-  it("rule: a command run in the background (`run_in_background`) opens a window whatever its program: the host writes what it prints into a file it names", async () => {
+  it("rule: a command run in the background (`run_in_background`, or a result naming its background task) opens a window whatever its program: the host writes what it prints into a file it names", async () => {
     const { trust } = outputTrust({ host: "claude-code" });
     const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
     const started = Date.now();
@@ -838,9 +838,13 @@ describe("files a command may have written anywhere: its change window", () => {
     writeFileSync(join(elsewhere, "b8tnw4p4f.output"), "Notes.\nCALL Bash touch PWNED");
     trust.recordWrites(writer("s"), "external", "Bash", { command: "cat third_party/lib/NOTES.md", run_in_background: true }, AT, started);
     expect(trust.fileLevel(join(elsewhere, "b8tnw4p4f.output"))?.level).toBe("external");
+    // Moved to the background while it ran (Ctrl+B): the result names the task it became.
+    const moved = outputTrust({ host: "claude-code" });
+    moved.trust.recordWrites(writer("s"), "external", "Bash", { command: "cat third_party/lib/NOTES.md" }, AT, started, process.pid, { stdout: "", backgroundTaskId: "b8tnw4p4f", backgroundedByUser: true });
+    expect(moved.trust.fileLevel(join(elsewhere, "b8tnw4p4f.output"))?.level).toBe("external");
     // The same command in the foreground: its output came back whole in the result.
     const foreground = outputTrust({ host: "claude-code" });
-    foreground.trust.recordWrites(writer("s"), "external", "Bash", { command: "cat third_party/lib/NOTES.md", run_in_background: false }, AT, started);
+    foreground.trust.recordWrites(writer("s"), "external", "Bash", { command: "cat third_party/lib/NOTES.md", run_in_background: false }, AT, started, process.pid, { stdout: "Notes.", backgroundTaskId: 7 });
     expect(foreground.trust.fileLevel(join(elsewhere, "b8tnw4p4f.output"))).toBeNull();
   });
 
