@@ -25,20 +25,22 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   "**/openclaw-web-fetch-*.log": "untrusted",
   // A session's transcript holds all that session read (pages, mail, others' messages): Claude
   // Code's (`~/.claude/projects/<project>/<session>.jsonl`, a sub-agent's beneath it); OpenClaw's
-  // agent database (2026.9.6 keeps every session's messages there, its write-ahead log beside it)
-  // and the transcript files of the versions before it.
+  // agent database (2026.9.6 keeps every session's messages there, its write-ahead log beside it),
+  // its state database (every channel's inbound messages, a group member's too) and the
+  // transcript files of the versions before it.
   "**/.claude/projects/**/*.jsonl": "untrusted",
+  "**/.openclaw/agents/*/agent/*.sqlite*": "untrusted",
+  "**/.openclaw/state/*.sqlite*": "untrusted",
+  "**/.openclaw/agents/*/sessions/**": "untrusted",
+  // The long result of an MCP tool Claude Code saves under the call's id and names to the model
+  // only, not to the hook: the server's text (a Bash output it names to the hook, and is labelled).
+  "**/.claude/projects/*/*/tool-results/toolu_*": "untrusted",
   // What provenant keeps of what tainted turns proposed and were refused, until the owner settles
   // it: staged writes, held calls with their arguments, what a call left at a signed file's path.
   // (Not its state at large: a recursive grep of the workspace reads it all.)
   "**/.provenance/blocked-writes/**": "untrusted",
   "**/.provenance/approvals/**": "untrusted",
   "**/.provenance/sig-kept/**": "untrusted",
-  // The long result of an MCP tool Claude Code saves under the call's id and names to the model
-  // only, not to the hook: the server's text (a Bash output it names to the hook, and is labelled).
-  "**/.claude/projects/*/*/tool-results/toolu_*": "untrusted",
-  "**/.openclaw/agents/*/agent/*.sqlite*": "untrusted",
-  "**/.openclaw/agents/*/sessions/**": "untrusted",
   "**/*.eml": "untrusted",
   "**/*.mbox": "untrusted",
   "**/*.msg": "untrusted",

@@ -27,8 +27,8 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5-0fd9-40b2-b879-c8a8b06b149c.jsonl")?.level).toBe("untrusted");
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5/subagents/agent-a1.jsonl")?.level).toBe("untrusted");
     expect(rules.levelFor(null, "/home/u/.openclaw/agents/main/sessions/01bd1c97.jsonl")?.level).toBe("untrusted");
-    for (const file of ["openclaw-agent.sqlite", "openclaw-agent.sqlite-wal", "openclaw-agent.sqlite-shm"]) {
-      expect(rules.levelFor(null, `/home/u/.openclaw/agents/main/agent/${file}`)?.level).toBe("untrusted");
+    for (const file of ["agents/main/agent/openclaw-agent.sqlite", "agents/main/agent/openclaw-agent.sqlite-wal", "agents/main/agent/openclaw-agent.sqlite-shm", "state/openclaw.sqlite", "state/openclaw.sqlite-wal"]) {
+      expect(rules.levelFor(null, `/home/u/.openclaw/${file}`)?.level).toBe("untrusted");
     }
     // A long MCP result Claude Code saved under the call's id; a Bash output's saved name is labelled instead.
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5/tool-results/toolu_01AbC.txt")?.level).toBe("untrusted");
