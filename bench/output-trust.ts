@@ -1,6 +1,7 @@
 /**
  * What it costs to judge a call's output by what the call did: `afterToolCall` for an `exec`
- * (the command parsed and classified), a file `read` (fileTrust globs and labels), against the
+ * (the command parsed and classified), a file `read` (fileTrust globs and labels), a long page's
+ * JSON result read for the file the host saved the whole page to (not there: nothing labelled), against the
  * baseline of a tool whose output trust is the catalogue's alone (`web_fetch`). Medians in µs.
  * The searches (`grep -rn` through Bash, and Grep, which also asks git what it ignores) walk a
  * project of 60 source files beside a git-ignored `node_modules/` of 2,000; a command below
@@ -14,6 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execOutputTrust } from "../src/core/exec-trust.js";
+import { savedOutputFiles } from "../src/core/saved-outputs.js";
 import { Guard } from "../src/guard.js";
 import { median, percentile, printTable, sampleMicros } from "./lib/stats.js";
 
@@ -29,8 +31,12 @@ const ws = mkdtempSync(join(tmpdir(), "provenant-bench-"));
 const guard = Guard.open({ workspaceDir: ws });
 guard.beginTurn({ sessionId: "b", sender: { id: "o", isOwner: true }, provider: "telegram", text: "go" });
 
+const longPage = JSON.stringify({ url: "https://x", truncated: true, spill: { path: join(ws, "openclaw-web-fetch-0011223344556677.log"), chars: 30_000 }, text: "Quarterly figures. ".repeat(1_000) }, null, 2);
 const cases: [string, () => void][] = [
   ["web_fetch (baseline: catalogue trust only)", () => guard.afterToolCall("b", { tool: "web_fetch", params: { url: "https://x" }, output: "page" })],
+  // OpenClaw's result for a page longer than it shows: JSON naming where it saved the whole page.
+  ["web_fetch of a long page (20 KB JSON naming the saved page)", () => guard.afterToolCall("b", { tool: "web_fetch", params: { url: "https://x" }, output: [{ type: "text", text: longPage }] })],
+  ["  of it: reading the saved page's name (savedOutputFiles)", () => savedOutputFiles([{ type: "text", text: longPage }])],
   ["read notes/todo.md", () => guard.afterToolCall("b", { tool: "read", params: { path: "notes/todo.md" }, output: "text" })],
   ["exec ls -la", () => guard.afterToolCall("b", { tool: "exec", params: { command: fresh("ls -la") }, output: "x" })],
   ["exec git status && git diff | grep x", () => guard.afterToolCall("b", { tool: "exec", params: { command: fresh("git status && git diff | grep x") }, output: "x" })],

@@ -124,13 +124,14 @@ export class CallOutputTrust {
   /**
    * A file written while the turn is tainted, or by a call whose output is tainted, is labelled with
    * that level (the caller passes the worse of the two); a whole rewrite at trusted clears it.
-   * Beside the files a call names, an `exec` below trusted that may write by names it chooses
-   * labels every file that changed beneath the directories it ran in or named while it ran (`git
-   * clone`'s tree, an archive's members, what a script wrote), and `process` those changed since
-   * the session's last such command began: a backgrounded command goes on writing after its
-   * result. `startedAt` is when the call was decided, by the disk's clock (`Date.now()`); `now`
-   * only dates the labels; `reportedBy` is the process that reported the result (the host's
-   * processes are found from it). Returns what could not be looked at.
+   * Beside the files a call names, an `exec` below trusted that may write by names it chooses, or
+   * that the host runs in the background (by `params`, or by what its `output` says), labels every
+   * file that changed beneath the directories it ran in or named while it ran (`git clone`'s tree,
+   * an archive's members, what a script wrote), and `process` those changed since the session's
+   * last such command began: a backgrounded command goes on writing after its result. `startedAt`
+   * is when the call was decided, by the disk's clock (`Date.now()`); `now` only dates the labels;
+   * `reportedBy` is the process that reported the result (the host's processes are found from
+   * it). Returns what could not be looked at.
    */
   recordWrites(session: WritingSession, taint: TrustLevel, tool: string, params: Readonly<Record<string, unknown>>, now: Date, startedAt: number | null, reportedBy: number = process.pid, output: unknown = undefined): string[] {
     const { base, targets, command } = this.named(tool, params);

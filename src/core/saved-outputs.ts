@@ -12,8 +12,8 @@ const MAX_SAVED_FILES = 8;
  * no judgment of the shown part covered, so the file must read at the output's trust.
  *
  * - OpenClaw 2026.9.6: `web_fetch` returns JSON (as the text of its content, and as the result's
- *   `details`) naming the file at `spill.path`; a truncated tool result of the host's own shell
- *   tool names it at `fullOutputPath`.
+ *   `details`) naming the file at `spill.path`; the host reads a result's `details.fullOutputPath`
+ *   the same way (the coding agent's `bash` tool, which it builds on, sets it).
  * - Claude Code 2.1.332: a `Bash` result too long to show names it at `persistedOutputPath`.
  *
  * Only those keys of the result's own object, of its `details`, or of a JSON object that is the
