@@ -18,8 +18,12 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   "**/emails/**": "untrusted",
   "**/attachments/**": "untrusted",
   // OpenClaw's store of files that arrive on its channels (`~/.openclaw/media/inbound/`) and the
-  // copies it stages into the agent's workspace for reading (`media/inbound/openclaw-staged-*/`).
+  // copies it stages into the agent's workspace for reading (`media/inbound/openclaw-staged-*/`);
+  // beside them in its media store, what others wrote: files and trees fetched from a paired node
+  // (`tool-file-transfer/`, unpacked there for the agent to read), the browser's files, media a
+  // message fetched from a URL (`outbound/`).
   "**/media/inbound/**": "untrusted",
+  "**/.openclaw/media/**": "untrusted",
   // The whole page OpenClaw's web_fetch shows only the start of (`spill.path` in its result),
   // saved in the temporary directory: a web page, whichever agent's workspace it is read from.
   "**/openclaw-web-fetch-*.log": "untrusted",

@@ -15,6 +15,15 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor("notes/todo.md", "/ws/notes/todo.md")).toBeNull();
   });
 
+  it("the defaults treat the rest of OpenClaw's media store as untrusted: a paired node's files and unpacked trees, the browser's files, media fetched for a message", () => {
+    const rules = new FileTrustRules({});
+    for (const file of ["tool-file-transfer/0c5e.log", "tool-file-transfer/dir-fetch-0c5e/etc/notes.md", "browser/7d1a.html", "outbound/report.pdf"]) {
+      expect(rules.levelFor(null, `/home/u/.openclaw/media/${file}`)?.level).toBe("untrusted");
+    }
+    // A workspace folder of the owner's called media is the owner's.
+    expect(rules.levelFor("media/logo.png", "/home/u/.openclaw/workspace/media/logo.png")).toBeNull();
+  });
+
   it("the defaults treat the whole page OpenClaw's web_fetch saves in the temporary directory as untrusted", () => {
     const rules = new FileTrustRules({});
     expect(rules.levelFor(null, "/tmp/openclaw-web-fetch-4583d7f0e0e2ae4e.log")?.level).toBe("untrusted");
