@@ -95,11 +95,16 @@ const OPENCLAW: HostCatalogue = Object.freeze({
   // What a fetch or a search sends out is its effect: under taint it must occur whole in one source.
   // `pdf` and `view_image` take "a path or URL" and fetch the URL themselves: a local path no source
   // names asks too under taint, the price of not telling the two apart. `x_search` (the bundled xAI
-  // plugin) sends its query to the provider's search as `web_search` does.
+  // plugin) sends its query to the provider's search as `web_search` does. The file-transfer
+  // plugin's reads connect to the gateway a `gatewayUrl` names before any policy is consulted (the
+  // host's other tools that take one follow the taint policy).
   argumentRoles: Object.freeze({
     web_fetch: Object.freeze({ url: "egress" as const }),
     web_search: Object.freeze({ query: "egress" as const }),
     x_search: Object.freeze({ query: "egress" as const }),
+    file_fetch: Object.freeze({ gatewayUrl: "egress" as const }),
+    dir_list: Object.freeze({ gatewayUrl: "egress" as const }),
+    dir_fetch: Object.freeze({ gatewayUrl: "egress" as const }),
     pdf: Object.freeze({ pdf: "egress" as const, pdfs: "egress" as const }),
     view_image: Object.freeze({ path: "egress" as const, paths: "egress" as const }),
   }),

@@ -150,9 +150,10 @@ describe("every setting has its documented default", () => {
 
   it("the host's egress reads are argument roles by default, and a tool the owner names takes the owner's roles", () => {
     const fileEgress = { pdf: { pdf: "egress", pdfs: "egress" }, view_image: { path: "egress", paths: "egress" } };
-    expect(resolveConfig({}).config.toolArgumentRoles).toEqual({ web_fetch: { url: "egress" }, web_search: { query: "egress" }, x_search: { query: "egress" }, ...fileEgress });
+    const gatewayEgress = { file_fetch: { gatewayUrl: "egress" }, dir_list: { gatewayUrl: "egress" }, dir_fetch: { gatewayUrl: "egress" } };
+    expect(resolveConfig({}).config.toolArgumentRoles).toEqual({ web_fetch: { url: "egress" }, web_search: { query: "egress" }, x_search: { query: "egress" }, ...fileEgress, ...gatewayEgress });
     expect(resolveConfig({ host: "claude-code" }).config.toolArgumentRoles).toEqual({ WebFetch: { url: "egress" }, WebSearch: { query: "egress" } });
-    expect(resolveConfig({ toolArgumentRoles: { web_fetch: { url: "detail" } } }).config.toolArgumentRoles).toEqual({ web_fetch: { url: "detail" }, web_search: { query: "egress" }, x_search: { query: "egress" }, ...fileEgress });
+    expect(resolveConfig({ toolArgumentRoles: { web_fetch: { url: "detail" } } }).config.toolArgumentRoles).toEqual({ web_fetch: { url: "detail" }, web_search: { query: "egress" }, x_search: { query: "egress" }, ...fileEgress, ...gatewayEgress });
   });
 
   it("a value given replaces the default", () => {
