@@ -125,7 +125,12 @@ const CLAUDE_CODE: HostCatalogue = Object.freeze({
   protectedPatterns: CLAUDE_CODE_PROTECTED_PATTERNS,
   homeProtectedPatterns: CLAUDE_CODE_HOME_PROTECTED_PATTERNS,
   // What a fetch or a search sends out is its effect: under taint it must occur whole in one source.
-  argumentRoles: Object.freeze({ WebFetch: Object.freeze({ url: "egress" as const }), WebSearch: Object.freeze({ query: "egress" as const }) }),
+  // An MCP resource's URI goes to its server, which may be remote, or fetch what it names.
+  argumentRoles: Object.freeze({
+    WebFetch: Object.freeze({ url: "egress" as const }),
+    WebSearch: Object.freeze({ query: "egress" as const }),
+    ReadMcpResourceTool: Object.freeze({ uri: "egress" as const }),
+  }),
 });
 
 /** The catalogue of a host (`openclaw` when the configuration names none). */

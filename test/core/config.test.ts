@@ -152,7 +152,7 @@ describe("every setting has its documented default", () => {
     const fileEgress = { pdf: { pdf: "egress", pdfs: "egress" }, view_image: { path: "egress", paths: "egress" } };
     const gatewayEgress = { file_fetch: { gatewayUrl: "egress" }, dir_list: { gatewayUrl: "egress" }, dir_fetch: { gatewayUrl: "egress" } };
     expect(resolveConfig({}).config.toolArgumentRoles).toEqual({ web_fetch: { url: "egress" }, web_search: { query: "egress" }, x_search: { query: "egress" }, ...fileEgress, ...gatewayEgress });
-    expect(resolveConfig({ host: "claude-code" }).config.toolArgumentRoles).toEqual({ WebFetch: { url: "egress" }, WebSearch: { query: "egress" } });
+    expect(resolveConfig({ host: "claude-code" }).config.toolArgumentRoles).toEqual({ WebFetch: { url: "egress" }, WebSearch: { query: "egress" }, ReadMcpResourceTool: { uri: "egress" } });
     expect(resolveConfig({ toolArgumentRoles: { web_fetch: { url: "detail" } } }).config.toolArgumentRoles).toEqual({ web_fetch: { url: "detail" }, web_search: { query: "egress" }, x_search: { query: "egress" }, ...fileEgress, ...gatewayEgress });
   });
 

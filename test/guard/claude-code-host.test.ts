@@ -192,5 +192,9 @@ describe("host: claude-code", () => {
     expect(guard.beforeToolCall("s", { id: "p", tool: "WebFetch", params: { url: "https://docs.example/a" } }).verdict).toBe("allow");
     guard.afterToolCall("s", { id: "p", tool: "WebFetch", output: "continued at https://docs.example/b" });
     expect(guard.beforeToolCall("s", { id: "y", tool: "WebFetch", params: { url: "https://docs.example/b" } }).verdict).toBe("allow");
+    // An MCP resource's URI goes to its server: the same rule.
+    expect(guard.beforeToolCall("s", { id: "m1", tool: "ReadMcpResourceTool", params: { server: "docs", uri: "docs://notes?k=AKIA-owner-secret" } }).verdict).toBe("confirm");
+    guard.afterToolCall("s", { id: "l", tool: "ListMcpResourcesTool", params: { server: "docs" }, output: [{ uri: "docs://notes/today", name: "today" }] });
+    expect(guard.beforeToolCall("s", { id: "m2", tool: "ReadMcpResourceTool", params: { server: "docs", uri: "docs://notes/today" } }).verdict).toBe("allow");
   });
 });
