@@ -36,6 +36,9 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   "**/.openclaw/agents/*/agent/*.sqlite*": "untrusted",
   "**/.openclaw/state/*.sqlite*": "untrusted",
   "**/.openclaw/agents/*/sessions/**": "untrusted",
+  // Claude Code's team mailboxes: what other agents of a team sent this one, which its hooks
+  // already judge untrusted when Claude Code hands a message over as a prompt.
+  "**/.claude/teams/*/inboxes/**": "untrusted",
   // The long result of an MCP tool Claude Code saves under the call's id and names to the model
   // only, not to the hook: the server's text (a Bash output it names to the hook, and is labelled).
   "**/.claude/projects/*/*/tool-results/toolu_*": "untrusted",

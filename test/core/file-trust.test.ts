@@ -39,6 +39,8 @@ describe("fileTrust rules", () => {
     for (const file of ["agents/main/agent/openclaw-agent.sqlite", "agents/main/agent/openclaw-agent.sqlite-wal", "agents/main/agent/openclaw-agent.sqlite-shm", "state/openclaw.sqlite", "state/openclaw.sqlite-wal"]) {
       expect(rules.levelFor(null, `/home/u/.openclaw/${file}`)?.level).toBe("untrusted");
     }
+    // What a team's other agents sent this one, read from its mailbox.
+    expect(rules.levelFor(null, "/home/u/.claude/teams/release/inboxes/reviewer.json")?.level).toBe("untrusted");
     // A long MCP result Claude Code saved under the call's id; a Bash output's saved name is labelled instead.
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5/tool-results/toolu_01AbC.txt")?.level).toBe("untrusted");
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5/tool-results/bwulomouk.txt")).toBeNull();
