@@ -516,12 +516,13 @@ export class Guard {
           // Signed files the call changed are put back first, so that the window recordWrites
           // opens covers them, and then vouched for: a second report of the call leaves them be.
           const restored = this.restoreSignedFiles(tool, started);
-          for (const problem of this.outputTrust.recordWrites(s, minTrust(s.graph.maxTaint, trust), tool, params, new Date(this.now()), started, result.reportedBy, result.output)) {
+          const at = new Date(this.now());
+          for (const problem of this.outputTrust.recordWrites(s, minTrust(s.graph.maxTaint, trust), tool, params, at, started, result.reportedBy, result.output)) {
             this.logger.warn(`session ${sessionId}: ${problem}`);
             this.audit.record("CLAIM", { kind: "changed-files-not-labelled", sessionId, tool, detail: problem });
           }
           // Where the host saved the whole output it showed only the start of: the rest is the same output.
-          this.outputTrust.labelSavedOutputs(s, trust, tool, savedOutputFiles(result.output), new Date(this.now()), started);
+          this.outputTrust.labelSavedOutputs(s, trust, tool, savedOutputFiles(result.output), at, started);
           notice = this.signedFilesRestored(s, tool, restored);
           this.calls.innerResult(sessionId, result.parentId, trust);
           const before = s.graph.maxTaint;
