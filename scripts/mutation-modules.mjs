@@ -173,6 +173,19 @@ export const MUTATION_MODULES = {
     mutate: ["src/adapters/openclaw/runtime-context.ts", "src/adapters/openclaw/session-transcript.ts", "src/adapters/openclaw/turn-origin.ts", "src/adapters/openclaw/prompt-files.ts", "src/adapters/openclaw/host-installation.ts", "src/adapters/openclaw/inlined-content.ts", "src/adapters/openclaw/link-understanding.ts", "src/adapters/openclaw/host-config.ts"],
     tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/session-transcript.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts", "test/adapters/openclaw/prompt-files.test.ts", "test/adapters/openclaw/inlined-content.test.ts", "test/adapters/openclaw/link-understanding.test.ts", "test/adapters/openclaw/host-config.test.ts"],
   },
+  // The OpenClaw plugin's glue: which hook hands the guard what (the turn, its sender, each call
+  // and its result), the owner's commands, the held-call inbox, which sessions a key names, and
+  // the runtimes it cannot protect. A slip here is a bypass however right the guard is.
+  "openclaw-plugin": {
+    mutate: [
+      "src/adapters/openclaw/provenant-plugin.ts",
+      "src/adapters/openclaw/held-call-inbox.ts",
+      "src/adapters/openclaw/session-directory.ts",
+      "src/adapters/openclaw/runtime-gaps.ts",
+      "src/adapters/openclaw/slash-commands.ts",
+    ],
+    tests: ["test/adapters/openclaw/*.test.ts"],
+  },
   // What a Claude Code session's context holds beyond its tool calls: the hook events onto the
   // guard, the @-mentions of a prompt, what a prompt came with beside its text, the instruction
   // files and auto-memory notes Claude Code loads itself and the directories it was launched with.

@@ -30,7 +30,9 @@ export function isCatalogueReadOnly(tool: string, catalogue: HostCatalogue = hos
  * `"closed"` blocks everything; `"open"` lets a read-only tool run (an agent that cannot even
  * read is the outage the seed's fail-open avoids) and asks the owner for anything else. `code` is
  * the approval code when one could be issued; without one the host's own approval prompt (or,
- * where there is none, a block) is what asks.
+ * where there is none, a block) is what asks. `call`, the call as the owner is shown it
+ * (`heldCall(...).shown`), leads the reason where it could be read, as in every held call's: an
+ * owner asked to approve sees what would run.
  */
 export function failSafeDecision(
   failMode: FailMode,
@@ -38,17 +40,19 @@ export function failSafeDecision(
   error: unknown,
   code?: { readonly code: string; readonly expiresInSeconds: number },
   catalogue: HostCatalogue = hostCatalogue(),
+  call?: string,
 ): Decision {
   const failure = describeFailure(error);
   const shown = displayText(tool);
   const base = { tool, taint: "untrusted" as const, provenance: null };
+  const callLine = call === undefined ? "" : `Call: ${call}\n`;
   if (failMode === "closed") {
-    return { ...base, verdict: "block", rule: "fail-closed", reason: `provenant could not decide this ${shown} call (${failure}); failMode is closed, so it is blocked.` };
+    return { ...base, verdict: "block", rule: "fail-closed", reason: `${callLine}provenant could not decide this ${shown} call (${failure}); failMode is closed, so it is blocked.` };
   }
   if (isCatalogueReadOnly(tool, catalogue)) {
     return { ...base, verdict: "allow", rule: "fail-open", reason: `provenant could not decide this ${shown} call (${failure}); it only reads, so it runs (failMode open).` };
   }
-  const ask = `provenant could not decide this ${shown} call (${failure}); it has side effects, so the owner must approve it (failMode open).`;
+  const ask = `${callLine}provenant could not decide this ${shown} call (${failure}); it has side effects, so the owner must approve it (failMode open).`;
   if (code === undefined) return { ...base, verdict: "confirm", rule: "fail-open", reason: ask };
   return {
     ...base,

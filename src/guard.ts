@@ -1292,20 +1292,22 @@ export class Guard {
     const tool = call.tool;
     const now = this.now();
     let code: { code: string; expiresInSeconds: number } | undefined;
+    let shown: string | undefined;
     try {
       const turnId = this.sessions.get(sessionId)?.turnId ?? `${sessionId}#0`;
       const held = heldCall(tool, call.params);
+      shown = held.shown;
       if (this.config.failMode === "open" && this.approvals.takeApproval(sessionId, held, turnId, now)) {
         return { tool, verdict: "allow", taint: "untrusted", rule: "approved", reason: `the owner approved ${displayText(tool)}`, provenance: null };
       }
-      const decision = failSafeDecision(this.config.failMode, tool, error, undefined, this.catalogue);
+      const decision = failSafeDecision(this.config.failMode, tool, error, undefined, this.catalogue, shown);
       if (decision.verdict !== "confirm") return decision;
       const issued = this.approvals.issue(sessionId, held, now);
       code = { code: issued.code, expiresInSeconds: Math.max(0, Math.round((issued.expiresAt - now) / 1000)) };
     } catch (codeError) {
       this.logger.error(`session ${sessionId}: no approval code could be issued for a failed decision`, codeError);
     }
-    return failSafeDecision(this.config.failMode, tool, error, code, this.catalogue);
+    return failSafeDecision(this.config.failMode, tool, error, code, this.catalogue, shown);
   }
 
   /**

@@ -26,6 +26,9 @@ describe("failSafeDecision: the reason the owner and the model read", () => {
     const d = failSafeDecision("closed", "web_fetch", new Error("state store exploded"));
     expect(d).toMatchObject({ verdict: "block", rule: "fail-closed", taint: "untrusted" });
     expect(d.reason).toBe("provenant could not decide this web_fetch call (Error: state store exploded); failMode is closed, so it is blocked.");
+    // Given the call as the owner is shown it, the reason leads with it, as a held call's does.
+    const named = failSafeDecision("closed", "exec", new Error("boom"), undefined, undefined, 'exec {"command":"ls"}');
+    expect(named.reason).toBe('Call: exec {"command":"ls"}\nprovenant could not decide this exec call (Error: boom); failMode is closed, so it is blocked.');
   });
 
   it("rule: failMode open lets a read-only tool run and says so", () => {
@@ -44,7 +47,7 @@ describe("failSafeDecision: the reason the owner and the model read", () => {
     );
   });
 
-  it("rule: through the guard, a failed decision's reason carries the code the guard issued", () => {
+  it("rule: through the guard, a failed decision's reason names the exact call and carries the code the guard issued", () => {
     const brokenGate: ToolGate = {
       name: "broken",
       check: () => {
@@ -56,7 +59,12 @@ describe("failSafeDecision: the reason the owner and the model read", () => {
     const d = guard.beforeToolCall("s", { tool: "exec", params: { command: "ls" } });
     const code = d.code ?? "";
     expect(code).toMatch(/^[0-9a-f]{8}$/);
-    expect(d.reason.split("\n").slice(1)).toEqual([expect.stringMatching(new RegExp(`^Approval code: ${code} \\(expires in \\d+s\\)$`)), `Approve:  .approve exec ${code} [minutes]`]);
+    expect(d.reason.split("\n")).toEqual([
+      'Call: exec {"command":"ls"}',
+      "provenant could not decide this exec call (Error: state store exploded); it has side effects, so the owner must approve it (failMode open).",
+      expect.stringMatching(new RegExp(`^Approval code: ${code} \\(expires in \\d+s\\)$`)),
+      `Approve:  .approve exec ${code} [minutes]`,
+    ]);
     guard.close();
   });
 });

@@ -5,6 +5,7 @@ import { Guard } from "../../guard.js";
 import type { Decision } from "../../core/decision.js";
 import { parseOwnerCommand } from "../../core/owner-commands.js";
 import { failSafeDecision } from "../../guard-fail-safe.js";
+import { heldCall } from "../../core/call-text.js";
 import { PLUGIN_ID } from "./host-config.js";
 import { HeldCallInbox } from "./held-call-inbox.js";
 import { inlinedContent } from "./inlined-content.js";
@@ -314,8 +315,15 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       } catch {
         // The failure may be the session directory's own: the turn is not known.
       }
-      return toolCallResult(failSafeDecision(config.failMode, event.toolName, error), {
-        approvalSurface: hostCanAsk(ctx.requester, turn),
+      let shown: string | undefined;
+      try {
+        shown = heldCall(event.toolName, event.params).shown;
+      } catch {
+        // Arguments that cannot be written out: OpenClaw's prompt could not show the owner what
+        // they would approve, so none is offered.
+      }
+      return toolCallResult(failSafeDecision(config.failMode, event.toolName, error, undefined, undefined, shown), {
+        approvalSurface: shown !== undefined && hostCanAsk(ctx.requester, turn),
         slashCommands: channel !== undefined,
         pluginId,
         approvalWaitMs: config.approvalTtlSeconds * 1000,

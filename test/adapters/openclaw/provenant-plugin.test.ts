@@ -290,6 +290,36 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.callTool(s, "exec", { command: "x" })).toBeUndefined();
   });
 
+  it("fails safe when its own mapping fails (here the guard cannot open its workspace): never a side effect unasked", () => {
+    const dir = mkdtempSync(join(tmpdir(), "provenant-openclaw-broken-"));
+    const notADirectory = join(dir, "workspace");
+    writeFileSync(notADirectory, "a file where the workspace should be");
+    try {
+      const open = openclaw({ workspaceDir: notADirectory });
+      const s = fresh("broken");
+      // failMode open (the default): a read runs, a side effect is held (asked in the chat where the host can ask).
+      expect(open.callTool(s, "read", { path: "notes.md" })).toBeUndefined();
+      const held = open.callTool(s, "exec", { command: "ls" });
+      expect(held?.block).toBe(true);
+      expect(held?.blockReason).toContain('Call: exec {"command":"ls"}\nprovenant could not decide this exec call');
+      expect(held?.blockReason).toContain("the owner must approve it (failMode open)");
+      const asked = open.callTool(s, "exec", { command: "ls" }, { senderIsOwner: true, channel: "telegram", accountId: "default", to: "42" });
+      // OpenClaw's prompt shows the exact call, as for any held call.
+      expect(asked?.requireApproval?.description).toMatch(/^Call: exec \{"command":"ls"\}\n/);
+      // Arguments that cannot be written out (a BigInt) cannot be shown: no prompt, the call is held.
+      const unshowable = open.callTool(s, "exec", { command: "ls", n: 1n }, { senderIsOwner: true, channel: "telegram", accountId: "default", to: "42" });
+      expect(unshowable?.requireApproval).toBeUndefined();
+      expect(unshowable?.block).toBe(true);
+      expect(open.logs.some((line) => line.startsWith("error [provenant] before_tool_call mapping failed for exec; failing open"))).toBe(true);
+      // failMode closed: both are blocked.
+      const closed = openclaw({ workspaceDir: notADirectory, failMode: "closed" });
+      expect(closed.callTool(s, "read", { path: "notes.md" })?.blockReason).toContain("failMode is closed, so it is blocked");
+      expect(closed.callTool(s, "exec", { command: "ls" })?.blockReason).toMatch(/^Call: exec \{"command":"ls"\}\nprovenant could not decide this exec call \(Error: ENOTDIR[^)]*\); failMode is closed/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("taints an owner's turn with what the host's runtime context carries from others, even before the turn has begun", () => {
     const o = openclaw();
     const MARK = " \u27e6openclaw:ctx\u27e7";
