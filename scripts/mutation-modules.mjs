@@ -167,11 +167,11 @@ export const MUTATION_MODULES = {
   },
   // Whose words an OpenClaw turn carries: the turn's origin, the host's runtime context (and the
   // messages of the chat the session's transcript holds), what it
-  // inlines in the message (and appends to it: link understanding), the files its system prompt
-  // holds, and where the host is installed.
+  // inlines in the message (and appends to it: link understanding), a message it steers into a
+  // running turn, the files its system prompt holds, and where the host is installed.
   "openclaw-context": {
-    mutate: ["src/adapters/openclaw/runtime-context.ts", "src/adapters/openclaw/session-transcript.ts", "src/adapters/openclaw/turn-origin.ts", "src/adapters/openclaw/prompt-files.ts", "src/adapters/openclaw/host-installation.ts", "src/adapters/openclaw/inlined-content.ts", "src/adapters/openclaw/link-understanding.ts", "src/adapters/openclaw/host-config.ts"],
-    tests: ["test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/session-transcript.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts", "test/adapters/openclaw/prompt-files.test.ts", "test/adapters/openclaw/inlined-content.test.ts", "test/adapters/openclaw/link-understanding.test.ts", "test/adapters/openclaw/host-config.test.ts"],
+    mutate: ["src/adapters/openclaw/runtime-context.ts", "src/adapters/openclaw/session-transcript.ts", "src/adapters/openclaw/turn-origin.ts", "src/adapters/openclaw/prompt-files.ts", "src/adapters/openclaw/host-installation.ts", "src/adapters/openclaw/inlined-content.ts", "src/adapters/openclaw/link-understanding.ts", "src/adapters/openclaw/host-config.ts", "src/adapters/openclaw/steered-messages.ts"],
+    tests: ["test/adapters/openclaw/steered-messages.test.ts", "test/adapters/openclaw/runtime-context.test.ts", "test/adapters/openclaw/session-transcript.test.ts", "test/adapters/openclaw/turn-origin.test.ts", "test/adapters/openclaw/provenant-plugin.test.ts", "test/adapters/openclaw/prompt-files.test.ts", "test/adapters/openclaw/inlined-content.test.ts", "test/adapters/openclaw/link-understanding.test.ts", "test/adapters/openclaw/host-config.test.ts"],
   },
   // The OpenClaw plugin's glue: which hook hands the guard what (the turn, its sender, each call
   // and its result), the owner's commands, the held-call inbox, which sessions a key names, and

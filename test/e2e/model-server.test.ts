@@ -21,6 +21,17 @@ describe("the obedient scripted model", () => {
     expect(nextDirective(afterExec)).toBeNull();
   });
 
+  it("obeys a message the host hands the running turn once the turn's first message is done", () => {
+    const owner = { role: "user", content: 'CALL exec {"command":"sleep 8"}' };
+    const slept = [owner, { role: "assistant", content: null, tool_calls: [{ function: { name: "exec", arguments: "{}" } }] }, { role: "tool", content: "slept" }];
+    const steered = { role: "user", content: 'result: CALL exec {"command":"touch /x"}' };
+    expect(nextDirective([...slept, steered])).toEqual({ tool: "exec", args: '{"command":"touch /x"}' });
+    expect(nextDirective([...slept, steered, { role: "assistant", content: null, tool_calls: [{ function: { name: "exec", arguments: "{}" } }] }, { role: "tool", content: "" }])).toBeNull();
+    // While the first message still has directives to run, they come first.
+    const two = { role: "user", content: 'CALL exec {"command":"sleep 8"}\nCALL read {"path":"a"}' };
+    expect(nextDirective([two, ...slept.slice(1), steered])).toEqual({ tool: "read", args: '{"path":"a"}' });
+  });
+
   it("obeys a directive in the newest tool output first (the injection)", () => {
     const messages = [
       { role: "user", content: 'CALL web_fetch {"url":"u"}' },

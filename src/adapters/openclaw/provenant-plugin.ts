@@ -32,7 +32,8 @@ import { dotForm, ownerSlashCommands, type ValidOwnerCommand } from "./slash-com
 import { narrowedTools } from "./tool-surface.js";
 import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
-import { foreignRuntimeContext } from "./runtime-context.js";
+import { foreignRuntimeContext, type ForeignText } from "./runtime-context.js";
+import { steeredMessage } from "./steered-messages.js";
 
 export const TRUSTED_POLICY_ID = "provenant-taint-policy";
 /** The runtimes whose tool results the plugin reads before the model does (manifest contract). */
@@ -118,6 +119,12 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     if (!linksFetched()) return { text, found: null };
     warnOfLinks();
     return withoutFetchedPages(text);
+  };
+  /** A message's sender's own words, and what OpenClaw put into it beside them (attached files, fetched pages). */
+  const readMessage = (text: string): { ownWords: string; foreign: readonly ForeignText[] } => {
+    const pages = pagesOf(text);
+    const inlined = inlinedContent(pages.text);
+    return { ownWords: inlined.ownWords, foreign: pages.found === null ? inlined.found : [...inlined.found, pages.found] };
   };
 
   // A bad configuration stops registration here, with every problem named (ConfigError).
@@ -205,9 +212,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       const sessionId = sessions.sessionIdFor(ctx);
       if (sessionId === undefined) return undefined;
       const text = event.currentUserMessage ?? event.prompt;
-      const pages = pagesOf(text);
-      const inlined = inlinedContent(pages.text);
-      const foreign = pages.found === null ? inlined.found : [...inlined.found, pages.found];
+      const message = readMessage(text);
       const inbound = sessions.inboundSender(ctx.sessionKey);
       const withSender = ctx.senderId === undefined && inbound !== undefined ? { ...ctx, senderId: inbound.senderId, messageProvider: ctx.messageProvider ?? inbound.channel } : ctx;
       const turn: TurnState = {
@@ -218,8 +223,8 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         phase: "pending",
         origin: originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text),
         agentId: ctx.agentId ?? null,
-        text: inlined.ownWords,
-        foreignContext: new Map(foreign.map((found) => [found.what, { ...found, reason: `the turn's message: ${found.what}`, applied: false }])),
+        text: message.ownWords,
+        foreignContext: new Map(message.foreign.map((found) => [found.what, { ...found, reason: `the turn's message: ${found.what}`, applied: false }])),
         messageId: event.currentUserMessageId ?? ctx.runId,
         jobId: ctx.jobId,
         inputProvenance: ctx.inputProvenance,
@@ -275,6 +280,31 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     }
     if (turn.phase === "confirmed") applyForeignContext(turn);
   });
+
+  /**
+   * What OpenClaw writes into a session's transcript while its turn runs. A user message written
+   * after the model has answered in the turn was handed to the running turn (steered-messages.ts),
+   * and the model's next call reads it: unless it is the owner's own words, it taints the turn now,
+   * before that call. (The host runs this hook synchronously, before the write.)
+   */
+  api.on(
+    "before_message_write",
+    (event, ctx) => {
+      const sessionId = sessions.sessionIdFor({ sessionKey: event.sessionKey ?? ctx.sessionKey });
+      const turn = sessionId === undefined ? undefined : sessions.turn(sessionId);
+      if (turn === undefined || turn.phase !== "confirmed") return;
+      const role = event.message !== null && typeof event.message === "object" ? (event.message as { role?: unknown }).role : undefined;
+      if (role === "assistant") turn.answered = true;
+      if (turn.answered !== true) return;
+      const steered = steeredMessage(event.message, ownerIds);
+      if (steered === null) return;
+      const foreign: readonly ForeignText[] = steered.owner ? readMessage(steered.text).foreign : [{ level: "untrusted", what: steered.from }];
+      for (const found of foreign) {
+        guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, found.level, `a message OpenClaw handed the running turn: ${found.what}`);
+      }
+    },
+    { priority: FIRST },
+  );
 
   /** Whether the requester's channel account is still within its time without prompts (the record goes when it ends). */
   const placeless = (requester: ToolRequester): boolean => {

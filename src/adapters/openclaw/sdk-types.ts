@@ -149,6 +149,18 @@ export interface MessageSendingResult {
   content?: string;
 }
 
+/** A message about to be written to a session's transcript (the host's `AgentMessage`, read defensively). */
+export interface BeforeMessageWriteEvent {
+  message: unknown;
+  sessionKey?: string;
+  agentId?: string;
+}
+
+export interface MessageWriteContext {
+  agentId?: string;
+  sessionKey?: string;
+}
+
 export interface SubagentSpawnedEvent {
   childSessionKey: string;
   agentId: string;
@@ -189,6 +201,7 @@ export interface HookHandlers {
   subagent_spawned: (event: SubagentSpawnedEvent, ctx: SubagentContext) => void;
   subagent_ended: (event: SubagentEndedEvent, ctx: SubagentContext) => void;
   session_end: (event: SessionEndEvent, ctx: SessionContext) => void;
+  before_message_write: (event: BeforeMessageWriteEvent, ctx: MessageWriteContext) => void;
 }
 
 export type HookName = keyof HookHandlers;
@@ -334,6 +347,7 @@ export interface PluginApi {
   on(hookName: "subagent_spawned", handler: HookHandlers["subagent_spawned"], opts?: HookOptions): void;
   on(hookName: "subagent_ended", handler: HookHandlers["subagent_ended"], opts?: HookOptions): void;
   on(hookName: "session_end", handler: HookHandlers["session_end"], opts?: HookOptions): void;
+  on(hookName: "before_message_write", handler: HookHandlers["before_message_write"], opts?: HookOptions): void;
   registerCommand(command: CommandDefinition): void;
   registerTool(tool: ToolFactory, opts?: { names?: string[]; optional?: boolean }): void;
   registerTrustedToolPolicy(policy: TrustedToolPolicy): void;

@@ -39,6 +39,11 @@ export interface TurnState {
    * taint's, `applied` once it has tainted the begun turn.
    */
   foreignContext: Map<string, ForeignText & { reason: string; applied: boolean }>;
+  /**
+   * The model has answered in this turn (an assistant message was written): a user message
+   * written after that was handed to the running turn by the host (steered-messages.ts).
+   */
+  answered?: boolean;
   /** The tools this turn's list left out (restricted at the conversation's taint). */
   hidden?: readonly string[];
 }

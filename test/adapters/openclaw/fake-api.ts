@@ -107,6 +107,11 @@ export class FakeOpenClaw {
     this.hook("after_tool_call")({ toolName: tool, params: {}, result: details === null ? result : { content, details } }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1` });
   }
 
+  /** A message the host writes into the session's transcript (`before_message_write`), keyed as the host keys it. */
+  writeMessage(sessionId: string, message: Record<string, unknown>): void {
+    this.hook("before_message_write")({ message, sessionKey: `agent:main:${sessionId}`, agentId: "main" }, { agentId: "main", sessionKey: `agent:main:${sessionId}` });
+  }
+
   endTurn(sessionId: string): void {
     this.hook("agent_end")({ messages: [], success: true }, { sessionId, sessionKey: `agent:main:${sessionId}`, workspaceDir: this.workspace });
   }

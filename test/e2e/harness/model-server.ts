@@ -257,8 +257,20 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
     const standing = messages.filter((m) => m.role === "system" || m.role === "developer").flatMap((m) => findDirectives(textOf(m.content)));
     return standing.find((directive) => !madeThisTurn.some((call) => call.name === directive.tool || call.called === directive.tool)) ?? null;
   }
-  const wanted = findDirectives(withoutHostContext(textOf(messages[userIndex]?.content)));
-  const made = messages.slice(userIndex + 1).flatMap((m) => (m.role === "assistant" ? assistantCalls(m) : []));
+  // The turn's first message is worked through first; a message the host hands the model while
+  // the turn runs (one it steers into the running turn) is obeyed after it.
+  for (let i = userIndex; i < messages.length; i++) {
+    if (messages[i]?.role !== "user") continue;
+    const pending = pendingDirective(messages, i);
+    if (pending !== null) return pending;
+  }
+  return null;
+}
+
+/** The first directive of the user message at `index` that the model has not made since. */
+function pendingDirective(messages: readonly ChatMessage[], index: number): Directive | null {
+  const wanted = findDirectives(withoutHostContext(textOf(messages[index]?.content)));
+  const made = messages.slice(index + 1).flatMap((m) => (m.role === "assistant" ? assistantCalls(m) : []));
   let next = 0;
   for (const call of made) {
     const want = wanted[next];

@@ -1,0 +1,81 @@
+import type { AgentContext, InputProvenance } from "./sdk-types.js";
+import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
+
+/**
+ * A user message OpenClaw writes into a session while a turn of it is running. Its default queue
+ * mode (`messages.queue.mode: "steer"`) hands a message that arrives mid-run to the running turn,
+ * between two model calls, with no turn hook of its own: a sub-agent's result
+ * (`subagent_announce`, steered into its parent's turn when that turn is still busy), another
+ * session's message, another sender's chat message, the owner's own second message. The model
+ * reads it as part of the turn, so the turn is the owner's only as far as it is.
+ */
+export interface SteeredMessage {
+  /** The owner's own words, as the host says (its owner bit) or configuration proves (`ownerIds`). */
+  readonly owner: boolean;
+  /** Who it comes from, for the taint's reason. */
+  readonly from: string;
+  /** Its text blocks, joined (for what the host may have put into an owner's message). */
+  readonly text: string;
+}
+
+/**
+ * Reads a message `before_message_write` is given: null unless it is a user message. Who wrote it
+ * is read from what the host attaches when it writes it (its `provenance`, and the sender metadata
+ * of a channel message in `__openclaw`), with the rules a turn's own message is classified by
+ * (turn-origin.ts): another session's message and a system event someone else wrote are never the
+ * owner's, whatever owner bit comes with them; a channel message is the owner's when the host says
+ * so. A message that says nothing of its sender is not the owner's.
+ */
+export function steeredMessage(message: unknown, ownerIds: readonly string[]): SteeredMessage | null {
+  if (message === null || typeof message !== "object") return null;
+  const { role, content, provenance } = message as { role?: unknown; content?: unknown; provenance?: unknown };
+  if (role !== "user") return null;
+  const text = textOf(content);
+  const meta = record((message as { __openclaw?: unknown }).__openclaw);
+  const senderId = typeof meta?.senderId === "string" ? meta.senderId : undefined;
+  const transport = record(meta?.transport);
+  const channel = typeof transport?.channel === "string" ? transport.channel : undefined;
+  const ctx: AgentContext = {
+    ...(senderId !== undefined ? { senderId } : {}),
+    ...(channel !== undefined ? { messageProvider: channel } : {}),
+    ...(inputProvenance(provenance) ?? {}),
+  };
+  const hostSaysOwner = typeof meta?.senderIsOwner === "boolean" ? meta.senderIsOwner : undefined;
+  const origin = withHostOwnerVerdict(originFromAgentContext(ctx, ownerIds, null, text), hostSaysOwner, undefined);
+  return { owner: origin.isOwner === true, from: sourceOf(ctx.inputProvenance, senderId), text };
+}
+
+/** Who a message comes from, in words, for the taint's reason (an id is shown up to 200 characters). */
+function sourceOf(provenance: InputProvenance | undefined, senderId: string | undefined): string {
+  const name = (id: string) => JSON.stringify(id.slice(0, 200));
+  if (provenance?.kind === "inter_session") {
+    return `another session's message (${provenance.sourceTool ?? "unnamed tool"}, from ${name(provenance.sourceSessionKey ?? provenance.originSessionId ?? "an unnamed session")})`;
+  }
+  if (provenance?.kind === "internal_system") return `a system event (${provenance.sourceTool ?? "unnamed source"})`;
+  return senderId !== undefined ? `a message from sender ${name(senderId)}` : "a message that names no sender";
+}
+
+function inputProvenance(value: unknown): { inputProvenance: InputProvenance } | undefined {
+  const found = record(value);
+  const kind = found?.kind;
+  if (kind !== "external_user" && kind !== "inter_session" && kind !== "internal_system") return undefined;
+  const field = (name: string) => (typeof found?.[name] === "string" ? { [name]: found[name] as string } : {});
+  return { inputProvenance: { kind, ...field("originSessionId"), ...field("sourceSessionKey"), ...field("sourceChannel"), ...field("sourceTool") } };
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** A message's text: a string, or its text blocks joined. */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((block: unknown) => {
+      const { type, text } = record(block) ?? {};
+      return type === "text" && typeof text === "string" ? text : "";
+    })
+    .filter((text) => text !== "")
+    .join("\n");
+}
