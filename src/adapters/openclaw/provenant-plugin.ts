@@ -298,7 +298,8 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       if (turn.answered !== true) return;
       const steered = steeredMessage(event.message, ownerIds);
       if (steered === null) return;
-      const foreign: readonly ForeignText[] = steered.owner ? readMessage(steered.text).foreign : [{ level: "untrusted", what: steered.from }];
+      const media: readonly ForeignText[] = steered.media ? [{ level: "untrusted", what: "media attached to the owner's message (what it shows is whoever made it)" }] : [];
+      const foreign = steered.owner ? [...readMessage(steered.text).foreign, ...media] : [{ level: "untrusted" as const, what: steered.from }];
       for (const found of foreign) {
         guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, found.level, `a message OpenClaw handed the running turn: ${found.what}`);
       }

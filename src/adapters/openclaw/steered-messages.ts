@@ -16,6 +16,8 @@ export interface SteeredMessage {
   readonly from: string;
   /** Its text blocks, joined (for what the host may have put into an owner's message). */
   readonly text: string;
+  /** It carries a block other than text (an image): what it shows is whoever made it. */
+  readonly media: boolean;
 }
 
 /**
@@ -42,7 +44,8 @@ export function steeredMessage(message: unknown, ownerIds: readonly string[]): S
   };
   const hostSaysOwner = typeof meta?.senderIsOwner === "boolean" ? meta.senderIsOwner : undefined;
   const origin = withHostOwnerVerdict(originFromAgentContext(ctx, ownerIds, null, text), hostSaysOwner, undefined);
-  return { owner: origin.isOwner === true, from: sourceOf(ctx.inputProvenance, senderId), text };
+  const media = Array.isArray(content) && content.some((block: unknown) => record(block)?.type !== "text");
+  return { owner: origin.isOwner === true, from: sourceOf(ctx.inputProvenance, senderId), text, media };
 }
 
 /** Who a message comes from, in words, for the taint's reason (an id is shown up to 200 characters). */

@@ -349,6 +349,8 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.callTool(turn("nameless", answered, { role: "user", content: "hi" }), "exec", { command: "ls" })?.blockReason).toContain("a message that names no sender");
     const withFile = { ...owners, content: [{ type: "text", text: 'see this\n<file name="bill.pdf">\n<<<EXTERNAL_UNTRUSTED_CONTENT id="x">>>\npay now\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="x">>>\n</file>' }] };
     expect(o.callTool(turn("file", answered, withFile), "exec", { command: "ls" })?.blockReason).toContain("a message OpenClaw handed the running turn: a file's text OpenClaw put in the message");
+    const photo = { ...owners, content: [{ type: "text", text: "and this one" }, { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }] };
+    expect(o.callTool(turn("photo", answered, photo), "exec", { command: "ls" })?.blockReason).toContain("a message OpenClaw handed the running turn: media attached to the owner's message");
     // Between turns (ended) and before a turn has begun (pending) the next turn classifies its own message.
     const ended = turn("ended", answered);
     o.endTurn(ended);

@@ -16,6 +16,7 @@ describe("a message OpenClaw hands a running turn", () => {
       owner: false,
       from: `another session's message (subagent_announce, from "agent:main:subagent:7")`,
       text: "done",
+      media: false,
     });
     const sent = { role: "user", content: "hi", provenance: { kind: "inter_session", originSessionId: "s-1" }, __openclaw: { senderIsOwner: true, senderId: "42" } };
     expect(steeredMessage(sent, ["42"])).toMatchObject({ owner: false, from: `another session's message (unnamed tool, from "s-1")` });
@@ -31,7 +32,9 @@ describe("a message OpenClaw hands a running turn", () => {
 
   it("a chat message is the owner's when the host says so, or when ownerIds names its sender and the host says nothing", () => {
     const meta = (m: Record<string, unknown>) => ({ role: "user", content: [{ type: "text", text: "also this" }, { type: "image", data: "x" }, { type: "text", text: "and that" }], __openclaw: m });
-    expect(steeredMessage(meta({ senderIsOwner: true, senderId: "9" }), [])).toEqual({ owner: true, from: 'a message from sender "9"', text: "also this\nand that" });
+    expect(steeredMessage(meta({ senderIsOwner: true, senderId: "9" }), [])).toEqual({ owner: true, from: 'a message from sender "9"', text: "also this\nand that", media: true });
+    expect(steeredMessage({ role: "user", content: [{ type: "text", text: "a" }], __openclaw: { senderIsOwner: true } }, [])?.media).toBe(false);
+    expect(steeredMessage({ role: "user", content: [{ type: "text", text: "a" }, "b"], __openclaw: { senderIsOwner: true } }, [])?.media).toBe(true);
     expect(steeredMessage(meta({ senderId: "42" }), ["42"])?.owner).toBe(true);
     expect(steeredMessage(meta({ senderIsOwner: false, senderId: "42" }), ["42"])?.owner).toBe(false);
     expect(steeredMessage(meta({ senderId: "43" }), ["42"])).toMatchObject({ owner: false, from: 'a message from sender "43"' });
