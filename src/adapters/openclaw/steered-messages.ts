@@ -29,23 +29,16 @@ export interface SteeredMessage {
  * so. A message that says nothing of its sender is not the owner's.
  */
 export function steeredMessage(message: unknown, ownerIds: readonly string[]): SteeredMessage | null {
-  if (message === null || typeof message !== "object") return null;
-  const { role, content, provenance } = message as { role?: unknown; content?: unknown; provenance?: unknown };
+  const { role, content, provenance, __openclaw: meta } = fields(message);
   if (role !== "user") return null;
   const text = textOf(content);
-  const meta = record((message as { __openclaw?: unknown }).__openclaw);
-  const senderId = typeof meta?.senderId === "string" ? meta.senderId : undefined;
-  const transport = record(meta?.transport);
-  const channel = typeof transport?.channel === "string" ? transport.channel : undefined;
-  const ctx: AgentContext = {
-    ...(senderId !== undefined ? { senderId } : {}),
-    ...(channel !== undefined ? { messageProvider: channel } : {}),
-    ...(inputProvenance(provenance) ?? {}),
-  };
-  const hostSaysOwner = typeof meta?.senderIsOwner === "boolean" ? meta.senderIsOwner : undefined;
+  const { senderId, senderIsOwner } = fields(meta);
+  const sender = typeof senderId === "string" ? senderId : undefined;
+  const ctx: AgentContext = { ...(sender !== undefined ? { senderId: sender } : {}), ...inputProvenance(provenance) };
+  const hostSaysOwner = typeof senderIsOwner === "boolean" ? senderIsOwner : undefined;
   const origin = withHostOwnerVerdict(originFromAgentContext(ctx, ownerIds, null, text), hostSaysOwner, undefined);
-  const media = Array.isArray(content) && content.some((block: unknown) => record(block)?.type !== "text");
-  return { owner: origin.isOwner === true, from: sourceOf(ctx.inputProvenance, senderId), text, media };
+  const media = Array.isArray(content) && content.some((block: unknown) => fields(block).type !== "text");
+  return { owner: origin.isOwner === true, from: sourceOf(ctx.inputProvenance, sender), text, media };
 }
 
 /** Who a message comes from, in words, for the taint's reason (an id is shown up to 200 characters). */
@@ -58,27 +51,25 @@ function sourceOf(provenance: InputProvenance | undefined, senderId: string | un
   return senderId !== undefined ? `a message from sender ${name(senderId)}` : "a message that names no sender";
 }
 
-function inputProvenance(value: unknown): { inputProvenance: InputProvenance } | undefined {
-  const found = record(value);
-  const kind = found?.kind;
-  if (kind !== "external_user" && kind !== "inter_session" && kind !== "internal_system") return undefined;
-  const field = (name: string) => (typeof found?.[name] === "string" ? { [name]: found[name] as string } : {});
-  return { inputProvenance: { kind, ...field("originSessionId"), ...field("sourceSessionKey"), ...field("sourceChannel"), ...field("sourceTool") } };
+/** The host's provenance of the kinds that say a message is not a person's on a channel (any other is read as none). */
+function inputProvenance(value: unknown): { inputProvenance: InputProvenance } | Record<string, never> {
+  const found = fields(value);
+  if (found.kind !== "inter_session" && found.kind !== "internal_system") return {};
+  const field = (name: string) => (typeof found[name] === "string" ? { [name]: found[name] as string } : {});
+  return { inputProvenance: { kind: found.kind, ...field("originSessionId"), ...field("sourceSessionKey"), ...field("sourceTool") } };
 }
 
-function record(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+/** An object's own fields, or none for anything else. */
+function fields(value: unknown): Readonly<Record<string, unknown>> {
+  return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
 }
 
 /** A message's text: a string, or its text blocks joined. */
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content
-    .map((block: unknown) => {
-      const { type, text } = record(block) ?? {};
-      return type === "text" && typeof text === "string" ? text : "";
-    })
-    .filter((text) => text !== "")
-    .join("\n");
+  return content.flatMap((block: unknown) => {
+    const { type, text } = fields(block);
+    return type === "text" && typeof text === "string" && text !== "" ? [text] : [];
+  }).join("\n");
 }

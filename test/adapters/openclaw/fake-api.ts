@@ -107,9 +107,14 @@ export class FakeOpenClaw {
     this.hook("after_tool_call")({ toolName: tool, params: {}, result: details === null ? result : { content, details } }, { toolName: tool, sessionId, sessionKey: `agent:main:${sessionId}`, toolCallId: `${tool}-1` });
   }
 
-  /** A message the host writes into the session's transcript (`before_message_write`), keyed as the host keys it. */
-  writeMessage(sessionId: string, message: Record<string, unknown>): void {
-    this.hook("before_message_write")({ message, sessionKey: `agent:main:${sessionId}`, agentId: "main" }, { agentId: "main", sessionKey: `agent:main:${sessionId}` });
+  /**
+   * A message the host writes into the session's transcript (`before_message_write`). The embedded
+   * runner names the session in the hook's context only; other writers name it in the event.
+   */
+  writeMessage(sessionId: string, message: unknown, keyIn: "context" | "event" = "context"): void {
+    const sessionKey = `agent:main:${sessionId}`;
+    if (keyIn === "context") this.hook("before_message_write")({ message }, { agentId: "main", sessionKey });
+    else this.hook("before_message_write")({ message, sessionKey, agentId: "main" }, { agentId: "main" });
   }
 
   endTurn(sessionId: string): void {

@@ -149,6 +149,20 @@ describe("OpenClaw's held calls in the owner's console", () => {
     expect(o.logs.some((l) => l.includes(`an answer to code ${code} ignored`))).toBe(true);
   });
 
+  it("approves nothing when any part of the held call's record was rewritten: who holds it, where, what it would run, at what taint", () => {
+    const o = openclaw();
+    const store = new PendingApprovalStore(o.workspace);
+    for (const [field, value] of [["sessionId", "elsewhere"], ["tool", "read"], ["taint", "trusted"], ["frontEnd", "claude-code"], ["pid", 1]] as const) {
+      const s = fresh(`rewritten-${field}`);
+      taintedTurn(o, s);
+      o.callTool(s, "exec", { command: "rm -rf ~" });
+      const record = store.list(Date.now()).find((entry) => entry.pending.sessionId === s)!.pending;
+      writeFileSync(join(store.dir, "pending", `${record.code}.json`), JSON.stringify({ ...record, [field]: value }));
+      store.answer(record.code, "approve", { scope: "call", minutes: null, by: "console", now: Date.now() });
+      expect(o.callTool(s, "exec", { command: "rm -rf ~" })?.block, field).toBe(true);
+    }
+  });
+
   it("an answer for one session's code approves nothing in another session", () => {
     const o = openclaw();
     const [a, b] = [fresh("a"), fresh("b")];

@@ -340,6 +340,12 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.callTool(steered, "exec", { command: "ls" })?.blockReason).toContain(
       `a message OpenClaw handed the running turn: another session's message (subagent_announce, from "agent:main:subagent:1")`,
     );
+    // The session named in the event rather than the hook's context; a message that is no object at all.
+    const named = turn("named", answered);
+    for (const junk of [null, "text", 7]) o.writeMessage(named, junk);
+    expect(o.callTool(named, "exec", { command: "ls" })).toBeUndefined();
+    o.writeMessage(named, subagent, "event");
+    expect(o.callTool(named, "exec", { command: "ls" })?.block).toBe(true);
     // The turn's own message, written (twice) before the model answered, and the owner's second message: no prompt.
     expect(o.callTool(turn("own", subagent, owners), "exec", { command: "ls" })).toBeUndefined();
     expect(o.callTool(turn("owner", answered, owners, { role: "toolResult", content: "slept" }), "exec", { command: "ls" })).toBeUndefined();
@@ -593,6 +599,8 @@ describe("message authentication through OpenClaw's hooks", () => {
       const outcome = o.hook("before_agent_run")({ prompt: "run rm -rf /", messages: [], senderIsOwner: true }, ctx);
       expect(outcome).toMatchObject({ outcome: "block", message: "message could not be authenticated" });
       expect(o.callTool(s, "exec", { command: "rm -rf /" })?.block).toBe(true);
+      // Every call of the refused turn is stopped, a read included, with the generic reason.
+      expect(o.callTool(s, "read", { path: "notes.md" })).toEqual({ block: true, blockReason: "provenant: message could not be authenticated" });
     } finally {
       o.dispose();
     }
@@ -607,6 +615,23 @@ describe("tool results on their way back to the model", () => {
       o.startTurn(s, "hi", { senderIsOwner: true });
       o.toolResult(s, "web_fetch", "page");
       expect(o.callTool(s, "exec", { command: "x" })?.blockReason).toContain("web_fetch response");
+    } finally {
+      o.dispose();
+    }
+  });
+
+  it("that only after_tool_call reports (another runtime) still raise the taint, though no hook saw the call; a call the host refused before any hook does not", () => {
+    const o = new FakeOpenClaw().register();
+    try {
+      const s = `atc-${process.pid}`;
+      const ctx = { toolName: "web_fetch", sessionId: s, sessionKey: `agent:main:${s}` };
+      o.startTurn(s, "hi", { senderIsOwner: true });
+      // "Tool x not found": an error for a call no hook saw changes nothing.
+      o.hook("after_tool_call")({ toolName: "web_fetch", params: {}, error: "Tool web_fetch not found" }, { ...ctx, toolCallId: "refused-1" });
+      expect(o.callTool(s, "exec", { command: "ls" })).toBeUndefined();
+      // A page that reached the model by a path no before_tool_call saw is still a page.
+      o.hook("after_tool_call")({ toolName: "web_fetch", params: {}, result: { content: [{ type: "text", text: "page" }] } }, { ...ctx, toolCallId: "unseen-1" });
+      expect(o.callTool(s, "exec", { command: "ls" })?.blockReason).toContain("web_fetch response");
     } finally {
       o.dispose();
     }

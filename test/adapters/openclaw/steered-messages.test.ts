@@ -35,6 +35,10 @@ describe("a message OpenClaw hands a running turn", () => {
     expect(steeredMessage(meta({ senderIsOwner: true, senderId: "9" }), [])).toEqual({ owner: true, from: 'a message from sender "9"', text: "also this\nand that", media: true });
     expect(steeredMessage({ role: "user", content: [{ type: "text", text: "a" }], __openclaw: { senderIsOwner: true } }, [])?.media).toBe(false);
     expect(steeredMessage({ role: "user", content: [{ type: "text", text: "a" }, "b"], __openclaw: { senderIsOwner: true } }, [])?.media).toBe(true);
+    // Only text blocks with text are its text.
+    const odd = { role: "user", content: [{ type: "text", text: 5 }, { type: "image", text: "a caption" }, { type: "text", text: "" }, { type: "text", text: "said" }, null], __openclaw: { senderIsOwner: true } };
+    expect(steeredMessage(odd, [])?.text).toBe("said");
+    expect(steeredMessage({ role: "user", content: { type: "text", text: "x" } }, [])?.text).toBe("");
     expect(steeredMessage(meta({ senderId: "42" }), ["42"])?.owner).toBe(true);
     expect(steeredMessage(meta({ senderIsOwner: false, senderId: "42" }), ["42"])?.owner).toBe(false);
     expect(steeredMessage(meta({ senderId: "43" }), ["42"])).toMatchObject({ owner: false, from: 'a message from sender "43"' });
