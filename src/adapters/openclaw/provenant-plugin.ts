@@ -136,7 +136,25 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     const dir = config.workspaceDir ?? workspaceDir;
     return sharedGuard(shared, dir, configKey, () => openGuard(dir, logger));
   };
-  const defaultWorkspace = (): string => config.workspaceDir ?? openclawDefaultWorkspace(api.config);
+  /**
+   * An agent's workspace when a hook does not name it (a command, a call or a result in a
+   * conversation no turn of this process has shown, such as the owner's `/approve_tool` after a
+   * restart): provenant's `workspaceDir`, else where OpenClaw keeps that agent's workspace, else
+   * the default agent's. Each agent's guard keeps its state there.
+   */
+  const workspaceOf = (agentId: string | undefined): string => {
+    if (config.workspaceDir !== undefined) return config.workspaceDir;
+    const resolve = api.runtime?.agent?.resolveAgentWorkspaceDir;
+    if (agentId !== undefined && typeof resolve === "function") {
+      try {
+        const dir = resolve((api.runtime?.config?.current?.() ?? api.config) as never, agentId);
+        if (typeof dir === "string" && dir !== "") return dir;
+      } catch (error) {
+        logger.warn(`OpenClaw could not say where agent ${JSON.stringify(agentId)} keeps its workspace; using the default agent's: ${String(error)}`);
+      }
+    }
+    return openclawDefaultWorkspace(api.config);
+  };
   const { sessions, surface, calls } = shared;
   /**
    * The channel accounts on which OpenClaw cancelled a person's prompt for want of a place to show
@@ -151,7 +169,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   const inbox = new HeldCallInbox({ logger, waitMs: canWait ? config.approvalWaitSeconds * 1000 : 0 });
   if (plugin.console.serve) {
     if (consoleService === undefined) logger.warn("console.serve is on, but this entry cannot serve the console; run `provenant console` instead");
-    else api.registerService(consoleService(defaultWorkspace, plugin.console.port, logger));
+    else api.registerService(consoleService(() => workspaceOf(undefined), plugin.console.port, logger));
   }
 
   /** Taints a begun turn with the foreign text noted for it (in its message, its runtime context) and not yet applied. */
@@ -218,7 +236,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       const turn: TurnState = {
         sessionId,
         sessionKey: ctx.sessionKey,
-        workspaceDir: ctx.workspaceDir ?? defaultWorkspace(),
+        workspaceDir: ctx.workspaceDir ?? workspaceOf(ctx.agentId),
         runId: ctx.runId ?? null,
         phase: "pending",
         origin: originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text),
@@ -368,7 +386,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     const turn = sessions.turn(sessionId);
     const refusal = turn === undefined ? null : confirm(turn, ctx.requester?.senderIsOwner);
     if (refusal !== null) return { block: true, blockReason: `provenant: ${refusal}` };
-    const workspaceDir = turn?.workspaceDir ?? defaultWorkspace();
+    const workspaceDir = turn?.workspaceDir ?? workspaceOf(ctx.agentId);
     const guard = guardFor(workspaceDir);
     // Tool Search: the host fires this hook for a `tool_call` and again for the call it wraps.
     const parentId = calls.noteCall(sessionId, ctx.toolCallId, event.toolName);
@@ -431,10 +449,10 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
    * does not await it, but calls it inline, and the handler is synchronous).
    */
   const seenByMiddleware = new Set<string>();
-  const toolOutput = (sessionId: string, toolCallId: string | undefined, tool: string, output: unknown, failed: boolean, ranOn: string | undefined) => {
+  const toolOutput = (sessionId: string, agentId: string | undefined, toolCallId: string | undefined, tool: string, output: unknown, failed: boolean, ranOn: string | undefined) => {
     const parentId = calls.parentOf(sessionId, toolCallId, tool);
     const ran = calls.ran(sessionId, toolCallId, failed);
-    return guardFor(sessions.turn(sessionId)?.workspaceDir ?? defaultWorkspace()).afterToolCall(sessionId, {
+    return guardFor(sessions.turn(sessionId)?.workspaceDir ?? workspaceOf(agentId)).afterToolCall(sessionId, {
       ...(toolCallId ? { id: toolCallId } : {}),
       tool,
       output,
@@ -450,7 +468,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         const sessionId = sessions.sessionIdFor(ctx);
         if (sessionId === undefined) return undefined;
         seenByMiddleware.add(`${sessionId}\u0000${event.toolCallId}`);
-        const outcome = toolOutput(sessionId, event.toolCallId, event.toolName, event.result.content, event.isError === true, pairedNodeOf(event.result));
+        const outcome = toolOutput(sessionId, ctx.agentId, event.toolCallId, event.toolName, event.result.content, event.isError === true, pairedNodeOf(event.result));
         // A call to a tool this turn's list left out never reaches a hook; the host answers
         // "Tool x not found". Say instead what happened and what the owner can do.
         const hidden = sessions.turn(sessionId)?.hidden;
@@ -471,7 +489,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     if (sessionId === undefined) return;
     const toolCallId = ctx.toolCallId ?? event.toolCallId;
     if (toolCallId !== undefined && seenByMiddleware.delete(`${sessionId}\u0000${toolCallId}`)) return;
-    toolOutput(sessionId, toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result, event.error !== undefined, pairedNodeOf(event.result));
+    toolOutput(sessionId, ctx.agentId, toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result, event.error !== undefined, pairedNodeOf(event.result));
   });
 
   api.on("agent_end", (_event, ctx) => {
@@ -515,14 +533,15 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     const sessionId = sessions.sessionIdFor(ctx);
     if (sessionId === undefined) return null;
     const turn = sessions.turn(sessionId);
-    const guard = guardFor(turn?.workspaceDir ?? defaultWorkspace());
+    const workspaceDir = turn?.workspaceDir ?? workspaceOf(ctx.agentId);
+    const guard = guardFor(workspaceDir);
     // During a turn, or between turns of a conversation the guard holds (it then applies the
     // command to the turn that comes next: the owner's retry), the command goes straight to it.
     if ((turn !== undefined && turn.phase !== "ended") || guard.taint(sessionId) !== undefined) {
       const scope = command.kind === "approve" && (command.scope?.kind === "call" || command.scope?.kind === "turn") ? command.scope.kind : undefined;
       if (command.kind !== "approve") return guard.resetTrust(sessionId, command.level, isOwner);
       const outcome = guard.approve(sessionId, command.tool, command.code, command.minutes, isOwner, scope);
-      if (outcome.accepted) inbox.answeredElsewhere(turn?.workspaceDir ?? defaultWorkspace(), command.code);
+      if (outcome.accepted) inbox.answeredElsewhere(workspaceDir, command.code);
       return outcome;
     }
     const started = guard.beginTurn({
@@ -533,7 +552,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       text: dotForm(command),
     });
     guard.endTurn(sessionId);
-    if (started.command?.accepted === true && command.kind === "approve") inbox.answeredElsewhere(turn?.workspaceDir ?? defaultWorkspace(), command.code);
+    if (started.command?.accepted === true && command.kind === "approve") inbox.answeredElsewhere(workspaceDir, command.code);
     return started.command;
   };
   for (const command of ownerSlashCommands({
@@ -552,7 +571,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     ownerToolFactory((ctx) => {
       const sessionId = sessions.sessionIdFor(ctx);
       if (sessionId === undefined) return null;
-      return { sessionId, guard: guardFor(sessions.turn(sessionId)?.workspaceDir ?? ctx.workspaceDir ?? defaultWorkspace()) };
+      return { sessionId, guard: guardFor(sessions.turn(sessionId)?.workspaceDir ?? ctx.workspaceDir ?? workspaceOf(ctx.agentId)) };
     }),
     { names: [...OWNER_TOOL_NAMES] },
   );
@@ -583,7 +602,7 @@ export function restrictedNotice(tool: string): string {
   );
 }
 
-/** Where OpenClaw keeps an agent's workspace when a hook does not say. */
+/** Where OpenClaw keeps the default agent's workspace when neither a hook nor the host says. */
 function openclawDefaultWorkspace(openclawConfig: unknown): string {
   const agents = (openclawConfig as { agents?: { defaults?: { workspace?: unknown } } } | null)?.agents;
   const configured = agents?.defaults?.workspace;

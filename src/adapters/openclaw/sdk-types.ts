@@ -332,7 +332,11 @@ export interface PluginApi {
   /** OpenClaw's own resolved configuration (read to detect unprotected runtimes). */
   readonly config: unknown;
   /** The host's runtime helpers; `config.current()` is its configuration as last (hot-)reloaded. */
-  readonly runtime?: { readonly config?: { readonly current?: () => unknown } };
+  readonly runtime?: {
+    readonly config?: { readonly current?: () => unknown };
+    /** Where OpenClaw keeps an agent's workspace, as it resolves it itself (its configuration is the host's type). */
+    readonly agent?: { readonly resolveAgentWorkspaceDir?: (cfg: never, agentId: string) => string };
+  };
   readonly logger: PluginLogger;
   // One overload per hook (not a generic over HookName), so the real API's generic `on`, whose
   // map has every hook, is checked against each handler this adapter registers.

@@ -49,8 +49,12 @@ export class FakeOpenClaw {
     const api: PluginApi = {
       id: "provenant",
       pluginConfig: this.pluginConfig,
-      config: this.openclawConfig,
-      runtime: { config: { current: () => this.liveConfig ?? this.openclawConfig } },
+      config: this.hostConfig(),
+      runtime: {
+        config: { current: () => this.liveConfig ?? this.openclawConfig },
+        // As OpenClaw resolves an agent's workspace: the main agent's is the test's, another's beside it.
+        agent: { resolveAgentWorkspaceDir: (_cfg: never, agentId: string) => this.workspaceOf(agentId) },
+      },
       logger: { info: (m) => this.logs.push(`info ${m}`), warn: (m) => this.logs.push(`warn ${m}`), error: (m) => this.logs.push(`error ${m}`) },
       on: ((name: HookName, handler: HookHandlers[HookName]) => {
         this.hooks.set(name, handler);
@@ -69,6 +73,23 @@ export class FakeOpenClaw {
     if (this.withoutTrustedPolicies) delete (api as Partial<PluginApi>).registerTrustedToolPolicy;
     registerProvenant(api, (dir, logger) => Guard.open({ config: splitPluginConfig(this.pluginConfig).guard, workspaceDir: dir, logger }), consoleService);
     return this;
+  }
+
+  /**
+   * OpenClaw's configuration as registered, with the test's workspace as the agents' default where
+   * it names none: what no hook places in a workspace lands there, never in the real home's.
+   */
+  private hostConfig(): unknown {
+    const config = this.openclawConfig;
+    if (config === null || typeof config !== "object") return config;
+    const agents = (config as { agents?: { defaults?: Record<string, unknown> } }).agents;
+    if (typeof agents?.defaults?.workspace === "string") return config;
+    return { ...config, agents: { ...agents, defaults: { ...agents?.defaults, workspace: this.workspace } } };
+  }
+
+  /** Where the stand-in host keeps an agent's workspace. */
+  workspaceOf(agentId: string): string {
+    return agentId === "main" ? this.workspace : join(this.workspace, "agents", agentId);
   }
 
   hook<K extends HookName>(name: K): HookHandlers[K] {

@@ -24,6 +24,7 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.policy?.id).toBe("provenant-taint-policy");
     expect([...o.commands.keys()].sort()).toEqual(["approve_tool", "reset_trust"]);
     expect(o.commands.get("reset_trust")?.requireAuth).toBe(true);
+    expect(o.commands.get("approve_tool")?.requireAuth).toBe(true);
     expect(o.hooks.has("before_tool_call")).toBe(false);
     const tools = o.tools[0]?.({ sessionId: "x", workspaceDir: o.workspace, senderIsOwner: true });
     expect(Array.isArray(tools) ? tools.map((t) => t.name).sort() : tools).toEqual(["update_and_sign", "verify"]);
@@ -288,6 +289,20 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(ok?.text).toMatch(/^provenant: approved this call once: exec/);
     o.startTurn(s, "retry", { senderIsOwner: true });
     expect(o.callTool(s, "exec", { command: "x" })).toBeUndefined();
+  });
+
+  it("a command for a conversation the guard does not hold (after a restart) runs as a turn of its own, in that agent's workspace: the owner's is applied, anyone else's refused", async () => {
+    const o = openclaw();
+    const reset = o.commands.get("reset_trust")!;
+    const command = (s: string, extra: Record<string, unknown>) => reset.handler({ channel: "telegram", isAuthorizedSender: true, agentId: "ops", sessionId: s, commandBody: "/reset_trust", args: "shared", ...extra });
+    const stranger = await command(fresh("cold"), { senderId: "99" });
+    expect(stranger.text).toMatch(/^provenant: only the owner can reset trust\. OpenClaw did not mark sender "99" on telegram as the owner/);
+    const s = fresh("cold-owner");
+    expect((await command(s, { senderId: "42", senderIsOwner: true })).text).toBe("provenant: trust reset to shared");
+    // The reset is the session's from then on, in the workspace where that agent's turns are
+    // decided: its next turn starts at shared, where exec asks.
+    o.startTurn(s, "list the folder", { senderIsOwner: true, ctx: { agentId: "ops", workspaceDir: o.workspaceOf("ops") } });
+    expect(o.callTool(s, "exec", { command: "ls" })?.blockReason).toContain("session watermark: reset to shared by owner");
   });
 
   it("fails safe when its own mapping fails (here the guard cannot open its workspace): never a side effect unasked", () => {
