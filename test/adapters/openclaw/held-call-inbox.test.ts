@@ -204,8 +204,13 @@ describe("OpenClaw's held calls in the owner's console", () => {
     o.endTurn(s);
     const store = new PendingApprovalStore(o.workspace);
     const code = store.list(Date.now())[0]!.pending.code;
-    const ok = await o.commands.get("approve_tool")?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/approve_tool", args: `exec ${code}`, senderId: "cli" });
-    expect(ok?.text).toMatch(/^provenant: approved this call once/);
+    const approve = (sessionId: string, senderId: string) =>
+      o.commands.get("approve_tool")?.handler({ channel: "webchat", isAuthorizedSender: true, sessionId, commandBody: "/approve_tool", args: `exec ${code}`, senderId });
+    // Refused approvals leave it for the owner: someone else's, and one for a conversation the guard does not hold.
+    expect((await approve(s, "mallory"))?.text).toMatch(/^provenant: only the owner can approve tools/);
+    expect((await approve(fresh("cold"), "mallory"))?.text).toMatch(/^provenant: only the owner can approve tools/);
+    expect(store.list(Date.now())).toHaveLength(1);
+    expect((await approve(s, "cli"))?.text).toMatch(/^provenant: approved this call once/);
     expect(store.list(Date.now())).toEqual([]);
   });
 

@@ -303,6 +303,24 @@ describe("provenant on OpenClaw's hooks", () => {
     // decided: its next turn starts at shared, where exec asks.
     o.startTurn(s, "list the folder", { senderIsOwner: true, ctx: { agentId: "ops", workspaceDir: o.workspaceOf("ops") } });
     expect(o.callTool(s, "exec", { command: "ls" })?.blockReason).toContain("session watermark: reset to shared by owner");
+    // Where the host cannot say (an empty answer, one that is no path, an error), the default
+    // agent's workspace: the reset is there, and the error is in the log.
+    const main = o.workspaceOf("main");
+    const answers: (() => unknown)[] = [
+      () => "",
+      () => 42,
+      () => {
+        throw new Error("no such agent");
+      },
+    ];
+    for (const answer of answers) {
+      o.workspaceOf = answer as (agentId: string) => string;
+      const unsaid = fresh("cold-unsaid");
+      expect((await command(unsaid, { senderId: "42", senderIsOwner: true })).text).toBe("provenant: trust reset to shared");
+      o.startTurn(unsaid, "list the folder", { senderIsOwner: true, ctx: { agentId: "ops", workspaceDir: main } });
+      expect(o.callTool(unsaid, "exec", { command: "ls" })?.blockReason).toContain("session watermark: reset to shared by owner");
+    }
+    expect(o.logs.some((line) => line.includes(`OpenClaw could not say where agent "ops" keeps its workspace; using the default agent's: Error: no such agent`))).toBe(true);
   });
 
   it("fails safe when its own mapping fails (here the guard cannot open its workspace): never a side effect unasked", () => {
@@ -643,6 +661,17 @@ describe("tool results on their way back to the model", () => {
       o.startTurn(s, "hi", { senderIsOwner: true });
       // "Tool x not found": an error for a call no hook saw changes nothing.
       o.hook("after_tool_call")({ toolName: "web_fetch", params: {}, error: "Tool web_fetch not found" }, { ...ctx, toolCallId: "refused-1" });
+      expect(o.callTool(s, "exec", { command: "ls" })).toBeUndefined();
+      // Through the result middleware too: the host's error for a call no hook saw changes nothing.
+      o.middleware?.({ toolCallId: "refused-2", toolName: "web_fetch", args: {}, result: { content: [{ type: "text", text: "Tool web_fetch not found" }], details: null }, isError: true }, { runtime: "openclaw", sessionId: s });
+      expect(o.callTool(s, "exec", { command: "ls" })).toBeUndefined();
+      // Another session's transcript, read through a path no hook saw, carries that session's taint and no more.
+      const clean = fresh("atc-clean");
+      o.startTurn(clean, "hello", { senderIsOwner: true });
+      const dirty = fresh("atc-dirty");
+      o.startTurn(dirty, "read the page", { senderIsOwner: true });
+      o.toolResult(dirty, "web_fetch", "page");
+      o.hook("after_tool_call")({ toolName: "sessions_history", params: {}, result: { content: [{ type: "text", text: JSON.stringify({ sessionKey: `agent:main:${clean}`, messages: [] }) }] } }, { toolName: "sessions_history", sessionId: s, sessionKey: `agent:main:${s}`, toolCallId: "unseen-0" });
       expect(o.callTool(s, "exec", { command: "ls" })).toBeUndefined();
       // A page that reached the model by a path no before_tool_call saw is still a page.
       o.hook("after_tool_call")({ toolName: "web_fetch", params: {}, result: { content: [{ type: "text", text: "page" }] } }, { ...ctx, toolCallId: "unseen-1" });
