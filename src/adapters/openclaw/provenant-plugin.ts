@@ -302,25 +302,32 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   /**
    * What OpenClaw writes into a session's transcript while its turn runs. A user message written
    * after the model has answered in the turn was handed to the running turn (steered-messages.ts),
-   * and the model's next call reads it: unless it is the owner's own words, it taints the turn now,
-   * before that call. (The host runs this hook synchronously, before the write.)
+   * and the model's next call reads it: unless it is the owner's own words, it taints the turn
+   * before that call (the host runs this hook synchronously, before the write), or when the turn
+   * begins where the host's owner verdict comes only with the first tool call. A message that
+   * cannot be read taints it too.
    */
   api.on(
     "before_message_write",
     (event, ctx) => {
       const sessionId = sessions.sessionIdFor({ sessionKey: event.sessionKey ?? ctx.sessionKey });
       const turn = sessionId === undefined ? undefined : sessions.turn(sessionId);
-      if (turn === undefined || turn.phase !== "confirmed") return;
-      const role = event.message !== null && typeof event.message === "object" ? (event.message as { role?: unknown }).role : undefined;
-      if (role === "assistant") turn.answered = true;
-      if (turn.answered !== true) return;
-      const steered = steeredMessage(event.message, ownerIds);
-      if (steered === null) return;
-      const media: readonly ForeignText[] = steered.media ? [{ level: "untrusted", what: "media attached to the owner's message (what it shows is whoever made it)" }] : [];
-      const foreign = steered.owner ? [...readMessage(steered.text).foreign, ...media] : [{ level: "untrusted" as const, what: steered.from }];
-      for (const found of foreign) {
-        guardFor(turn.workspaceDir).inheritTaint(turn.sessionId, found.level, `a message OpenClaw handed the running turn: ${found.what}`);
+      if (turn === undefined || turn.phase === "ended") return;
+      const note = (found: ForeignText) => turn.foreignContext.set(`steered: ${found.what}`, { ...found, reason: `a message OpenClaw handed the running turn: ${found.what}`, applied: false });
+      try {
+        const role = event.message !== null && typeof event.message === "object" ? (event.message as { role?: unknown }).role : undefined;
+        if (role === "assistant") turn.answered = true;
+        if (turn.answered !== true) return;
+        const steered = steeredMessage(event.message, ownerIds);
+        if (steered === null) return;
+        if (!steered.owner) note({ level: "untrusted", what: steered.from });
+        else for (const found of readMessage(steered.text).foreign) note(found);
+        if (steered.owner && steered.media) note({ level: "untrusted", what: "media attached to the owner's message (what it shows is whoever made it)" });
+      } catch (error) {
+        logger.error(`session ${turn.sessionId}: a message written into the running turn could not be read; the turn is treated as untrusted`, error);
+        note({ level: "untrusted", what: "a message that could not be read" });
       }
+      if (turn.phase === "confirmed") applyForeignContext(turn);
     },
     { priority: FIRST },
   );

@@ -396,12 +396,26 @@ describe("provenant on OpenClaw's hooks", () => {
     o.writeMessage(ended, subagent);
     o.startTurn(ended, "next", { senderIsOwner: true });
     expect(o.callTool(ended, "exec", { command: "ls" })).toBeUndefined();
-    const pending = fresh("pending");
-    o.hook("before_prompt_build")({ prompt: "x", messages: [] }, { sessionId: pending, sessionKey: `agent:main:${pending}`, agentId: "main", workspaceDir: o.workspace, trigger: "user" });
-    o.writeMessage(pending, answered);
+    const opened = (label: string) => {
+      const s = fresh(label);
+      o.hook("before_prompt_build")({ prompt: "x", messages: [] }, { sessionId: s, sessionKey: `agent:main:${s}`, agentId: "main", workspaceDir: o.workspace, trigger: "user" });
+      return s;
+    };
+    const pending = opened("pending");
     o.writeMessage(pending, stranger);
     o.hook("before_agent_run")({ prompt: "x", messages: [], senderIsOwner: true }, { sessionId: pending, sessionKey: `agent:main:${pending}`, agentId: "main", workspaceDir: o.workspace, trigger: "user" });
     expect(o.callTool(pending, "exec", { command: "ls" })).toBeUndefined();
+    // A runtime without before_agent_run begins the turn at its first tool call: a message steered
+    // in before that is noted and taints the turn as it begins.
+    const late = opened("late");
+    o.writeMessage(late, answered);
+    o.writeMessage(late, subagent);
+    expect(o.callTool(late, "exec", { command: "ls" })?.blockReason).toContain("a message OpenClaw handed the running turn: another session's message");
+    // A message that cannot be read (its fields throw) taints the turn as well.
+    const unreadable = turn("unreadable", answered);
+    o.writeMessage(unreadable, { role: "user", get content(): never { throw new Error("detached") } });
+    expect(o.callTool(unreadable, "exec", { command: "ls" })?.blockReason).toContain("a message OpenClaw handed the running turn: a message that could not be read");
+    expect(o.logs.some((line) => line.startsWith("error [provenant] session") && line.includes("could not be read; the turn is treated as untrusted: Error: detached"))).toBe(true);
   });
 
   it("taints an owner's turn with what the host's runtime context carries from others, even before the turn has begun", () => {
