@@ -33,7 +33,7 @@ import { narrowedTools } from "./tool-surface.js";
 import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 import { foreignRuntimeContext, type ForeignText } from "./runtime-context.js";
-import { steeredMessage } from "./steered-messages.js";
+import { messageRole, steeredMessage } from "./steered-messages.js";
 
 export const TRUSTED_POLICY_ID = "provenant-taint-policy";
 /** The runtimes whose tool results the plugin reads before the model does (manifest contract). */
@@ -93,13 +93,14 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   }
 
   /**
-   * OpenClaw's configuration as it stands at this turn, not only as it was at registration: a
-   * host that applies a hot reload of `tools` without registering plugins again must not leave
-   * link understanding unseen. A host that cannot say counts as having it on.
+   * OpenClaw's configuration as it stands now, not only as it was at registration: a host may
+   * apply a hot reload without registering plugins again. (It may throw; callers decide.)
    */
+  const currentHostConfig = (): unknown => api.runtime?.config?.current?.() ?? api.config;
+  /** Whether link understanding is on at this turn; a host that cannot say counts as having it on. */
   const linksFetched = (): boolean => {
     try {
-      return linkUnderstandingOn(api.runtime?.config?.current?.() ?? api.config);
+      return linkUnderstandingOn(currentHostConfig());
     } catch {
       return true;
     }
@@ -147,7 +148,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     const resolve = api.runtime?.agent?.resolveAgentWorkspaceDir;
     if (agentId !== undefined && typeof resolve === "function") {
       try {
-        const dir = resolve((api.runtime?.config?.current?.() ?? api.config) as never, agentId);
+        const dir = resolve(currentHostConfig() as never, agentId);
         if (typeof dir === "string" && dir !== "") return dir;
       } catch (error) {
         logger.warn(`OpenClaw could not say where agent ${JSON.stringify(agentId)} keeps its workspace; using the default agent's: ${String(error)}`);
@@ -315,8 +316,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       if (turn === undefined || turn.phase === "ended") return;
       const note = (found: ForeignText) => turn.foreignContext.set(`steered: ${found.what}`, { ...found, reason: `a message OpenClaw handed the running turn: ${found.what}`, applied: false });
       try {
-        const role = event.message !== null && typeof event.message === "object" ? (event.message as { role?: unknown }).role : undefined;
-        if (role === "assistant") turn.answered = true;
+        if (messageRole(event.message) === "assistant") turn.answered = true;
         if (turn.answered !== true) return;
         const steered = steeredMessage(event.message, ownerIds);
         if (steered === null) return;

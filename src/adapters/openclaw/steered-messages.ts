@@ -29,8 +29,8 @@ export interface SteeredMessage {
  * so. A message that says nothing of its sender is not the owner's.
  */
 export function steeredMessage(message: unknown, ownerIds: readonly string[]): SteeredMessage | null {
-  const { role, content, provenance, __openclaw: meta } = fields(message);
-  if (role !== "user") return null;
+  if (messageRole(message) !== "user") return null;
+  const { content, provenance, __openclaw: meta } = fields(message);
   const text = textOf(content);
   const { senderId, senderIsOwner } = fields(meta);
   const sender = typeof senderId === "string" ? senderId : undefined;
@@ -39,6 +39,11 @@ export function steeredMessage(message: unknown, ownerIds: readonly string[]): S
   const origin = withHostOwnerVerdict(originFromAgentContext(ctx, ownerIds, null, text), hostSaysOwner, undefined);
   const media = Array.isArray(content) && content.some((block: unknown) => fields(block).type !== "text");
   return { owner: origin.isOwner === true, from: sourceOf(ctx.inputProvenance, sender), text, media };
+}
+
+/** A transcript message's role (`user`, `assistant`, `toolResult`, ...), or undefined for anything else. */
+export function messageRole(message: unknown): unknown {
+  return fields(message).role;
 }
 
 /** Who a message comes from, in words, for the taint's reason (an id is shown up to 200 characters). */
