@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../../core/logger.js";
+import type { TrustLevel } from "../../core/trust-levels.js";
 import { Guard } from "../../guard.js";
 import type { Decision } from "../../core/decision.js";
 import { parseOwnerCommand } from "../../core/owner-commands.js";
@@ -34,6 +35,7 @@ import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 import { foreignRuntimeContext, type ForeignText } from "./runtime-context.js";
 import { messageRole, steeredMessage } from "./steered-messages.js";
+import { markedAsTainted } from "./tainted-replies.js";
 
 export const TRUSTED_POLICY_ID = "provenant-taint-policy";
 /** The runtimes whose tool results the plugin reads before the model does (manifest contract). */
@@ -301,33 +303,56 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   });
 
   /**
-   * What OpenClaw writes into a session's transcript while its turn runs. A user message written
-   * after the model has answered in the turn was handed to the running turn (steered-messages.ts),
-   * and the model's next call reads it: unless it is the owner's own words, it taints the turn
-   * before that call (the host runs this hook synchronously, before the write), or when the turn
-   * begins where the host's owner verdict comes only with the first tool call. A message that
-   * cannot be read taints it too.
+   * A user message written after the model has answered in the turn was handed to the running turn
+   * (steered-messages.ts), and the model's next call reads it: unless it is the owner's own words,
+   * it taints the turn before that call (the host runs `before_message_write` synchronously, before
+   * the write), or when the turn begins where the host's owner verdict comes only with the first
+   * tool call. A message that cannot be read taints it too.
    */
+  const judgeSteered = (message: unknown, turn: TurnState): void => {
+    const note = (found: ForeignText) => turn.foreignContext.set(`steered: ${found.what}`, { ...found, reason: `a message OpenClaw handed the running turn: ${found.what}`, applied: false });
+    try {
+      if (messageRole(message) === "assistant") turn.answered = true;
+      if (turn.answered !== true) return;
+      const steered = steeredMessage(message, ownerIds);
+      if (steered === null) return;
+      if (!steered.owner) note({ level: "untrusted", what: steered.from });
+      else for (const found of readMessage(steered.text).foreign) note(found);
+      if (steered.owner && steered.media) note({ level: "untrusted", what: "media attached to the owner's message (what it shows is whoever made it)" });
+    } catch (error) {
+      logger.error(`session ${turn.sessionId}: a message written into the running turn could not be read; the turn is treated as untrusted`, error);
+      note({ level: "untrusted", what: "a message that could not be read" });
+    }
+    if (turn.phase === "confirmed") applyForeignContext(turn);
+  };
+
+  /**
+   * The model's message, written while the guard holds the session below trusted, carries OpenClaw's
+   * own mark of a tainted turn (tainted-replies.ts), so the host's memory does not promote it into
+   * `MEMORY.md`. A taint that cannot be read counts as untrusted: the mark only keeps a line out of
+   * memory.
+   */
+  const markIfTainted = <M>(message: M, turn: TurnState): { message: M } | undefined => {
+    let taint: TrustLevel | undefined;
+    try {
+      taint = guardFor(turn.workspaceDir).taint(turn.sessionId);
+    } catch (error) {
+      logger.error(`session ${turn.sessionId}: its taint could not be read; the model's message is written as a tainted turn's`, error);
+      taint = "untrusted";
+    }
+    const marked = markedAsTainted(message, taint);
+    return marked === undefined ? undefined : { message: marked };
+  };
+
+  /** What OpenClaw writes into the transcript of a session whose turn this process has seen. */
   api.on(
     "before_message_write",
     (event, ctx) => {
       const sessionId = sessions.sessionIdFor({ sessionKey: event.sessionKey ?? ctx.sessionKey });
       const turn = sessionId === undefined ? undefined : sessions.turn(sessionId);
-      if (turn === undefined || turn.phase === "ended") return;
-      const note = (found: ForeignText) => turn.foreignContext.set(`steered: ${found.what}`, { ...found, reason: `a message OpenClaw handed the running turn: ${found.what}`, applied: false });
-      try {
-        if (messageRole(event.message) === "assistant") turn.answered = true;
-        if (turn.answered !== true) return;
-        const steered = steeredMessage(event.message, ownerIds);
-        if (steered === null) return;
-        if (!steered.owner) note({ level: "untrusted", what: steered.from });
-        else for (const found of readMessage(steered.text).foreign) note(found);
-        if (steered.owner && steered.media) note({ level: "untrusted", what: "media attached to the owner's message (what it shows is whoever made it)" });
-      } catch (error) {
-        logger.error(`session ${turn.sessionId}: a message written into the running turn could not be read; the turn is treated as untrusted`, error);
-        note({ level: "untrusted", what: "a message that could not be read" });
-      }
-      if (turn.phase === "confirmed") applyForeignContext(turn);
+      if (turn === undefined) return;
+      if (turn.phase !== "ended") judgeSteered(event.message, turn);
+      return markIfTainted(event.message, turn);
     },
     { priority: FIRST },
   );

@@ -150,10 +150,15 @@ export interface MessageSendingResult {
 }
 
 /** A message about to be written to a session's transcript (the host's `AgentMessage`, read defensively). */
-export interface BeforeMessageWriteEvent {
-  message: unknown;
+export interface BeforeMessageWriteEvent<M = unknown> {
+  message: M;
   sessionKey?: string;
   agentId?: string;
+}
+
+/** The message to write instead (the host's own type, returned as a changed copy). */
+export interface BeforeMessageWriteResult<M> {
+  message?: M;
 }
 
 export interface MessageWriteContext {
@@ -201,7 +206,7 @@ export interface HookHandlers {
   subagent_spawned: (event: SubagentSpawnedEvent, ctx: SubagentContext) => void;
   subagent_ended: (event: SubagentEndedEvent, ctx: SubagentContext) => void;
   session_end: (event: SessionEndEvent, ctx: SessionContext) => void;
-  before_message_write: (event: BeforeMessageWriteEvent, ctx: MessageWriteContext) => void;
+  before_message_write: <M>(event: BeforeMessageWriteEvent<M>, ctx: MessageWriteContext) => BeforeMessageWriteResult<M> | void;
 }
 
 export type HookName = keyof HookHandlers;

@@ -131,11 +131,12 @@ export class FakeOpenClaw {
   /**
    * A message the host writes into the session's transcript (`before_message_write`). The embedded
    * runner names the session in the hook's context only; other writers name it in the event.
+   * Returns what the plugin asks the host to write instead, if anything.
    */
-  writeMessage(sessionId: string, message: unknown, keyIn: "context" | "event" = "context"): void {
+  writeMessage(sessionId: string, message: unknown, keyIn: "context" | "event" = "context"): { message?: unknown } | void {
     const sessionKey = `agent:main:${sessionId}`;
-    if (keyIn === "context") this.hook("before_message_write")({ message }, { agentId: "main", sessionKey });
-    else this.hook("before_message_write")({ message, sessionKey, agentId: "main" }, { agentId: "main" });
+    if (keyIn === "context") return this.hook("before_message_write")({ message }, { agentId: "main", sessionKey });
+    return this.hook("before_message_write")({ message, sessionKey, agentId: "main" }, { agentId: "main" });
   }
 
   endTurn(sessionId: string): void {
