@@ -352,6 +352,24 @@ export const MUTATION_MODULES = {
       "test/broker/config.test.ts",
     ],
   },
+  // The broker's handling of one connection: the request read, its MAC, freshness and replay
+  // checked, the caller verified, the tool's arguments checked against its rules, the tool run and
+  // its output framed, every failure answered generically. Its tests start real daemons on real
+  // sockets (the umask they set is skipped in Stryker's worker threads: test/mutation/worker-umask.ts).
+  // Not the tool-run tests (10 s of large outputs, rerun by nearly every mutant here).
+  "broker-connection": {
+    mutate: ["src/broker/broker-connection.ts"],
+    tests: [
+      "test/broker/daemon-basics.test.ts",
+      "test/broker/daemon-checks.test.ts",
+      "test/broker/daemon-hardening.test.ts",
+      "test/broker/daemon-lifecycle.test.ts",
+      "test/broker/caller-identity.test.ts",
+      "test/broker/interop.test.ts",
+      "test/broker/wrapper-executable.test.ts",
+      "test/broker/credentials.test.ts",
+    ],
+  },
   // What the broker reads from peers it does not trust before any MAC is checked: the request
   // line and its fields as the Go daemon's decoder reads them, and the response frames.
   "broker-wire": {
