@@ -78,6 +78,16 @@ describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
     expect(h.logs.some((e) => e.event === "request_refused" && /caller executable .* not allowed/.test(String(e.fields["reason"])))).toBe(true);
   });
 
+  it("refuses a request the listed caller began and a child it handed the socket to finished", async () => {
+    // Read as one request, it would be the listed caller's, and the unlisted child would read the tool's output.
+    const line = signedRequestLine(h.secret, { tool: "printenv", args: [], cwd: "/" });
+    const reply = await attack(h, listedNode, "split", line);
+    expect(printed(reply)).not.toContain(SECRET_VALUE);
+    expect(reply.toString()).toBe('{"error":"unauthorized caller"}');
+    expect(h.logs.some((e) => e.event === "foreign_writer" && e.fields["where"] === "request")).toBe(true);
+    expect(h.logs.some((e) => e.event === "tool_started" && e.fields["tool"] === "printenv")).toBe(false);
+  });
+
   it("reproduces the fd-passing attack (connect, hand the socket to a child, exec the listed binary) and refuses it", async () => {
     const sleep = realpathSync("/bin/sleep");
     const line = signedRequestLine(sleepHarness.secret, { tool: "printenv", args: [], cwd: "/" });

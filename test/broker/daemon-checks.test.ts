@@ -70,6 +70,12 @@ describe("broker daemon: every check refuses its bad case", () => {
     expect(await framedError(ts(String(now() - 7)))).toEqual(authFailed);
     expect(await framedError(ts(String(now() + 7)))).toEqual(authFailed);
     expect(await framedError(ts("1e3"))).toEqual(authFailed);
+    // Spellings of a fresh time that a number parser reads but Go's ParseInt does not: refused for
+    // their form alone, though the time they name is now and the MAC is over them.
+    for (const spelled of [`${now()}.0`, ` ${now()}`, `${now()}\u0020`]) {
+      expect(await framedError(ts(spelled))).toEqual(authFailed);
+      expect(h.logs.findLast((e) => e.event === "request_refused")?.fields["reason"]).toBe("malformed timestamp");
+    }
     expect((await runCall(h.daemon.socketPath, ts(String(now() - 3)))).result).toMatchObject({ kind: "done", exitCode: 0 });
     const stale = signedRequestLine(h.secret, { tool: "echo", args: [], cwd: "/" }, { timestamp: now() - 6, nonce: "stale-nonce" });
     expect(await framedError(stale)).toEqual(authFailed);
@@ -236,6 +242,27 @@ describe("an attacker who replays a request at the far edge of its freshness win
       expect(replay.result).toEqual({ kind: "error", message: "authentication failed" });
       expect(existsSync(marker)).toBe(false);
       expect(h.logs.findLast((e) => e.event === "request_refused")?.fields["reason"]).toBe("replayed request");
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("with the replay memory full of live requests, a new request is refused, not admitted unremembered", async () => {
+    const T = 1_800_000_000;
+    let clock = T * 1000;
+    const h = await startHarness({ proxy: { replay_cache_ttl: "10s", replay_cache_max_entries: 1 }, tools: { touch: { binary: "/usr/bin/touch" } } }, { now: () => clock });
+    try {
+      const first = join(h.dir, "first");
+      const second = join(h.dir, "second");
+      const call = (path: string) => runCall(h.daemon.socketPath, signedRequestLine(h.secret, { tool: "touch", args: [path], cwd: "/" }, { timestamp: Math.floor(clock / 1000) }));
+      expect((await call(first)).result).toMatchObject({ kind: "done", exitCode: 0 });
+      expect((await call(second)).result).toEqual({ kind: "error", message: "authentication failed" });
+      expect(existsSync(second)).toBe(false);
+      expect(h.logs.findLast((e) => e.event === "request_refused")?.fields["reason"]).toBe("replay cache full");
+      // Once the first request's memory has expired, there is room again.
+      clock += 11_000;
+      expect((await call(second)).result).toMatchObject({ kind: "done", exitCode: 0 });
+      expect(existsSync(second)).toBe(true);
     } finally {
       await h.close();
     }

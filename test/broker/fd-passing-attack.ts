@@ -8,10 +8,11 @@ import { framesOf } from "./harness.js";
  * The fd-passing attack on the caller allow-list, as real processes. A connects to the daemon and
  * hands the socket to a child C (as its fd 3). In "request" mode C writes a request on it; in "exec"
  * mode A then execs a listed binary (so the connection's SO_PEERCRED pid runs it) and C writes only
- * once A's executable has changed; in "stdin" mode A sends its own request and C injects stdin. C
- * writes whatever comes back to a result file.
+ * once A's executable has changed; in "stdin" mode A sends its own request and C injects stdin; in
+ * "split" mode A writes the first half of the request and C the rest. C writes whatever comes back
+ * to a result file.
  */
-export type AttackMode = "request" | "stdin" | "exec";
+export type AttackMode = "request" | "stdin" | "exec" | "split";
 
 // The attacker's two processes, as plain scripts: A connects, C is handed the socket.
 const ATTACKER_A = `
@@ -21,6 +22,7 @@ const [socketPath, mode, resultFile, execPath] = process.argv.slice(2);
 const s = net.createConnection(socketPath, () => {
   // In "stdin" mode A is the honest caller: it sends its own request, then the socket reaches C.
   if (mode === "stdin") s.write(process.env.REQUEST_LINE);
+  if (mode === "split") s.write(process.env.REQUEST_LINE.slice(0, process.env.REQUEST_LINE.length >> 1));
   s.pause();
   const child = spawn(process.env.PLAIN_NODE, [process.env.ATTACKER_C, mode, String(process.pid), resultFile, execPath || ""], { stdio: ["ignore", "inherit", "inherit", s] });
   if (mode === "exec") {
@@ -54,7 +56,8 @@ if (mode === "stdin") {
     if (waitExe && !exeIs()) return setTimeout(go, 10);
     s.on("data", (c) => got.push(c));
     s.on("close", dump);
-    s.write(process.env.REQUEST_LINE);
+    const line = process.env.REQUEST_LINE;
+    s.write(mode === "split" ? line.slice(line.length >> 1) : line);
   };
   go();
 }

@@ -22,11 +22,15 @@ describe("provenant-wrap as a single executable, on the caller allow-list", () =
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "provenant-wrap-test-"));
     wrap = join(dir, "provenant-wrap");
+    process.env.PROVENANT_WRAP_TEST_LONG = "ab34567890yz";
+    process.env.PROVENANT_WRAP_TEST_SHORT = "short-value";
+    delete process.env.PROVENANT_WRAP_TEST_UNSET;
     await buildWrapperExecutable(wrap);
     for (const name of ["echo", "sh", "sha256sum"]) symlinkSync(wrap, join(dir, name));
     h = await startHarness({
       proxy: { allowed_callers: [wrap] },
-      credentials: { tok: { source: "env:HOME" } },
+      // Exactly 12 characters (the shortest value the check previews), 11, and one that cannot be read.
+      credentials: { long: { source: "env:PROVENANT_WRAP_TEST_LONG" }, short: { source: "env:PROVENANT_WRAP_TEST_SHORT" }, broken: { source: "env:PROVENANT_WRAP_TEST_UNSET" } },
       tools: { echo: { binary: "/bin/echo" }, sh: { binary: "/bin/sh" }, sha256sum: { binary: "/usr/bin/sha256sum" } },
     });
   }, 180_000);
@@ -118,9 +122,27 @@ describe("provenant-wrap as a single executable, on the caller allow-list", () =
     expect(reply.toString()).toMatch(/unauthorized caller/);
   });
 
-  it("passes the admin check gate and reports credential status", async () => {
+  it("passes the admin check gate and reports each credential's status, showing at most its first and last two characters", async () => {
     const r = await invoke("provenant-wrap", ["--admin", "check"]);
-    expect(JSON.parse(r.stdout.toString())).toEqual({ credentials: { tok: { status: "ok", preview: expect.any(String) } } });
-    expect(h.logs.find((e) => e.event === "admin_check")?.fields).toMatchObject({ tool: "admin:check", credentials: 1, failed: 0, caller_exe: wrap });
+    const report = JSON.parse(r.stdout.toString()) as { credentials: Record<string, unknown> };
+    expect(report).toEqual({ credentials: { broken: { status: "failed" }, long: { status: "ok", preview: "ab.....yz" }, short: { status: "ok", preview: "....." } } });
+    expect(Object.keys(report.credentials)).toEqual(["broken", "long", "short"]);
+    expect(r.stdout.toString()).not.toContain("34567890");
+    expect(h.logs.find((e) => e.event === "admin_check")?.fields).toMatchObject({ tool: "admin:check", credentials: 3, failed: 1, caller_exe: wrap });
+    expect(h.logs.find((e) => e.event === "credential_check_failed")?.fields).toMatchObject({ credential: "broken" });
+    expect(JSON.stringify(h.logs)).not.toContain("ab34567890yz");
+  });
+
+  it("refuses the admin check where no caller allow-list is configured, even to the wrapper", async () => {
+    const open = await startHarness({ credentials: { long: { source: "env:PROVENANT_WRAP_TEST_LONG" } }, tools: { echo: { binary: "/bin/echo" } } });
+    try {
+      const r = await invoke("provenant-wrap", ["--admin", "check"], { env: { PROVENANT_BROKER_SOCKET: open.daemon.socketPath, PROVENANT_BROKER_SECRET_FILE: open.daemon.secretFile } });
+      // The wrapper prints the daemon's answer to an admin command as it comes.
+      expect(r.code).not.toBe(0);
+      expect(r.stdout.toString()).toBe('{"error":"unauthorized caller"}\n');
+      expect(open.logs.find((e) => e.event === "admin_check_refused")?.fields).toMatchObject({ argv0: "provenant-wrap" });
+    } finally {
+      await open.close();
+    }
   });
 });
