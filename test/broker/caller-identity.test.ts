@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import koffi from "koffi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signedRequestLine } from "../../src/broker/broker-client.js";
+import { signedAdminLine, signedRequestLine } from "../../src/broker/broker-client.js";
 import { socketFd } from "../../src/broker/peer-credentials.js";
 import { type Sender, SenderReader, enableListenerCredentials } from "../../src/broker/sender-reader.js";
 import { type AttackMode, printed, runAttack, writeAttackScripts } from "./fd-passing-attack.js";
@@ -86,6 +86,25 @@ describe("caller identity per message (SO_PASSCRED / SCM_CREDENTIALS)", () => {
     expect(reply.toString()).toBe('{"error":"unauthorized caller"}');
     expect(h.logs.some((e) => e.event === "foreign_writer" && e.fields["where"] === "request")).toBe(true);
     expect(h.logs.some((e) => e.event === "tool_started" && e.fields["tool"] === "printenv")).toBe(false);
+  });
+
+  it("answers the admin check (credential previews) only to the wrapper: another listed program is refused", async () => {
+    // A listed program that is not the wrapper (a copy of node under another name) asks for the check itself.
+    const helper = join(dir, "helper");
+    copyFileSync(process.execPath, helper);
+    chmodSync(helper, 0o755);
+    const listed = await startHarness({ proxy: { allowed_callers: [helper] }, credentials: { tok: { source: "env:PROVENANT_TEST_SECRET" } }, tools: { printenv: { binary: "/usr/bin/env", env: { TOKEN: "tok" } } } });
+    try {
+      const script = `const s = require("net").createConnection(process.argv[1], () => s.end(process.argv[2])); const got = []; s.on("data", (c) => got.push(c)); s.on("close", () => process.stdout.write(Buffer.concat(got)));`;
+      const child = spawn(helper, ["-e", script, listed.daemon.socketPath, signedAdminLine(listed.secret, "check")], { stdio: ["ignore", "pipe", "inherit"] });
+      const out: Buffer[] = [];
+      child.stdout.on("data", (c: Buffer) => out.push(c));
+      await new Promise((resolve) => child.on("close", resolve));
+      expect(Buffer.concat(out).toString()).toBe('{"error":"unauthorized caller"}');
+      expect(listed.logs.find((e) => e.event === "admin_check_refused")?.fields).toMatchObject({ argv0: "helper" });
+    } finally {
+      await listed.close();
+    }
   });
 
   it("reproduces the fd-passing attack (connect, hand the socket to a child, exec the listed binary) and refuses it", async () => {
