@@ -130,6 +130,8 @@ describe("broker daemon: every check refuses its bad case", () => {
     const list = (await rawExchange(h.daemon.socketPath, [signedAdminLine(h.secret, "list")])).toString();
     const parsed = JSON.parse(list) as { tools: Record<string, { binary: string; mode: string }>; version: string };
     expect(parsed.tools["ro"]).toEqual({ binary: "/bin/echo", mode: "allowlist" });
+    // By name, as the reference daemon lists them, not in the configuration's order.
+    expect(Object.keys(parsed.tools)).toEqual(["echo", "gh", "missing", "notexec", "ro", "touch"]);
     expect(typeof parsed.version).toBe("string");
     expect((await rawExchange(h.daemon.socketPath, [signedAdminLine(h.secret, "check")])).toString()).toBe('{"error":"unauthorized caller"}');
     expect((await rawExchange(h.daemon.socketPath, [signedAdminLine(h.secret, "rm")])).toString()).toBe('{"error":"unknown admin command"}');
