@@ -18,6 +18,17 @@ describe("provenant on OpenClaw's hooks", () => {
     return o;
   };
   afterEach(() => made.splice(0).forEach((o) => o.dispose()));
+  /** Runs `test` with a workspace the guard cannot open: a file stands where the directory should be. */
+  const withBrokenWorkspace = (test: (notADirectory: string) => void): void => {
+    const dir = mkdtempSync(join(tmpdir(), "provenant-openclaw-broken-"));
+    const notADirectory = join(dir, "workspace");
+    writeFileSync(notADirectory, "a file where the workspace should be");
+    try {
+      test(notADirectory);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
 
   it("registers the gate as a trusted tool policy, the owner commands and the owner tools", () => {
     const o = openclaw();
@@ -324,10 +335,7 @@ describe("provenant on OpenClaw's hooks", () => {
   });
 
   it("fails safe when its own mapping fails (here the guard cannot open its workspace): never a side effect unasked", () => {
-    const dir = mkdtempSync(join(tmpdir(), "provenant-openclaw-broken-"));
-    const notADirectory = join(dir, "workspace");
-    writeFileSync(notADirectory, "a file where the workspace should be");
-    try {
+    withBrokenWorkspace((notADirectory) => {
       const open = openclaw({ workspaceDir: notADirectory });
       const s = fresh("broken");
       // failMode open (the default): a read runs, a side effect is held (asked in the chat where the host can ask).
@@ -348,9 +356,7 @@ describe("provenant on OpenClaw's hooks", () => {
       const closed = openclaw({ workspaceDir: notADirectory, failMode: "closed" });
       expect(closed.callTool(s, "read", { path: "notes.md" })?.blockReason).toContain("failMode is closed, so it is blocked");
       expect(closed.callTool(s, "exec", { command: "ls" })?.blockReason).toMatch(/^Call: exec \{"command":"ls"\}\nprovenant could not decide this exec call \(Error: ENOTDIR[^)]*\); failMode is closed/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("a message the host steers into the running turn taints it unless it is the owner's own words", () => {
@@ -445,10 +451,7 @@ describe("provenant on OpenClaw's hooks", () => {
   });
 
   it("marks the model's message as a tainted turn's when the guard cannot say the session's taint", () => {
-    const dir = mkdtempSync(join(tmpdir(), "provenant-openclaw-broken-"));
-    const notADirectory = join(dir, "workspace");
-    writeFileSync(notADirectory, "a file where the workspace should be");
-    try {
+    withBrokenWorkspace((notADirectory) => {
       const o = openclaw({ workspaceDir: notADirectory });
       const s = fresh("broken-memory");
       // The turn's own hook fails (OpenClaw logs it and runs the turn).
@@ -456,9 +459,7 @@ describe("provenant on OpenClaw's hooks", () => {
       const reply = { role: "assistant", content: "hi" };
       expect(o.writeMessage(s, reply)).toEqual({ message: { ...reply, __openclaw: { turnTainted: true } } });
       expect(o.logs.some((line) => line.startsWith(`error [provenant] session ${s}: its taint could not be read; the model's message is written as a tainted turn's`))).toBe(true);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("taints an owner's turn with what the host's runtime context carries from others, even before the turn has begun", () => {
