@@ -1,3 +1,4 @@
+import { isRecord } from "../../core/json-record.js";
 import type { TrustLevel } from "../../core/trust-levels.js";
 
 /**
@@ -15,17 +16,10 @@ import type { TrustLevel } from "../../core/trust-levels.js";
  */
 export function markedAsTainted<M>(message: M, taint: TrustLevel | undefined): M | undefined {
   if (taint === "trusted" || taint === undefined) return undefined;
-  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined;
-  const record = message as Record<string, unknown>;
-  if (record.role !== "assistant") return undefined;
-  const meta = plainRecord(record.__openclaw);
+  if (!isRecord(message) || message.role !== "assistant") return undefined;
+  // Metadata that is no plain object is replaced.
+  const meta = isRecord(message.__openclaw) ? message.__openclaw : undefined;
   if (meta?.turnTainted === true) return undefined;
   // A copy: the host may keep the object it passed, and the mark belongs on what it writes.
   return { ...message, __openclaw: { ...meta, turnTainted: true } };
-}
-
-/** The host's metadata object, or undefined when it is absent or not a plain object (then it is replaced). */
-function plainRecord(value: unknown): Record<string, unknown> | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  return value as Record<string, unknown>;
 }
