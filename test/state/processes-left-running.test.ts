@@ -39,6 +39,8 @@ describe.runIf(onLinux)("processes a command left running (Linux /proc)", () => 
     const since = Date.now();
     const pids = command("nohup sleep 30 >/dev/null 2>&1 & echo $!; setsid sleep 30 >/dev/null 2>&1 & echo $!; (sh -c 'sleep 30 >/dev/null 2>&1 & echo $!' &)");
     expect(pids).toHaveLength(3);
+    // nohup and setsid become sleep by exec: until they have, the process bears their own name.
+    spawnSync("timeout", ["5", "sh", "-c", `for p in ${pids.join(" ")}; do while [ "$(cat /proc/$p/comm)" != sleep ]; do sleep 0.01; done; done`]);
     const found = processesLeftRunning(since)!;
     for (const pid of pids) expect(found).toContainEqual(expect.objectContaining({ pid, name: "sleep" }));
     const first = found.find((p) => p.pid === pids[0])!;
