@@ -35,7 +35,7 @@ import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 import { foreignRuntimeContext, type ForeignText } from "./runtime-context.js";
 import { messageRole, steeredMessage } from "./steered-messages.js";
-import { markedAsTainted } from "./tainted-replies.js";
+import { markedAsNotOwners, markedAsTainted } from "./memory-marks.js";
 
 export const TRUSTED_POLICY_ID = "provenant-taint-policy";
 /** The runtimes whose tool results the plugin reads before the model does (manifest contract). */
@@ -328,7 +328,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
 
   /**
    * The model's message, written while the guard holds the session below trusted, carries OpenClaw's
-   * own mark of a tainted turn (tainted-replies.ts), so the host's memory does not promote it into
+   * own mark of a tainted turn (memory-marks.ts), so the host's memory does not promote it into
    * `MEMORY.md`. A taint that cannot be read counts as untrusted: the mark only keeps a line out of
    * memory.
    */
@@ -344,15 +344,40 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     return marked === undefined ? undefined : { message: marked };
   };
 
-  /** What OpenClaw writes into the transcript of a session whose turn this process has seen. */
+  /**
+   * The owner's message whose text is partly someone else's, what OpenClaw put into it (a
+   * document's text, a fetched page), written with the mark that keeps it out of the host's memory
+   * (memory-marks.ts). It is judged by itself: OpenClaw writes a channel message when it admits
+   * it, before the turn's hooks. A message whose text cannot be read is marked, as far as it can be.
+   */
+  const markIfNotOwners = <M>(message: M, sessionKey: string | undefined): { message: M } | undefined => {
+    let foreign = true;
+    try {
+      const written = steeredMessage(message, ownerIds);
+      if (written === null) return undefined;
+      foreign = readMessage(written.text).foreign.length > 0;
+    } catch (error) {
+      logger.error(`session ${String(sessionKey)}: a user message's text could not be read; it is written as not the owner's words`, error);
+    }
+    if (!foreign) return undefined;
+    try {
+      const marked = markedAsNotOwners(message);
+      return marked === undefined ? undefined : { message: marked };
+    } catch (error) {
+      logger.error(`session ${String(sessionKey)}: a user message could not be marked as not the owner's words; it is written as it is`, error);
+      return undefined;
+    }
+  };
+
+  /** What OpenClaw writes into a transcript: judged for a session whose turn this process has seen, marked for its memory. */
   api.on(
     "before_message_write",
     (event, ctx) => {
-      const sessionId = sessions.sessionIdFor({ sessionKey: event.sessionKey ?? ctx.sessionKey });
+      const sessionKey = event.sessionKey ?? ctx.sessionKey;
+      const sessionId = sessions.sessionIdFor({ sessionKey });
       const turn = sessionId === undefined ? undefined : sessions.turn(sessionId);
-      if (turn === undefined) return;
-      if (turn.phase !== "ended") judgeSteered(event.message, turn);
-      return markIfTainted(event.message, turn);
+      if (turn !== undefined && turn.phase !== "ended") judgeSteered(event.message, turn);
+      return (turn === undefined ? undefined : markIfTainted(event.message, turn)) ?? markIfNotOwners(event.message, sessionKey);
     },
     { priority: FIRST },
   );
