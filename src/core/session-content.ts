@@ -4,8 +4,10 @@ import { lessTrusted, type TrustLevel } from "./trust-levels.js";
  * Tools whose output carries what happened in another session: its transcript
  * (`sessions_history`, `sessions_search`, `transcripts`), previews of it (`sessions_list`,
  * `sessions`), its reply (`sessions_send`, `conversations_turn`), a sub-agent's result
- * (`sessions_spawn`, `sessions_yield`, `subagents`, `agents_wait`). Their catalogue trust says what
- * the tool itself is; the content they hand back is at least as tainted as the session it came from.
+ * (`sessions_spawn`, `sessions_yield`, `subagents`, `agents_wait`), a scheduled job's runs (`cron`,
+ * and its new name `automations`: each run's summary in the run history, a running job's last
+ * reply in its state). Their catalogue trust says what the tool itself is; the content they hand
+ * back is at least as tainted as the session it came from.
  */
 export const CROSS_SESSION_TOOLS: ReadonlySet<string> = new Set([
   "sessions_history",
@@ -20,6 +22,8 @@ export const CROSS_SESSION_TOOLS: ReadonlySet<string> = new Set([
   "agents_wait",
   "conversations_turn",
   "conversations_send",
+  "cron",
+  "automations",
 ]);
 
 /** Fields that name a session, in a call's arguments or in its (JSON) output. */
