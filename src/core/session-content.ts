@@ -5,9 +5,9 @@ import { lessTrusted, type TrustLevel } from "./trust-levels.js";
  * (`sessions_history`, `sessions_search`, `transcripts`), previews of it (`sessions_list`,
  * `sessions`), its reply (`sessions_send`, `conversations_turn`), a sub-agent's result
  * (`sessions_spawn`, `sessions_yield`, `subagents`, `agents_wait`), a scheduled job's runs (`cron`,
- * and its new name `automations`: each run's summary in the run history, a running job's last
- * reply in its state). Their catalogue trust says what the tool itself is; the content they hand
- * back is at least as tainted as the session it came from.
+ * and its new name `automations`: the run history holds each run's summary, which repeats what the
+ * run read). Their catalogue trust says what the tool itself is; the content they hand back is at
+ * least as tainted as the session it came from.
  */
 export const CROSS_SESSION_TOOLS: ReadonlySet<string> = new Set([
   "sessions_history",
