@@ -34,7 +34,7 @@ import { narrowedTools } from "./tool-surface.js";
 import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 import { foreignRuntimeContext, type ForeignText } from "./runtime-context.js";
-import { messageRole, steeredMessage } from "./steered-messages.js";
+import { messageRole, steeredMessage, userMessageText } from "./steered-messages.js";
 import { markedAsNotOwners, markedAsTainted } from "./memory-marks.js";
 
 export const TRUSTED_POLICY_ID = "provenant-taint-policy";
@@ -353,9 +353,9 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   const markIfNotOwners = <M>(message: M, sessionKey: string | undefined): { message: M } | undefined => {
     let foreign = true;
     try {
-      const written = steeredMessage(message, ownerIds);
-      if (written === null) return undefined;
-      foreign = readMessage(written.text).foreign.length > 0;
+      const text = userMessageText(message);
+      if (text === null) return undefined;
+      foreign = readMessage(text).foreign.length > 0;
     } catch (error) {
       logger.error(`session ${String(sessionKey)}: a user message's text could not be read; it is written as not the owner's words`, error);
     }

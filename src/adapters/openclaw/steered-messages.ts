@@ -29,9 +29,9 @@ export interface SteeredMessage {
  * so. A message that says nothing of its sender is not the owner's.
  */
 export function steeredMessage(message: unknown, ownerIds: readonly string[]): SteeredMessage | null {
-  if (messageRole(message) !== "user") return null;
+  const text = userMessageText(message);
+  if (text === null) return null;
   const { content, provenance, __openclaw: meta } = fields(message);
-  const text = textOf(content);
   const { senderId, senderIsOwner } = fields(meta);
   const sender = typeof senderId === "string" ? senderId : undefined;
   const ctx: AgentContext = { ...(sender !== undefined ? { senderId: sender } : {}), ...inputProvenance(provenance) };
@@ -39,6 +39,11 @@ export function steeredMessage(message: unknown, ownerIds: readonly string[]): S
   const origin = withHostOwnerVerdict(originFromAgentContext(ctx, ownerIds, null, text), hostSaysOwner, undefined);
   const media = Array.isArray(content) && content.some((block: unknown) => fields(block).type !== "text");
   return { owner: origin.isOwner === true, from: sourceOf(ctx.inputProvenance, sender), text, media };
+}
+
+/** A user message's text (its text blocks joined), or null for any other message. */
+export function userMessageText(message: unknown): string | null {
+  return messageRole(message) === "user" ? textOf(fields(message).content) : null;
 }
 
 /** A transcript message's role (`user`, `assistant`, `toolResult`, ...), or undefined for anything else. */
