@@ -54,11 +54,14 @@ export const MAX_RUNNING_PROCESSES = 64;
 export const MAX_CHANGE_WINDOWS = 1024;
 
 /**
- * The span of times a file's change time stands for: itself, or, on a file system that keeps
- * whole seconds (ext3, HFS+, some network mounts), the whole second it was rounded down from.
+ * The span of times a file's change time stands for, in the whole milliseconds windows are kept
+ * in: its millisecond (a change time carries a fraction of one, and a file changed in the
+ * millisecond a window ended at was changed in the window), or, on a file system that keeps whole
+ * seconds (ext3, HFS+, some network mounts), the whole second it was rounded down from.
  */
 export function changeTimeSpan(ctimeMs: number): [from: number, to: number] {
-  return ctimeMs % 1000 === 0 ? [ctimeMs, ctimeMs + 999] : [ctimeMs, ctimeMs];
+  const millisecond = Math.floor(ctimeMs);
+  return ctimeMs % 1000 === 0 ? [millisecond, millisecond + 999] : [millisecond, millisecond];
 }
 
 /** Windows kept in order and disjoint: a window overlapping others is joined with them. */

@@ -112,6 +112,17 @@ describe("change windows", () => {
     expect(changeTimeSpan(1_700_000_000_000)).toEqual([1_700_000_000_000, 1_700_000_000_999]);
     expect(changeTimeSpan(1_700_000_000_001)).toEqual([1_700_000_000_001, 1_700_000_000_001]);
   });
+
+  it("a change time in the millisecond a window ended at is in the window, though it carries a fraction past it", () => {
+    // Windows end at Date.now(), in whole milliseconds; the file system keeps nanoseconds.
+    expect(changeTimeSpan(1_700_000_000_001.75)).toEqual([1_700_000_000_001, 1_700_000_000_001]);
+    const windows = new ChangeWindows();
+    windows.add(window(10, 20));
+    expect(windows.covering({ birthtimeMs: 0, ctimeMs: 20.999 })?.level).toBe("untrusted");
+    expect(windows.covering({ birthtimeMs: 20.5, ctimeMs: 30 })?.level).toBe("untrusted");
+    expect(windows.covering({ birthtimeMs: 0, ctimeMs: 21 })).toBeUndefined();
+    expect(windows.covering({ birthtimeMs: 0, ctimeMs: 9.999 })).toBeUndefined();
+  });
 });
 
 describe("change windows a command's processes keep open", () => {
