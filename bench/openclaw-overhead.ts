@@ -5,10 +5,13 @@
  * reports it (`meta.durationMs`). Per tool call: the gap between the model request that asked
  * for a `read` and the next one (hooks + tool + OpenClaw's loop), as the scripted model sees it.
  * Also, in process and without OpenClaw, the plugin's own work per hook (median of many).
+ * Also, each an OpenClaw process of its own, one-shot `openclaw agent --local` turns: what the
+ * plugin adds to a start (OpenClaw copies and hashes every file a plugin loads, each time it
+ * starts), with the bundled entry the package names and, for comparison, the entry as compiled.
  * Target (issue 7): under 5 ms added per tool call.
- * Run: npm run build && npx tsx bench/openclaw-overhead.ts [turns=40]
+ * Run: npm run build && npx tsx bench/openclaw-overhead.ts [turns=40] [starts=5]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { registerProvenant } from "../src/adapters/openclaw/provenant-plugin.js";
@@ -19,6 +22,7 @@ import { openClawInstall, OpenClawHome } from "../test/e2e/harness/openclaw.js";
 import { median, printTable } from "./lib/stats.js";
 
 const TURNS = Number(process.argv[2] ?? 40);
+const STARTS = Number(process.argv[3] ?? 5);
 const CALLS_PER_TURN = 4;
 
 interface Side {
@@ -153,6 +157,42 @@ async function main(): Promise<void> {
     row("turn (gateway run duration)", off.turnMs, on.turnMs),
     row("tool call (model request to next)", off.callMs, on.callMs),
   ]);
+  await starts();
+}
+
+/** One-shot `openclaw agent --local` turns, a process each: without the plugin, with it as packaged, and with its entry as compiled. */
+async function starts(): Promise<void> {
+  const model = await startModelServer();
+  const homes = {
+    without: new OpenClawHome("bench-start-off", { modelUrl: model.url, provenant: null }),
+    bundled: new OpenClawHome("bench-start-bundled", { modelUrl: model.url, provenant: {} }),
+    compiled: new OpenClawHome("bench-start-compiled", { modelUrl: model.url, provenant: {} }),
+  };
+  const ms: Record<keyof typeof homes, number[]> = { without: [], bundled: [], compiled: [] };
+  try {
+    for (const home of Object.values(homes)) await home.writeConfig();
+    // The same package, its entry put back to the compiled module the bundle is made from.
+    const manifest = join(homes.compiled.root, "provenant-package", "package.json");
+    const pkg = JSON.parse(readFileSync(manifest, "utf8")) as { openclaw: { extensions: string[] } };
+    writeFileSync(manifest, JSON.stringify({ ...pkg, openclaw: { ...pkg.openclaw, extensions: ["./dist/adapters/openclaw/index.js"] } }));
+    const names = Object.keys(homes) as (keyof typeof homes)[];
+    for (let i = -1; i < STARTS; i++) {
+      for (const name of i % 2 === 0 ? names : [...names].reverse()) {
+        const started = Date.now();
+        await homes[name].agent(`start ${i}\nCALL read {"path":"AGENTS.md"}`, { local: true, sessionKey: `agent:main:start-${i}` });
+        if (i >= 0) ms[name].push(Date.now() - started); // the first round warms the disk cache
+      }
+    }
+  } finally {
+    for (const home of Object.values(homes)) await home.dispose();
+    await model.close();
+  }
+  const base = median(ms.without);
+  console.log(`\n## one-shot \`openclaw agent --local\` turns, a process each (${STARTS} each, interleaved)\n`);
+  printTable(
+    ["plugin", "median (ms)", "added (ms)", "ratio to without"],
+    Object.entries(ms).map(([name, xs]) => [name === "without" ? "installed, disabled" : `on, entry ${name}`, median(xs).toFixed(0), (median(xs) - base).toFixed(0), (median(xs) / base).toFixed(2)]),
+  );
 }
 
 await main();

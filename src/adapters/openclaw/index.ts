@@ -8,7 +8,7 @@ import { PLUGIN_ID } from "./host-config.js";
 import { registerProvenant } from "./provenant-plugin.js";
 
 /**
- * The OpenClaw plugin entry (`openclaw.extensions` points here once built). OpenClaw validates
+ * The OpenClaw plugin entry (`openclaw.extensions` names its bundle, dist/openclaw-plugin.js). OpenClaw validates
  * `plugins.entries.provenant.config` against the manifest's schema before loading this; the guard
  * validates it again and refuses to start on a bad value, naming the key. The entry is where the
  * plugin is composed: the guard, and (with `console.serve`) the owner's console as a gateway

@@ -32,7 +32,8 @@ export function openClawInstall(): OpenClawInstall {
 export function packagedPlugin(root: string, options: { readonly asCheckout?: boolean } = {}): string {
   const dir = join(root, options.asCheckout === true ? "provenant-checkout" : "provenant-package");
   mkdirSync(dir, { recursive: true });
-  if (!existsSync(join(REPO, "dist/adapters/openclaw/index.js"))) throw new Error("dist/adapters/openclaw/index.js is missing: run npm run build first");
+  const extensions = repoPackage().openclaw.extensions;
+  for (const entry of extensions) if (!existsSync(join(REPO, entry))) throw new Error(`${entry} is missing: run npm run build first`);
   if (options.asCheckout === true) {
     // What a user's built checkout holds for OpenClaw, without this checkout's .cache/: a linked
     // plugin directory holding other packages (the pinned OpenClaw and its bundled plugins) is
@@ -42,7 +43,7 @@ export function packagedPlugin(root: string, options: { readonly asCheckout?: bo
   } else {
     writeFileSync(
       join(dir, "package.json"),
-      JSON.stringify({ name: "provenant", version: "0.0.0-e2e", type: "module", openclaw: { extensions: ["./dist/adapters/openclaw/index.js"] } }, null, 2),
+      JSON.stringify({ name: "provenant", version: "0.0.0-e2e", type: "module", openclaw: { extensions } }, null, 2),
     );
   }
   copyFileSync(join(REPO, "openclaw.plugin.json"), join(dir, "openclaw.plugin.json"));
@@ -65,8 +66,11 @@ export function packagedPlugin(root: string, options: { readonly asCheckout?: bo
 }
 
 function runtimeDependencies(): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
-  return pkg.dependencies ?? {};
+  return repoPackage().dependencies ?? {};
+}
+
+function repoPackage(): { readonly dependencies?: Record<string, string>; readonly openclaw: { readonly extensions: string[] } } {
+  return JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as ReturnType<typeof repoPackage>;
 }
 
 export interface HomeOptions {
