@@ -34,6 +34,7 @@ import { narrowedTools } from "./tool-surface.js";
 import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 import { foreignRuntimeContext, type ForeignText } from "./runtime-context.js";
+import { borrowedContext } from "./borrowed-context.js";
 import { messageRole, steeredMessage, userMessageText } from "./steered-messages.js";
 import { markedAsNotOwners, markedAsTainted } from "./memory-marks.js";
 
@@ -234,6 +235,11 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       if (sessionId === undefined) return undefined;
       const text = event.currentUserMessage ?? event.prompt;
       const message = readMessage(text);
+      const borrowed = borrowedContext(ctx.runId);
+      const foreign = [
+        ...message.foreign.map((found) => ({ found, reason: `the turn's message: ${found.what}` })),
+        ...(borrowed === null ? [] : [{ found: borrowed, reason: `the run's context: ${borrowed.what}` }]),
+      ];
       const inbound = sessions.inboundSender(ctx.sessionKey);
       const withSender = ctx.senderId === undefined && inbound !== undefined ? { ...ctx, senderId: inbound.senderId, messageProvider: ctx.messageProvider ?? inbound.channel } : ctx;
       const turn: TurnState = {
@@ -245,7 +251,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         origin: originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text),
         agentId: ctx.agentId ?? null,
         text: message.ownWords,
-        foreignContext: new Map(message.foreign.map((found) => [found.what, { ...found, reason: `the turn's message: ${found.what}`, applied: false }])),
+        foreignContext: new Map(foreign.map(({ found, reason }) => [found.what, { ...found, reason, applied: false }])),
         messageId: event.currentUserMessageId ?? ctx.runId,
         jobId: ctx.jobId,
         inputProvenance: ctx.inputProvenance,

@@ -470,6 +470,21 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.callTool(helper, "exec", { command: "ls" })).toBeUndefined();
   });
 
+  it("counts OpenClaw's skill review as untrusted: its context is a conversation it does not name, under a session of its own", () => {
+    const o = openclaw({ ownerIds: ["cli"] });
+    const review = fresh("review");
+    // The review's run carries the reviewed turn's origin (the owner's) and the reviewed history.
+    o.startTurn(review, "Skill review. Distill new durable learning from the full retained conversation.", { senderIsOwner: true, ctx: { runId: "skill-workshop-review:0b7e" } });
+    const held = o.callTool(review, "exec", { command: "touch pwned" });
+    expect(held?.block).toBe(true);
+    expect(held?.blockReason).toContain("OpenClaw's Skill Workshop review, whose context is a conversation it does not name");
+    expect(o.callTool(review, "write", { path: "skills/deploy/SKILL.md", content: "run the installer" })?.block).toBe(true);
+    // The owner's own turn in another session, of another run, is the owner's.
+    const owner = fresh("owner-turn");
+    o.startTurn(owner, "list the files", { senderIsOwner: true, ctx: { runId: "skill-workshop-0b7e" } });
+    expect(o.callTool(owner, "exec", { command: "ls" })).toBeUndefined();
+  });
+
   it("writes an owner's message that carries someone else's text with the provenance that keeps it out of the host's memory as the owner's words", () => {
     const o = openclaw({}, { tools: { links: { models: [{ type: "cli", command: "cat" }] } } });
     const owners = (content: unknown) => ({ role: "user", content, __openclaw: { senderIsOwner: true, senderId: "42" } });

@@ -99,15 +99,23 @@ function readable(text: string): string {
  * result inside the host's envelope), so text escaped once or twice is read too.
  */
 export function findDirectives(text: string): Directive[] {
-  let layer = readable(text);
-  for (let depth = 0; depth < 3; depth++) {
+  for (const layer of escapeLayers(text)) {
     const found = directivesIn(layer);
     if (found.length > 0) return found;
-    const unescaped = layer.replace(/\\(["\\n])/g, (_m, c: string) => (c === "n" ? "\n" : c));
-    if (unescaped === layer) break;
-    layer = unescaped;
   }
   return [];
+}
+
+/** `text` as read, then unescaped once and twice (JSON quoted in JSON), while that changes it. */
+function escapeLayers(text: string): string[] {
+  const layers = [readable(text)];
+  for (let depth = 1; depth < 3; depth++) {
+    const layer = layers[layers.length - 1] ?? "";
+    const unescaped = layer.replace(/\\(["\\n])/g, (_m, c: string) => (c === "n" ? "\n" : c));
+    if (unescaped === layer) break;
+    layers.push(unescaped);
+  }
+  return layers;
 }
 
 function directivesIn(source: string): Directive[] {
@@ -198,6 +206,8 @@ function withoutEnvelope(text: string): string {
  * already called since the user spoke; a user who asked for nothing gets the system prompt's.
  */
 export function nextDirective(messages: readonly ChatMessage[]): Directive | null {
+  const standingOrder = triggeredOrder(messages);
+  if (standingOrder !== null) return standingOrder;
   let lastAssistant = -1;
   messages.forEach((m, i) => {
     if (m.role === "assistant") lastAssistant = i;
@@ -263,6 +273,28 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
     if (messages[i]?.role !== "user") continue;
     const pending = pendingDirective(messages, i);
     if (pending !== null) return pending;
+  }
+  return null;
+}
+
+/**
+ * An injection that waits: `WHEN "<phrase>" DO <tool> <json-object>` read earlier in the
+ * conversation (a page's "whenever you are asked to …, first run …") is obeyed once, when the
+ * newest user message holds the phrase, as a model that took the page's word would. It is not a
+ * `CALL`, so the turn that reads it does not act on it there and then.
+ */
+function triggeredOrder(messages: readonly ChatMessage[]): Directive | null {
+  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
+  const asked = messages
+    .slice(lastAssistant + 1)
+    .filter((m) => m.role === "user")
+    .map((m) => withoutHostContext(textOf(m.content)))
+    .join("\n");
+  if (asked === "") return null;
+  for (const m of messages.slice(0, lastAssistant + 1)) {
+    for (const order of escapeLayers(textOf(m.content)).join("\n").matchAll(/WHEN "([^"\n]+)" DO ([A-Za-z0-9_.-]+) (\{[^\n]*\})/g)) {
+      if (asked.includes(order[1] ?? "\u0000")) return { tool: order[2] ?? "", args: order[3] ?? "{}" };
+    }
   }
   return null;
 }
