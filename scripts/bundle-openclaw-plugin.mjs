@@ -7,7 +7,7 @@
 // (bench/openclaw-overhead.ts measures both). The SDK stays OpenClaw's own.
 import { build } from "esbuild";
 import { readFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -22,7 +22,8 @@ const outfile = join(dist, "openclaw-plugin.js");
 const ownUrlKept = {
   name: "own-url-kept",
   setup(plugin) {
-    plugin.onLoad({ filter: /[\\/]dist[\\/].*\.js$/ }, async (args) => {
+    plugin.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (!args.path.startsWith(dist + sep)) return undefined;
       const source = await readFile(args.path, "utf8");
       if (!source.includes("import.meta.url")) return undefined;
       const fromBundle = relative(dirname(outfile), args.path).split("\\").join("/");

@@ -279,8 +279,8 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
 
 /**
  * An injection that waits: `WHEN "<phrase>" DO <tool> <json-object>` read earlier in the
- * conversation (a page's "whenever you are asked to …, first run …") is obeyed once, when the
- * newest user message holds the phrase, as a model that took the page's word would. It is not a
+ * conversation (a page's "whenever you are asked to …, first run …") is obeyed once, when a
+ * user message since the model last spoke holds the phrase, as a model that took the page's word would. It is not a
  * `CALL`, so the turn that reads it does not act on it there and then.
  */
 function triggeredOrder(messages: readonly ChatMessage[]): Directive | null {
