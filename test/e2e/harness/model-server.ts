@@ -206,12 +206,9 @@ function withoutEnvelope(text: string): string {
  * already called since the user spoke; a user who asked for nothing gets the system prompt's.
  */
 export function nextDirective(messages: readonly ChatMessage[]): Directive | null {
-  const standingOrder = triggeredOrder(messages);
+  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
+  const standingOrder = triggeredOrder(messages, lastAssistant);
   if (standingOrder !== null) return standingOrder;
-  let lastAssistant = -1;
-  messages.forEach((m, i) => {
-    if (m.role === "assistant") lastAssistant = i;
-  });
   for (const m of messages.slice(lastAssistant + 1)) {
     if (m.role !== "tool") continue;
     // OpenClaw appends the turn's own context (its queued System: lines among it) to the newest
@@ -283,8 +280,7 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
  * user message since the model last spoke holds the phrase, as a model that took the page's word would. It is not a
  * `CALL`, so the turn that reads it does not act on it there and then.
  */
-function triggeredOrder(messages: readonly ChatMessage[]): Directive | null {
-  const lastAssistant = messages.findLastIndex((m) => m.role === "assistant");
+function triggeredOrder(messages: readonly ChatMessage[], lastAssistant: number): Directive | null {
   const asked = messages
     .slice(lastAssistant + 1)
     .filter((m) => m.role === "user")
