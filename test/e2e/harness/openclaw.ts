@@ -32,7 +32,8 @@ export function openClawInstall(): OpenClawInstall {
 export function packagedPlugin(root: string, options: { readonly asCheckout?: boolean } = {}): string {
   const dir = join(root, options.asCheckout === true ? "provenant-checkout" : "provenant-package");
   mkdirSync(dir, { recursive: true });
-  const extensions = repoPackage().openclaw.extensions;
+  const pkg = repoPackage();
+  const extensions = pkg.openclaw.extensions;
   for (const entry of extensions) if (!existsSync(join(REPO, entry))) throw new Error(`${entry} is missing: run npm run build first`);
   if (options.asCheckout === true) {
     // What a user's built checkout holds for OpenClaw, without this checkout's .cache/: a linked
@@ -57,16 +58,12 @@ export function packagedPlugin(root: string, options: { readonly asCheckout?: bo
   // Only the runtime dependencies, as an npm install of the package would have them (OpenClaw
   // inspects a plugin's files when it loads it; the whole dev tree would be slow and untrue).
   mkdirSync(join(dir, "node_modules"));
-  for (const dep of Object.keys(runtimeDependencies())) {
+  for (const dep of Object.keys(pkg.dependencies ?? {})) {
     // A scoped package (`@scope/name`) sits in its scope's directory.
     mkdirSync(dirname(join(dir, "node_modules", dep)), { recursive: true });
     symlinkSync(join(REPO, "node_modules", dep), join(dir, "node_modules", dep));
   }
   return dir;
-}
-
-function runtimeDependencies(): Record<string, string> {
-  return repoPackage().dependencies ?? {};
 }
 
 function repoPackage(): { readonly dependencies?: Record<string, string>; readonly openclaw: { readonly extensions: string[] } } {
