@@ -1,9 +1,11 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { GatewayCalls } from "./gateway-calls.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -129,6 +131,7 @@ export class OpenClawHome {
   private gateway: ChildProcess | null = null;
   private gatewayLog = "";
   private nodeHost: ChildProcess | null = null;
+  private readonly gatewayCalls: GatewayCalls;
 
   constructor(
     readonly name: string,
@@ -140,6 +143,7 @@ export class OpenClawHome {
     this.configPath = join(this.home, ".openclaw", "openclaw.json");
     mkdirSync(dirname(this.configPath), { recursive: true });
     mkdirSync(this.workspace, { recursive: true });
+    this.gatewayCalls = new GatewayCalls(openClawInstall, () => this.env(), this.workspace);
   }
 
   async writeConfig(): Promise<void> {
@@ -212,10 +216,20 @@ export class OpenClawHome {
     });
   }
 
-  /** One agent turn through `openclaw agent` (embedded with `local`, else through the gateway). */
+  /**
+   * One agent turn as `openclaw agent --agent main --json --timeout 120` runs it: embedded with
+   * `local` (the CLI itself), else through the gateway (the CLI's own call, see GatewayCalls).
+   */
   async agent(message: string, opts: { local: boolean; sessionKey?: string }): Promise<AgentReply> {
-    const args = ["agent", "--agent", "main", "--message", message, "--json", "--timeout", "120"];
-    if (opts.local) args.push("--local");
+    if (!opts.local) {
+      const params = { message, agentId: "main", sessionKey: opts.sessionKey, deliver: false, timeout: 120, idempotencyKey: randomUUID() };
+      // The CLI's identity for an agent run on a local gateway, and its wait: the run's timeout and 30 s.
+      const raw = await this.gatewayCalls.call("agent", params, { opts: { json: true, timeout: "150000" }, extra: { expectFinal: true, progress: false, scopes: ["operator.admin"] } });
+      const status = (raw as { status?: unknown }).status;
+      if (status !== "ok" && status !== "completed") throw new Error(`openclaw agent through the gateway ended ${String(status)}: ${JSON.stringify(raw).slice(0, 4000)}`);
+      return { text: replyText(raw), raw, stderr: "" };
+    }
+    const args = ["agent", "--agent", "main", "--message", message, "--json", "--timeout", "120", "--local"];
     if (opts.sessionKey !== undefined) args.push("--session-key", opts.sessionKey);
     const run = await this.cli(args, 180_000);
     if (run.code !== 0) throw new Error(`openclaw agent exited ${run.code}:\n${run.stderr.slice(-4000)}`);
@@ -223,11 +237,9 @@ export class OpenClawHome {
     return { text: replyText(raw), raw, stderr: run.stderr };
   }
 
-  /** A gateway RPC through `openclaw gateway call`. */
+  /** A gateway RPC as `openclaw gateway call <method> --json --timeout 60000` makes it. */
   async rpc(method: string, params: Record<string, unknown>): Promise<unknown> {
-    const run = await this.cli(["gateway", "call", method, "--json", "--timeout", "60000", "--params", JSON.stringify(params)]);
-    if (run.code !== 0) throw new Error(`gateway call ${method} exited ${run.code}:\n${run.stderr.slice(-2000)}`);
-    return JSON.parse(run.stdout) as unknown;
+    return await this.gatewayCalls.call(method, params, { opts: { json: true, timeout: "60000" }, extra: { defaultTimeoutMs: 60_000, sharedStateMode: "read-only" } });
   }
 
   /**
@@ -365,6 +377,7 @@ export class OpenClawHome {
 
   async dispose(): Promise<void> {
     this.nodeHost?.kill("SIGKILL");
+    this.gatewayCalls.close();
     await this.stopGateway();
     rmSync(this.root, { recursive: true, force: true });
   }
