@@ -10,6 +10,7 @@ import { heldCall } from "../../core/call-text.js";
 import { PLUGIN_ID } from "./host-config.js";
 import { HeldCallInbox } from "./held-call-inbox.js";
 import { inlinedContent } from "./inlined-content.js";
+import { withoutStartupNotes } from "./startup-notes.js";
 import { LINK_UNDERSTANDING_KEY, linkUnderstandingOn, withoutFetchedPages } from "./link-understanding.js";
 import { OWNER_TOOL_NAMES, ownerToolFactory } from "./owner-tools.js";
 import { splitPluginConfig } from "./plugin-config.js";
@@ -124,11 +125,12 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     warnOfLinks();
     return withoutFetchedPages(text);
   };
-  /** A message's sender's own words, and what OpenClaw put into it beside them (attached files, fetched pages). */
+  /** A message's sender's own words, and what OpenClaw put into it beside them (daily notes, attached files, fetched pages). */
   const readMessage = (text: string): { ownWords: string; foreign: readonly ForeignText[] } => {
-    const pages = pagesOf(text);
+    const notes = withoutStartupNotes(text);
+    const pages = pagesOf(notes.text);
     const inlined = inlinedContent(pages.text);
-    return { ownWords: inlined.ownWords, foreign: pages.found === null ? inlined.found : [...inlined.found, pages.found] };
+    return { ownWords: inlined.ownWords, foreign: [...inlined.found, ...[pages.found, notes.found].filter((f) => f !== null)] };
   };
 
   // A bad configuration stops registration here, with every problem named (ConfigError).
