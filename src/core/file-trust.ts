@@ -36,6 +36,10 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   "**/.openclaw/agents/*/agent/*.sqlite*": "untrusted",
   "**/.openclaw/state/*.sqlite*": "untrusted",
   "**/.openclaw/agents/*/sessions/**": "untrusted",
+  // OpenClaw's session memory (on from its onboarding) saves the end of a conversation at every
+  // `/new` and reset as `memory/<date>-<time or slug>.md`: the model's replies among it, which
+  // repeat what the session read. The agent's own daily note is `memory/<date>.md`.
+  "**/memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]-*.md": "untrusted",
   // Claude Code's team mailboxes: what other agents of a team sent this one, which its hooks
   // already judge untrusted when Claude Code hands a message over as a prompt.
   "**/.claude/teams/*/inboxes/**": "untrusted",

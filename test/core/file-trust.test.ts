@@ -54,6 +54,17 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/memory/MEMORY.md")).toBeNull();
   });
 
+  it("the defaults treat what OpenClaw's session memory saved of a conversation as untrusted, and leave the agent's own daily note to its labels", () => {
+    const rules = new FileTrustRules({});
+    for (const saved of ["memory/2026-11-30-0930.md", "memory/2026-11-30-vendor-pitch.md", "memory/2026-11-30-0930-2.md"]) {
+      expect(rules.levelFor(saved, `/ws/${saved}`)?.level, saved).toBe("untrusted");
+    }
+    expect(rules.levelFor("memory/2026-11-30.md", "/ws/memory/2026-11-30.md")).toBeNull();
+    expect(rules.levelFor("memory/projects.md", "/ws/memory/projects.md")).toBeNull();
+    // The owner's own entry, tried first, vouches for a note of the same shape.
+    expect(new FileTrustRules({ "memory/2026-11-30-plan.md": "trusted" }).levelFor("memory/2026-11-30-plan.md", "/ws/memory/2026-11-30-plan.md")?.level).toBe("trusted");
+  });
+
   it("the defaults treat files that arrived on an OpenClaw channel as untrusted: its store and the copies staged in the workspace", () => {
     const rules = new FileTrustRules({});
     expect(rules.levelFor(null, "/home/u/.openclaw/media/inbound/3f2a.txt")?.level).toBe("untrusted");
