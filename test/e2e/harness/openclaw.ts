@@ -100,6 +100,8 @@ export interface HomeOptions {
   readonly proxyUrl?: string;
   /** OpenClaw's `mcp.servers`: the MCP servers it runs and offers the model the tools of. */
   readonly mcpServers?: Readonly<Record<string, unknown>>;
+  /** OpenClaw's bundled internal hooks to turn on (`hooks.internal.entries`); its onboarding turns on `session-memory`. */
+  readonly internalHooks?: readonly string[];
   /** Extra environment for OpenClaw's processes (a fixture's log file). */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -158,6 +160,10 @@ export class OpenClawHome {
           : { enabled: true, hooks: { allowConversationAccess: true }, config: this.options.provenant },
     };
     for (const id of this.options.extraPluginIds ?? []) entries[id] = { enabled: true, hooks: { allowConversationAccess: true } };
+    const hooks = {
+      ...(this.options.hooksToken === undefined ? {} : { enabled: true, token: this.options.hooksToken, path: "/hooks", allowedAgentIds: ["main"], allowRequestSessionKey: true }),
+      ...(this.options.internalHooks === undefined ? {} : { internal: { entries: Object.fromEntries(this.options.internalHooks.map((id) => [id, { enabled: true }])) } }),
+    };
     const config = {
       models: {
         mode: "replace",
@@ -175,9 +181,7 @@ export class OpenClawHome {
       agents: { defaults: { model: { primary: "victim/victim" }, workspace: this.workspace } },
       tools: { ...(this.options.toolSearch === undefined ? {} : { toolSearch: this.options.toolSearch }), web: { fetch: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true } } } },
       gateway: { mode: "local", port: this.gatewayPort, bind: "loopback", auth: { mode: "token", token: this.gatewayToken } },
-      ...(this.options.hooksToken === undefined
-        ? {}
-        : { hooks: { enabled: true, token: this.options.hooksToken, path: "/hooks", allowedAgentIds: ["main"], allowRequestSessionKey: true } }),
+      ...(Object.keys(hooks).length === 0 ? {} : { hooks }),
       plugins: { allow: Object.keys(entries), load: { paths: loadPaths }, entries },
       ...(this.options.telegram === undefined ? {} : telegramConfig(this.options.telegram)),
       ...(this.options.proxyUrl === undefined ? {} : { proxy: { proxyUrl: this.options.proxyUrl } }),
