@@ -46,6 +46,8 @@ export class GatewayCalls {
     const { node, entry } = this.install();
     const runtime = join(dirname(entry), "dist", "plugin-sdk", "gateway-runtime.js");
     const worker = spawn(node, [WORKER, runtime], { env: this.env(), cwd: this.cwd, stdio: ["pipe", "ignore", "pipe", "pipe"] });
+    // A write to a worker that has died fails its pipe; the exit below fails the calls instead.
+    worker.stdin?.on("error", () => undefined);
     worker.stderr?.on("data", (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString("utf8")).slice(-4000);
     });
