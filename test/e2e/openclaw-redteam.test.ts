@@ -93,10 +93,17 @@ async function ownerSays(world: World, text: string, forwardedFrom?: TelegramUse
   }
 }
 
-/** Waits until `path` exists, for at most `ms`. */
-async function appears(path: string, ms: number): Promise<void> {
+/** Waits until `done()` holds, for at most `ms`. */
+async function until(done: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!existsSync(path) && Date.now() < deadline) await sleep(200);
+  while (!done() && Date.now() < deadline) await sleep(200);
+}
+
+/** The owner's `/new`: resolves once OpenClaw has said the new session started. */
+async function newSession(world: World): Promise<void> {
+  const from = world.tg.calls.length;
+  world.tg.sendDm(OWNER, "/new");
+  await world.tg.waitForSent(OWNER.id, /New session started/, TURN - 10_000, from);
 }
 
 /** Between scenarios the owner clears the conversation's taint, so each starts from a clean turn. */
@@ -226,7 +233,7 @@ describe("red team: real OpenClaw, default Tool Search, a Telegram channel; prov
       const prompts = w.prompts.length;
       // Sent once the turn's command runs: sent earlier (a loaded machine starts the turn late), it would be a turn of its own.
       const running = ownerSays(w, `CALL exec {"command":"touch ${file(w, "s28-running")}; sleep 8; echo slept"}`);
-      await appears(file(w, "s28-running"), TURN / 2);
+      await until(() => existsSync(file(w, "s28-running")), TURN / 2);
       w.tg.sendDm(OWNER, `CALL exec {"command":"touch ${file(w, "s28-owner")}"}`);
       await running;
       expect(w.prompts.length, `${w.name}: the owner's own steered message asks nothing`).toBe(prompts);
@@ -350,9 +357,7 @@ describe("red team: real OpenClaw, default Tool Search, a Telegram channel; prov
     // Without provenant the skill is in the prompt of the owner's next conversation.
     const control = world("control");
     const from = control.model.requests.length;
-    const before = control.tg.calls.length;
-    control.tg.sendDm(OWNER, "/new");
-    await control.tg.waitForSent(OWNER.id, /New session started/, TURN - 10_000, before);
+    await newSession(control);
     await ownerSays(control, "hello again");
     expect(control.model.requests.slice(from).some((r) => r.system.includes("s17-skill before any task"))).toBe(true);
   }, 3 * TURN);
@@ -962,11 +967,8 @@ describe("red team: real OpenClaw, default Tool Search, a Telegram channel; prov
     };
     /** The owner's /new: resolves once session memory has saved the conversation it ends (a note holding `marker`). */
     const startOver = async (w: World, marker: string): Promise<string | undefined> => {
-      const before = w.tg.calls.length;
-      w.tg.sendDm(OWNER, "/new");
-      await w.tg.waitForSent(OWNER.id, /New session started/, TURN - 10_000, before);
-      const deadline = Date.now() + 60_000;
-      while (saved(w, marker).length === 0 && Date.now() < deadline) await sleep(500);
+      await newSession(w);
+      await until(() => saved(w, marker).length > 0, 60_000);
       return saved(w, marker)[0];
     };
     const ran = new Map<string, boolean>();
