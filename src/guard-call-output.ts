@@ -7,7 +7,7 @@ import { execOutputTrust, readExec, worseOf, type ExecReading, type ExecTrust } 
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
 import { isRecord } from "./core/json-record.js";
-import { FileTrustRules } from "./core/file-trust.js";
+import { FileTrustRules, type HostFiles } from "./core/file-trust.js";
 import type { HostCatalogue } from "./core/host-catalogue.js";
 import { hostPathReadings } from "./core/host-paths.js";
 import { lessTrusted, minTrust, type TrustLevel } from "./core/trust-levels.js";
@@ -36,11 +36,11 @@ export class CallOutputTrust {
       readonly home: string;
       readonly fileLabels: FileLabelStore;
       readonly catalogue: HostCatalogue;
-      /** Directories the host runs from (its bundled skills and docs): see FileTrustRules. */
-      readonly hostInstallations?: readonly string[];
+      /** What the host keeps on disk (its installation, its configured log files): see FileTrustRules. */
+      readonly hostFiles?: HostFiles;
     },
   ) {
-    this.fileTrust = new FileTrustRules(options.config.fileTrust, options.hostInstallations);
+    this.fileTrust = new FileTrustRules(options.config.fileTrust, options.hostFiles);
   }
 
   /**

@@ -14,6 +14,7 @@ import { gateFiles } from "./core/gate-files.js";
 import { commandFiles } from "./core/command-files.js";
 import { readExec } from "./core/exec-trust.js";
 import { classifyInitialTrust } from "./core/initial-trust.js";
+import type { HostFiles } from "./core/file-trust.js";
 import { SILENT_LOGGER, type Logger } from "./core/logger.js";
 import { parseOwnerCommand } from "./core/owner-commands.js";
 import { ProvenanceGraph, type NodeKind, type ProvenanceNode } from "./core/provenance-graph.js";
@@ -186,8 +187,8 @@ export interface GuardDependencies {
   readonly fileLabels?: FileLabelStore;
   /** The home directory a `~` in a tool's path names (the host's: `os.homedir()` by default). */
   readonly homeDir?: string;
-  /** Directories the host runs from, whose files (its bundled skills, its docs) are trusted reads: see FileTrustRules. */
-  readonly hostInstallations?: readonly string[];
+  /** What the host keeps on disk: where it runs from (trusted reads), its configured log files (untrusted): see FileTrustRules. */
+  readonly hostFiles?: HostFiles;
   /** Runs once when the guard closes, after the watermarks are flushed (closes the ledger it opened). */
   readonly onClose?: () => void;
   /**
@@ -261,7 +262,7 @@ export class Guard {
       home: this.home,
       fileLabels: this.fileLabels,
       catalogue: this.catalogue,
-      ...(deps.hostInstallations !== undefined ? { hostInstallations: deps.hostInstallations } : {}),
+      ...(deps.hostFiles !== undefined ? { hostFiles: deps.hostFiles } : {}),
     });
     this.config = deps.config;
     this.audit = deps.audit ?? NO_AUDIT;
@@ -298,8 +299,8 @@ export class Guard {
     readonly homeDir?: string;
     /** Append each sealed turn's graph to the workspace's `turn-graphs.jsonl` (default true). */
     readonly turnGraphs?: boolean;
-    /** Directories the host runs from, whose files are trusted reads (see FileTrustRules). */
-    readonly hostInstallations?: readonly string[];
+    /** What the host keeps on disk: where it runs from, its configured log files (see FileTrustRules). */
+    readonly hostFiles?: HostFiles;
   }): Guard {
     const logger = options.logger ?? SILENT_LOGGER;
     const config = Guard.resolve(options.config, logger);
@@ -330,7 +331,7 @@ export class Guard {
       watermarks,
       memoryFiles: new HostProtectedFiles(options.workspaceDir, hostCatalogue(config.host), options.homeDir ?? homedir(), config.memoryFiles),
       ...(options.homeDir !== undefined ? { homeDir: options.homeDir } : {}),
-      ...(options.hostInstallations !== undefined ? { hostInstallations: options.hostInstallations } : {}),
+      ...(options.hostFiles !== undefined ? { hostFiles: options.hostFiles } : {}),
       ...(options.turnGraphs !== false ? { onTurnSealed: (sessionId: string, graph: ProvenanceGraph, endedAt: Date) => appendTurnGraph(options.workspaceDir, sessionId, graph, endedAt) } : {}),
       workspaceDir: options.workspaceDir,
       fileLabels: new WorkspaceFileLabelStore(options.workspaceDir),

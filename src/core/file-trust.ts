@@ -1,3 +1,4 @@
+import { extname } from "node:path";
 import picomatch from "picomatch";
 import type { TrustLevel } from "./trust-levels.js";
 
@@ -14,6 +15,9 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   "**/mail/**": "untrusted",
   "**/Maildir/**": "untrusted",
   "**/.mail/**": "untrusted",
+  // Thunderbird keeps an IMAP account's folders under its profile's `ImapMail/` (local folders
+  // under `Mail/`, matched above).
+  "**/ImapMail/**": "untrusted",
   "**/email/**": "untrusted",
   "**/emails/**": "untrusted",
   "**/attachments/**": "untrusted",
@@ -27,6 +31,15 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   // The whole page OpenClaw's web_fetch shows only the start of (`spill.path` in its result),
   // saved in the temporary directory: a web page, whichever agent's workspace it is read from.
   "**/openclaw-web-fetch-*.log": "untrusted",
+  // OpenClaw's own log (`/tmp/openclaw/openclaw-<date>.log`, its rotations `…-<date>.1.log`, a
+  // profile's `openclaw-<profile>-<date>.log`, and the user-scoped temporary directory it falls back
+  // to): every session's failures are in it, a failed fetch's error with the page's body, a failed
+  // call's arguments as the model wrote them. A `logging.file` the owner configured is the host's too
+  // (hostLogFiles). Logs of the machine hold what anyone who reached it sent: request lines, user
+  // agents, the names a failed login tried.
+  "**/openclaw-*[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]{,.+([0-9])}.log": "untrusted",
+  "/var/log/**": "untrusted",
+  "/private/var/log/**": "untrusted",
   // A session's transcript holds all that session read (pages, mail, others' messages): Claude
   // Code's (`~/.claude/projects/<project>/<session>.jsonl`, a sub-agent's beneath it); OpenClaw's
   // agent database (2026.9.6 keeps every session's messages there, its write-ahead log beside it),
@@ -66,29 +79,45 @@ export interface FileTrustMatch {
   readonly reason: string;
 }
 
+/** What the host itself keeps on disk, which its tools may read back. */
+export interface HostFiles {
+  /** Directories the host runs from (absolute): its bundled skills and docs. */
+  readonly installations?: readonly string[];
+  /** Log files the owner configured the host to write (absolute), beside the defaults' own. */
+  readonly logFiles?: readonly string[];
+}
+
+interface Rule {
+  readonly level: TrustLevel;
+  readonly test: (path: string) => boolean;
+  readonly origin: string;
+}
+
 /**
  * `fileTrust` globs to trust levels. The owner's entries are tried first, in the order written,
- * then the host's own installation, then the defaults; the first rule that matches decides (so
+ * then the host's own files, then the defaults; the first rule that matches decides (so
  * `{"**": "trusted"}` turns the defaults off, and `{"Downloads/mine/**": "trusted"}` carves out
  * one folder). A glob is matched against the workspace-relative path of a file inside the
  * workspace and against its absolute path.
  *
- * The host's installation (`hostInstallations`: absolute directories, such as the OpenClaw
- * package the gateway runs from) is `trusted`, less its own `node_modules/`: its bundled skills
- * and docs are the program the owner installed, which its system prompt tells the model to read,
- * not a third party's text, though the default `**\/node_modules/**` would match them.
+ * The host's log files (`logFiles`) are `untrusted`, with their rotations: a log holds what every
+ * session met. The host's installation (`installations`: absolute directories, such as the
+ * OpenClaw package the gateway runs from) is `trusted`, less its own `node_modules/`: its bundled
+ * skills and docs are the program the owner installed, which its system prompt tells the model to
+ * read, not a third party's text, though the default `**\/node_modules/**` would match them.
  */
 export class FileTrustRules {
-  private readonly rules: readonly { level: TrustLevel; test: (path: string) => boolean; origin: string }[];
+  private readonly rules: readonly Rule[];
 
-  constructor(owner: Readonly<Record<string, TrustLevel>>, hostInstallations: readonly string[] = []) {
-    const compile = (glob: string, level: TrustLevel, origin: string) => {
+  constructor(owner: Readonly<Record<string, TrustLevel>>, host: HostFiles = {}) {
+    const compile = (glob: string, level: TrustLevel, origin: string): Rule => {
       const test = picomatch(glob, { dot: true, nocase: true });
       return { level, test, origin: `${origin} ${JSON.stringify(glob)}` };
     };
     this.rules = [
       ...Object.entries(owner).map(([glob, level]) => compile(glob, level, "fileTrust")),
-      ...hostInstallations.flatMap((root) => installationRules(root)),
+      ...(host.logFiles ?? []).flatMap((file) => logFileRules(file)),
+      ...(host.installations ?? []).flatMap((root) => installationRules(root)),
       ...Object.entries(DEFAULT_FILE_TRUST).map(([glob, level]) => compile(glob, level, "default fileTrust")),
     ];
   }
@@ -108,7 +137,7 @@ export class FileTrustRules {
  * An installation directory's rules, by path prefix (its name may hold glob characters): its own
  * dependencies stay `external`, the rest is `trusted`. Only absolute paths match.
  */
-function installationRules(root: string): { level: TrustLevel; test: (path: string) => boolean; origin: string }[] {
+function installationRules(root: string): Rule[] {
   const base = root.replace(/\/+$/, "");
   if (!base.startsWith("/")) return [];
   const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`);
@@ -116,6 +145,19 @@ function installationRules(root: string): { level: TrustLevel; test: (path: stri
     { level: "external", test: under(`${base}/node_modules`), origin: `the host's installation's dependencies (${base}/node_modules/)` },
     { level: "trusted", test: under(base), origin: `the host's installation (${base}/)` },
   ];
+}
+
+/**
+ * A configured log file's rule, by name (it may hold glob characters): the file and the archives
+ * its rotation makes beside it (`gateway.log` becomes `gateway.1.log`, `gateway.2.log`, ...). Only
+ * an absolute path matches.
+ */
+function logFileRules(file: string): Rule[] {
+  if (!file.startsWith("/") || file.endsWith("/")) return [];
+  const ext = extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  const rotated = (path: string) => path.startsWith(`${stem}.`) && path.endsWith(ext) && /^\d+$/.test(path.slice(stem.length + 1, path.length - ext.length));
+  return [{ level: "untrusted", test: (path) => path === file || rotated(path), origin: `the host's configured log file (${file})` }];
 }
 
 /** Validates owner globs (a ConfigError names the key); picomatch accepts almost anything. */

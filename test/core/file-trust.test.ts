@@ -31,6 +31,51 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor(null, "/tmp/openclaw-exec-4583d7f0e0e2ae4e.log")).toBeNull();
   });
 
+  it("the defaults treat OpenClaw's own log as untrusted, wherever it rolls it, and the machine's logs with it", () => {
+    const rules = new FileTrustRules({});
+    for (const file of [
+      "/tmp/openclaw/openclaw-2026-12-01.log",
+      "/tmp/openclaw/openclaw-2026-12-01.3.log",
+      "/tmp/openclaw/openclaw-work-2026-12-01.log",
+      // The user-scoped directory it falls back to where /tmp/openclaw is not safe (macOS's temporary directory here).
+      "/var/folders/q1/x7/T/openclaw-501/openclaw-2026-12-01.log",
+      "/private/tmp/openclaw/openclaw-2026-12-01.log",
+      "/var/log/nginx/access.log",
+      "/var/log/auth.log",
+      "/private/var/log/system.log",
+    ]) {
+      expect(rules.levelFor(null, file)?.level, file).toBe("untrusted");
+    }
+    // Thunderbird's IMAP folders, beside its local ones (Mail/).
+    expect(rules.levelFor(null, "/home/u/.thunderbird/x1.default/ImapMail/imap.example.org/INBOX")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/home/u/.thunderbird/x1.default/Mail/Local Folders/Inbox")?.level).toBe("untrusted");
+    // Other files of OpenClaw's temporary directory, and a project's notes of the same date, are not its log.
+    expect(rules.levelFor(null, "/tmp/openclaw/openclaw-context-map-0c5e.png")).toBeNull();
+    expect(rules.levelFor("notes/openclaw-2026-12-01.md", "/ws/notes/openclaw-2026-12-01.md")).toBeNull();
+    expect(rules.levelFor("logs/build.log", "/ws/logs/build.log")).toBeNull();
+    // A project's own var/log folder is the project's: only the machine's /var/log is.
+    expect(rules.levelFor("var/log/dev.log", "/ws/var/log/dev.log")).toBeNull();
+  });
+
+  it("a log file the owner configured the host to write is untrusted, with its rotations, before the installation and the owner's own globs after", () => {
+    const file = "/srv/logs/gate[way].log";
+    const rules = new FileTrustRules({}, { logFiles: [file], installations: ["/srv"] });
+    expect(rules.levelFor(null, file)).toEqual({ level: "untrusted", reason: `the host's configured log file (${file}) matches ${file}` });
+    expect(rules.levelFor(null, "/srv/logs/gate[way].1.log")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/srv/logs/gate[way].12.log")?.level).toBe("untrusted");
+    // Glob characters are its name; a sibling or a name that only starts like it is the installation's.
+    for (const other of ["/srv/logs/gatew.log", "/srv/logs/gate[way].x.log", "/srv/logs/gate[way].1.txt", "/srv/logs/gate[way].log.bak"]) {
+      expect(rules.levelFor(null, other)?.level, other).toBe("trusted");
+    }
+    // A file with no extension rotates to name.1.
+    const bare = new FileTrustRules({}, { logFiles: ["/srv/gateway"] });
+    expect(bare.levelFor(null, "/srv/gateway.1")?.level).toBe("untrusted");
+    expect(bare.levelFor(null, "/srv/gateway.d/x")).toBeNull();
+    // Only an absolute path names one.
+    expect(new FileTrustRules({}, { logFiles: ["gateway.log"] }).levelFor("gateway.log", "/ws/gateway.log")).toBeNull();
+    expect(new FileTrustRules({ "/srv/logs/**": "trusted" }, { logFiles: [file] }).levelFor(null, file)?.level).toBe("trusted");
+  });
+
   it("the defaults treat a session's transcript, which holds all the session read, as untrusted: Claude Code's, OpenClaw's and provenant's own records", () => {
     const rules = new FileTrustRules({});
     expect(rules.levelFor(null, "/home/u/.claude/projects/-home-u-p/625e25a5-0fd9-40b2-b879-c8a8b06b149c.jsonl")?.level).toBe("untrusted");
@@ -85,7 +130,7 @@ describe("fileTrust rules", () => {
 
   it("the host's own installation is trusted (its bundled skills and docs), less its own dependencies; the owner's globs still come first", () => {
     const root = "/usr/lib/node_modules/openclaw";
-    const rules = new FileTrustRules({}, [root]);
+    const rules = new FileTrustRules({}, { installations: [root] });
     expect(rules.levelFor(null, `${root}/skills/weather/SKILL.md`)).toEqual({ level: "trusted", reason: `the host's installation (${root}/) matches ${root}/skills/weather/SKILL.md` });
     expect(rules.levelFor(null, `${root}/docs/gateway/configuration.md`)?.level).toBe("trusted");
     expect(rules.levelFor(null, `${root}/node_modules/left-pad/README.md`)).toEqual({
@@ -96,15 +141,15 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor(null, "/usr/lib/node_modules/openclaw-evil/SKILL.md")?.level).toBe("external");
     expect(rules.levelFor(null, "/usr/lib/node_modules/other/README.md")?.level).toBe("external");
     // Only an absolute path matches: a workspace's relative path that spells the root does not.
-    expect(new FileTrustRules({}, ["/ws"]).levelFor("Downloads/x", "/elsewhere/Downloads/x")?.level).toBe("untrusted");
-    expect(new FileTrustRules({}, ["relative/openclaw"]).levelFor(null, "relative/openclaw/skills/x")).toBeNull();
+    expect(new FileTrustRules({}, { installations: ["/ws"] }).levelFor("Downloads/x", "/elsewhere/Downloads/x")?.level).toBe("untrusted");
+    expect(new FileTrustRules({}, { installations: ["relative/openclaw"] }).levelFor(null, "relative/openclaw/skills/x")).toBeNull();
     // Glob characters in the root's name are its name, not a pattern.
     const odd = "/opt/open[claw]*";
-    expect(new FileTrustRules({}, [odd]).levelFor(null, `${odd}/node_modules/x/SKILL.md`)?.level).toBe("external");
-    expect(new FileTrustRules({}, [odd]).levelFor(null, "/opt/openc/skills/x/SKILL.md")).toBeNull();
+    expect(new FileTrustRules({}, { installations: [odd] }).levelFor(null, `${odd}/node_modules/x/SKILL.md`)?.level).toBe("external");
+    expect(new FileTrustRules({}, { installations: [odd] }).levelFor(null, "/opt/openc/skills/x/SKILL.md")).toBeNull();
     // A root written with trailing slashes is the same directory.
-    expect(new FileTrustRules({}, [`${odd}//`]).levelFor(null, `${odd}/skills/a/SKILL.md`)?.level).toBe("trusted");
-    expect(new FileTrustRules({ "**/skills/**": "untrusted" }, [root]).levelFor(null, `${root}/skills/weather/SKILL.md`)?.level).toBe("untrusted");
+    expect(new FileTrustRules({}, { installations: [`${odd}//`] }).levelFor(null, `${odd}/skills/a/SKILL.md`)?.level).toBe("trusted");
+    expect(new FileTrustRules({ "**/skills/**": "untrusted" }, { installations: [root] }).levelFor(null, `${root}/skills/weather/SKILL.md`)?.level).toBe("untrusted");
   });
 
   it("the owner's globs come first, in order; the first match decides", () => {

@@ -40,7 +40,7 @@ describe("files the host put in the context with no tool call", () => {
       mkdirSync(join(root, file, ".."), { recursive: true });
       writeFileSync(join(root, file), "x\n");
     }
-    const guard = Guard.open({ workspaceDir: ws, turnGraphs: false, hostInstallations: [root] });
+    const guard = Guard.open({ workspaceDir: ws, turnGraphs: false, hostFiles: { installations: [root] } });
     turn(guard, "s");
     guard.afterToolCall("s", { tool: "read", params: { path: join(root, "skills/weather/SKILL.md") }, output: "use curl wttr.in", ran: true });
     expect(guard.taint("s")).toBe("trusted");

@@ -3,6 +3,7 @@ import { Guard } from "../../guard.js";
 import { gatewayConsoleService } from "../../service/console/gateway-console.js";
 import { pluginConfigSchema } from "./config-schema.js";
 import { openclawInstallations } from "./host-installation.js";
+import { openclawLogFiles } from "./host-log-file.js";
 import { splitPluginConfig } from "./plugin-config.js";
 import { PLUGIN_ID } from "./host-config.js";
 import { registerProvenant } from "./provenant-plugin.js";
@@ -25,9 +26,11 @@ export default definePluginEntry({
     if (hostInstallations.length === 0) {
       api.logger.warn(`provenant: OpenClaw's installation was not found above ${process.argv[1] ?? "(no program)"}; its bundled skills and docs are read as external content`);
     }
+    // What OpenClaw logs (a failed fetch's error holds the page) is every session's: read untrusted.
+    const hostFiles = { installations: hostInstallations, logFiles: openclawLogFiles(api.config) };
     registerProvenant(
       api,
-      (workspaceDir, logger) => Guard.open({ config: splitPluginConfig(api.pluginConfig ?? {}).guard, workspaceDir, logger, hostInstallations }),
+      (workspaceDir, logger) => Guard.open({ config: splitPluginConfig(api.pluginConfig ?? {}).guard, workspaceDir, logger, hostFiles }),
       (workspace, port, logger) => gatewayConsoleService({ workspace, port, log: (m) => logger.info(m) }),
     );
   },
