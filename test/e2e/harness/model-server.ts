@@ -29,6 +29,8 @@ export interface ModelServer {
    */
   readonly pageUrl: string;
   readonly pages: Map<string, string>;
+  /** Pages that fail: GET `${pageUrl}/<name>` answers 404 with `errorPages.get(name)` as the body. */
+  readonly errorPages: Map<string, string>;
   /** The server as an HTTP forward proxy. */
   readonly proxyUrl: string;
   /** Every page path requested (`/pages/<name>`), in order: the attacker server's hit log. */
@@ -380,6 +382,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 export async function startModelServer(): Promise<ModelServer> {
   const requests: ModelRequest[] = [];
   const pages = new Map<string, string>();
+  const errorPages = new Map<string, string>();
   const hits: string[] = [];
   const counter = { n: 0 };
   const server: Server = createServer((req, res) => {
@@ -390,9 +393,10 @@ export async function startModelServer(): Promise<ModelServer> {
       const path = (/^https?:\/\//i.test(target) ? target.replace(/^https?:\/\/[^/]*/i, "") : target).split("?")[0] ?? "";
       if (path.startsWith("/pages/")) hits.push(decodeURIComponent(path.slice("/pages/".length)));
       if (req.method === "GET" && path.startsWith("/pages/")) {
-        const page = pages.get(decodeURIComponent(path.slice("/pages/".length)));
+        const name = decodeURIComponent(path.slice("/pages/".length));
+        const page = pages.get(name);
         res.writeHead(page === undefined ? 404 : 200, { "content-type": "text/plain; charset=utf-8" });
-        res.end(page ?? "not found");
+        res.end(page ?? errorPages.get(name) ?? "not found");
         return;
       }
       if (req.method === "GET" && path.endsWith("/models")) {
@@ -441,6 +445,7 @@ export async function startModelServer(): Promise<ModelServer> {
     pageUrl: `http://127.0.0.1:${port}/pages`,
     proxyUrl: `http://127.0.0.1:${port}`,
     pages,
+    errorPages,
     hits,
     requests,
     close: () =>
