@@ -64,7 +64,7 @@ describe("fileTrust rules", () => {
     expect(rules.levelFor(null, "/srv/logs/gate[way].1.log")?.level).toBe("untrusted");
     expect(rules.levelFor(null, "/srv/logs/gate[way].12.log")?.level).toBe("untrusted");
     // Glob characters are its name; a sibling or a name that only starts like it is the installation's.
-    for (const other of ["/srv/logs/gatew.log", "/srv/logs/gate[way].x.log", "/srv/logs/gate[way].1.txt", "/srv/logs/gate[way].log.bak"]) {
+    for (const other of ["/srv/logs/gatew.log", "/srv/logs/gate[wax].1.log", "/srv/logs/gate[way].x.log", "/srv/logs/gate[way].x1.log", "/srv/logs/gate[way].1x.log", "/srv/logs/gate[way].1.txt", "/srv/logs/gate[way].log.bak"]) {
       expect(rules.levelFor(null, other)?.level, other).toBe("trusted");
     }
     // A file with no extension rotates to name.1.
