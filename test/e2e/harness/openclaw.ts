@@ -350,14 +350,18 @@ export class OpenClawHome {
     let log = "";
     child.stdout?.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
     child.stderr?.on("data", (chunk: Buffer) => (log += chunk.toString("utf8")));
+    // Through the gateway as the CLI's `nodes list`, `devices list` and `nodes approve` ask it
+    // (each CLI start would cost seconds of CPU, once a second).
+    const call = (method: string, params: Record<string, unknown>, scopes: readonly string[]) =>
+      this.gatewayCalls.call(method, params, { opts: { json: true, timeout: "60000" }, extra: { scopes } });
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`the node host exited ${child.exitCode}:\n${log.slice(-4000)}`);
-      const nodes = JSON.parse((await this.cli(["nodes", "list", "--json"])).stdout) as { paired?: { connected?: boolean; approvalState?: string; commands?: string[] }[] };
-      if (nodes.paired?.some((n) => n.connected === true && n.approvalState === "approved" && n.commands?.includes("system.run") === true) === true) return;
-      const devices = JSON.parse((await this.cli(["devices", "list", "--json"])).stdout) as { paired?: { pendingNodeSurface?: { requestId?: string } }[] };
+      const nodes = (await call("node.list", {}, ["operator.read"])) as { nodes?: { connected?: boolean; paired?: boolean; approvalState?: string; commands?: string[] }[] };
+      if (nodes.nodes?.some((n) => n.connected === true && n.approvalState === "approved" && n.commands?.includes("system.run") === true) === true) return;
+      const devices = (await call("device.pair.list", {}, ["operator.pairing"])) as { paired?: { pendingNodeSurface?: { requestId?: string } }[] };
       const request = devices.paired?.find((d) => d.pendingNodeSurface?.requestId !== undefined)?.pendingNodeSurface?.requestId;
-      if (request !== undefined) await this.cli(["nodes", "approve", request]);
+      if (request !== undefined) await call("node.pair.approve", { requestId: request }, ["operator.pairing", "operator.admin"]);
       await sleep(1000);
     }
     throw new Error(`the node host did not pair:\n${log.slice(-4000)}`);
