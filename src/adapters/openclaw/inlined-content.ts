@@ -16,6 +16,11 @@ const MEDIA_NOTE = /\[media attached(?: \d+\/\d+)?: [^\]\n]*\]/g;
 const FILE_TAGS = /<file(?: [a-z]+="[^"\n]*")*>|<\/file>/g;
 /** The header of a section describing an image or a video the sender attached (`[Image]`, `[Video 2/3]`). */
 const DESCRIBED_MEDIA = /^\[(?:Image|Video)(?: \d+\/\d+)?\]$/m;
+/**
+ * OpenClaw's description of a sticker for a model that cannot see it, before what the message
+ * otherwise holds (the sticker's emoji): `[Sticker 👍 from "<its pack's name>"] <description>`.
+ */
+const STICKER = /^\[Sticker(?: [^\]\n]*)?\] /m;
 const CAPTION = "User text:\n";
 const DESCRIPTION = "\nDescription:\n";
 
@@ -25,7 +30,9 @@ const DESCRIPTION = "\nDescription:\n";
  * `<<<END_EXTERNAL_UNTRUSTED_CONTENT id="…">>>`, in a `<file>` element), a note for each
  * attachment whose content the model is shown (an image, a document; a voice note it transcribed
  * gets none: the transcript is the message), and, when a media model is configured, its
- * descriptions of images and videos (`[Image]` … `Description:` sections). Someone made that
+ * descriptions of images and videos (`[Image]` … `Description:` sections) and, for a model that
+ * cannot see images, of a sticker (`[Sticker …]`, with the name its pack's maker gave it; the
+ * description runs over lines, and a sticker carries no words of the sender's). Someone made that
  * content, not the owner who sent it on: an invoice, a screenshot of a mail. It taints the turn
  * `untrusted`, and its words are not the owner's, so they vouch for no call. A wrapped block runs
  * to the end marker with its own id (the id is random, so text inside cannot close it early), or
@@ -48,6 +55,11 @@ export function inlinedContent(text: string): InlinedContent {
   if (described !== null) {
     ownWords = ownWords.slice(0, described.index) + captionOf(ownWords.slice(described.index + described[0].length + 1));
     found.push({ level: "untrusted", what: "a description of media attached to the message (of what someone else made)" });
+  }
+  const sticker = STICKER.exec(ownWords);
+  if (sticker !== null) {
+    ownWords = ownWords.slice(0, sticker.index);
+    found.push({ level: "untrusted", what: "a description of a sticker sent with the message (of what someone else drew, under the name they gave its pack)" });
   }
   const withoutNotes = ownWords.replace(MEDIA_NOTE, "");
   if (withoutNotes !== ownWords) found.push({ level: "untrusted", what: "media attached to the message (what it shows is whoever made it, not the sender's words)" });

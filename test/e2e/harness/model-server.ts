@@ -33,6 +33,11 @@ export interface ModelServer {
   readonly errorPages: Map<string, string>;
   /** The server as an HTTP forward proxy. */
   readonly proxyUrl: string;
+  /**
+   * What the model says an image it is shown holds (a request whose newest user message carries
+   * an image): a vision model reading a picture's text, as a host's media understanding asks it to.
+   */
+  readonly images: { description: string };
   /** Every page path requested (`/pages/<name>`), in order: the attacker server's hit log. */
   readonly hits: string[];
   readonly requests: ModelRequest[];
@@ -327,7 +332,12 @@ function sayText(args: string): string | null {
   return typeof text === "string" ? text : null;
 }
 
-function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelRequest[], counter: { n: number }): void {
+/** Whether a message's content holds an image part (OpenAI's `image_url`). */
+function holdsImage(message: ChatMessage | undefined): boolean {
+  return Array.isArray(message?.content) && message.content.some((part: unknown) => part !== null && typeof part === "object" && (part as { type?: unknown }).type === "image_url");
+}
+
+function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelRequest[], counter: { n: number }, images: { description: string }): void {
   const messages = Array.isArray(body.messages) ? (body.messages as ChatMessage[]) : [];
   // What the model "reads" last: everything after its own last message.
   const latest: ChatMessage[] = [];
@@ -341,7 +351,8 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelR
   const offered = toolNames(body);
   const system = messages.filter((m) => m.role === "system" || m.role === "developer").map((m) => textOf(m.content)).join("\n");
   log.push({ at: performance.now(), tools: offered, toolDefinitions: JSON.stringify(body.tools ?? []), lastRole, lastText, system });
-  const directive = withPlaceholders(nextDirective(messages), messages);
+  const shown = holdsImage(messages.findLast((m) => m.role === "user"));
+  const directive = shown ? null : withPlaceholders(nextDirective(messages), messages);
   const id = `chatcmpl-${++counter.n}`;
   const model = typeof body.model === "string" ? body.model : "victim";
   const created = Math.floor(Date.now() / 1000);
@@ -350,7 +361,7 @@ function respond(body: Record<string, unknown>, res: ServerResponse, log: ModelR
   const said = directive?.tool === SAY ? sayText(directive.args) : null;
   const call = said === null && directive !== null && offered.length > 0 ? reachable(directive, offered) : null;
   const quoted = latest.map((m) => withoutEnvelope(textOf(m.content))).join("\n");
-  const text = said ?? (call === null ? `VICTIM-REPLY ${lastRole}: ${quoted.slice(0, 4000)}` : "");
+  const text = shown ? images.description : (said ?? (call === null ? `VICTIM-REPLY ${lastRole}: ${quoted.slice(0, 4000)}` : ""));
   const toolCall = call === null ? null : { index: 0, id: call.id ?? `call_${counter.n}`, type: "function", function: { name: call.tool, arguments: call.args } };
   const finish = call === null ? "stop" : "tool_calls";
   const usage = { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 };
@@ -383,6 +394,7 @@ export async function startModelServer(): Promise<ModelServer> {
   const requests: ModelRequest[] = [];
   const pages = new Map<string, string>();
   const errorPages = new Map<string, string>();
+  const images = { description: "An image." };
   const hits: string[] = [];
   const counter = { n: 0 };
   const server: Server = createServer((req, res) => {
@@ -411,7 +423,7 @@ export async function startModelServer(): Promise<ModelServer> {
       try {
         const parsed: unknown = JSON.parse(await readBody(req));
         if (parsed === null || typeof parsed !== "object") throw new Error("body is not an object");
-        respond(parsed as Record<string, unknown>, res, requests, counter);
+        respond(parsed as Record<string, unknown>, res, requests, counter, images);
       } catch (error) {
         res.writeHead(400, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { message: String(error) } }));
@@ -446,6 +458,7 @@ export async function startModelServer(): Promise<ModelServer> {
     proxyUrl: `http://127.0.0.1:${port}`,
     pages,
     errorPages,
+    images,
     hits,
     requests,
     close: () =>

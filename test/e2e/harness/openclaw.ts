@@ -102,6 +102,11 @@ export interface HomeOptions {
   readonly mcpServers?: Readonly<Record<string, unknown>>;
   /** OpenClaw's bundled internal hooks to turn on (`hooks.internal.entries`); its onboarding turns on `session-memory`. */
   readonly internalHooks?: readonly string[];
+  /**
+   * A second model of the scripted provider that can see images (`victim/eyes`), as OpenClaw's
+   * `agents.defaults.imageModel`: the one it describes images with for the text-only chat model.
+   */
+  readonly imageModel?: boolean;
   /** Extra environment for OpenClaw's processes (a fixture's log file). */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -174,11 +179,14 @@ export class OpenClawHome {
             api: "openai-completions",
             models: [
               { id: "victim", name: "Obedient victim", reasoning: false, input: ["text"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } },
+              ...(this.options.imageModel === true
+                ? [{ id: "eyes", name: "Obedient eyes", reasoning: false, input: ["text", "image"], contextWindow: 128000, maxTokens: 4096, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } }]
+                : []),
             ],
           },
         },
       },
-      agents: { defaults: { model: { primary: "victim/victim" }, workspace: this.workspace } },
+      agents: { defaults: { model: { primary: "victim/victim" }, ...(this.options.imageModel === true ? { imageModel: { primary: "victim/eyes" } } : {}), workspace: this.workspace } },
       tools: { ...(this.options.toolSearch === undefined ? {} : { toolSearch: this.options.toolSearch }), web: { fetch: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true } } } },
       gateway: { mode: "local", port: this.gatewayPort, bind: "loopback", auth: { mode: "token", token: this.gatewayToken } },
       ...(Object.keys(hooks).length === 0 ? {} : { hooks }),

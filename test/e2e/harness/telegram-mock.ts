@@ -31,6 +31,8 @@ export interface TelegramMock {
   sendDm(from: TelegramUser, text: string, forwardedFrom?: TelegramUser, replyTo?: { messageId: number; text: string }): void;
   /** A document `from` sends the bot privately (a text file), with an optional caption. */
   sendDocument(from: TelegramUser, fileName: string, content: string, caption?: string): void;
+  /** A sticker `from` sends the bot privately: one of the pack `setName` (made by whoever made the pack), a small static image. */
+  sendSticker(from: TelegramUser, emoji: string, setName: string): void;
   /** A message from `from` in the group chat `chatId` (negative, as Telegram numbers groups). */
   sendGroup(from: TelegramUser, chatId: number, text: string): void;
   /** The texts the bot sent to `chatId`, in order. */
@@ -41,6 +43,9 @@ export interface TelegramMock {
 }
 
 export const BOT_ID = 7_000_000_001;
+
+/** A 1×1 lossless WebP: what a sticker's file is, as small as one can be. */
+const ONE_PIXEL_WEBP = Buffer.from("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==", "base64");
 
 export async function startTelegramMock(token = "7000000001:e2e-test-token"): Promise<TelegramMock> {
   const calls: BotCall[] = [];
@@ -63,14 +68,14 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
     ...(text.startsWith("/") ? { entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0]?.length ?? text.length }] } : {}),
   });
 
-  /** What `getFile` and the file download serve, by file id. */
-  const files = new Map<string, string>();
+  /** What `getFile` and the file download serve, by file id: the file's path on the Bot API's file server and its bytes. */
+  const files = new Map<string, { readonly path: string; readonly bytes: Buffer; readonly type: string }>();
   const answer = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
     switch (method) {
       case "getFile": {
         const id = String(params.file_id);
-        const content = files.get(id);
-        return content === undefined ? false : { file_id: id, file_unique_id: `u${id}`, file_size: Buffer.byteLength(content), file_path: `documents/${id}.txt` };
+        const file = files.get(id);
+        return file === undefined ? false : { file_id: id, file_unique_id: `u${id}`, file_size: file.bytes.length, file_path: file.path };
       }
       case "getMe":
         return { id: BOT_ID, is_bot: true, first_name: "E2E Bot", username: "e2e_provenant_bot", can_join_groups: true, can_read_all_group_messages: true, supports_inline_queries: false };
@@ -108,9 +113,10 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
-      const download = /^\/file\/bot([^/]+)\/documents\/([^/.]+)\.txt$/.exec(req.url ?? "");
-      if (download !== null && download[1] === token && files.has(download[2] ?? "")) {
-        res.writeHead(200, { "content-type": "text/plain" }).end(files.get(download[2] ?? ""));
+      const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(req.url ?? "");
+      const served = download === null || download[1] !== token ? undefined : [...files.values()].find((f) => f.path === download[2]);
+      if (served !== undefined) {
+        res.writeHead(200, { "content-type": served.type }).end(served.bytes);
         return;
       }
       const match = /^\/bot([^/]+)\/([A-Za-z]+)/.exec(req.url ?? "");
@@ -153,11 +159,19 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
     },
     sendDocument: (from, fileName, content, caption) => {
       const id = `doc${nextMessageId}`;
-      files.set(id, content);
+      files.set(id, { path: `documents/${id}.txt`, bytes: Buffer.from(content, "utf8"), type: "text/plain" });
       const sent = message(from, { id: from.id, type: "private", first_name: from.firstName }, "");
       delete sent.text;
       const document = { file_id: id, file_unique_id: `u${id}`, file_name: fileName, mime_type: "text/plain", file_size: Buffer.byteLength(content) };
       push({ message: { ...sent, document, ...(caption !== undefined ? { caption } : {}) } });
+    },
+    sendSticker: (from, emoji, setName) => {
+      const id = `sticker${nextMessageId}`;
+      files.set(id, { path: `stickers/${id}.webp`, bytes: ONE_PIXEL_WEBP, type: "image/webp" });
+      const sent = message(from, { id: from.id, type: "private", first_name: from.firstName }, "");
+      delete sent.text;
+      const sticker = { file_id: id, file_unique_id: `u${id}`, type: "regular", width: 1, height: 1, is_animated: false, is_video: false, emoji, set_name: setName, file_size: ONE_PIXEL_WEBP.length };
+      push({ message: { ...sent, sticker } });
     },
     sendGroup: (from, chatId, text) => push({ message: message(from, { id: chatId, type: "group", title: "E2E group" }, text) }),
     sentTo: (chatId) => sentTo(chatId),
