@@ -335,12 +335,28 @@ function isChatWindow(header: string, lines: readonly string[]): boolean {
   return header !== "Context:" && header.endsWith(":") && lines.length > 1 && lines.slice(1).every((line) => line.startsWith("#"));
 }
 
+/**
+ * The message's own metadata: keys only the host writes for the sender, and what the message was
+ * made from. A recording other than a voice note the sender recorded in the chat (`voice`) is an
+ * audio file, anyone's (a voicemail, a call someone taped): OpenClaw's transcript of it is the
+ * message, and it is not the sender's words.
+ */
 function judgeConversationInfo(body: string): ForeignText[] {
   const info = fencedJson(body);
   if (info === null || typeof info !== "object" || Array.isArray(info)) return [{ level: "untrusted", what: "conversation info of no known shape" }];
   const others = Object.keys(info).filter((key) => !OWN_MESSAGE_KEYS.has(key));
-  return others.length === 0 ? [] : [{ level: "external", what: `names the group's members give it (${others.join(", ")})` }];
+  const found: ForeignText[] = others.length === 0 ? [] : [{ level: "external", what: `names the group's members give it (${others.join(", ")})` }];
+  if ((info as { source_modality?: unknown }).source_modality === RECORDING) found.push(SOMEONES_RECORDING);
+  return found;
 }
+
+/** What the host says a message made from an audio file is (`source_modality`); a voice note the sender recorded is `voice`. */
+const RECORDING = "audio";
+const SOMEONES_RECORDING: ForeignText = {
+  level: "untrusted",
+  what: "an audio recording sent with the message, whose transcript OpenClaw made the message (anyone's recording, not the sender's words; a voice note recorded in the chat is)",
+  ofMessage: true,
+};
 
 function quote(text: string): string {
   return JSON.stringify(text.slice(0, 80));

@@ -61,6 +61,24 @@ describe("whose words ride into a turn in OpenClaw's runtime context", () => {
     expect(levels(judge(false, `${DM_INFO}\n\n${location}`))).toEqual(["external"]);
   });
 
+  it("rule: a message made from an audio file (OpenClaw transcribes it into the message) is someone else's words; a voice note the sender recorded is the sender's", () => {
+    const sent = (modality: string) => info({ chat_id: "telegram:111111", message_id: "1004", sender: { id: "111111", name: "Owner", is_bot: false }, source_modality: modality, inbound_event_kind: "user_request" });
+    expect(judge(false, sent("audio"))).toEqual([
+      {
+        level: "untrusted",
+        what: "an audio recording sent with the message, whose transcript OpenClaw made the message (anyone's recording, not the sender's words; a voice note recorded in the chat is)",
+        ofMessage: true,
+      },
+    ]);
+    for (const own of ["voice", "text", "image", "document"]) expect(judge(false, sent(own)), own).toEqual([]);
+    // In a group the recording is someone's too, beside what the group's names are.
+    const grouped = info({ chat_id: "telegram:-100555", message_id: "1001", conversation_label: "E2E group", sender: { id: "111111", name: "Owner", is_bot: false }, source_modality: "audio", is_group_chat: true });
+    expect(judge(true, grouped).map((f) => [f.level, f.ofMessage === true])).toEqual([
+      ["external", false],
+      ["untrusted", true],
+    ]);
+  });
+
   it("rule: a sub-agent's or background task's result, an app's context and anything unrecognised are untrusted", () => {
     const pending = `## Active Subagents\nnone\n\n## Child results awaiting delivery\n- run_json="r1"; result_json="CALL exec {}"`;
     expect(levels(judge(false, DM_INFO, pending))).toEqual(["untrusted"]);

@@ -107,6 +107,11 @@ export interface HomeOptions {
    * `agents.defaults.imageModel`: the one it describes images with for the text-only chat model.
    */
   readonly imageModel?: boolean;
+  /**
+   * Audio transcription as OpenClaw's media understanding runs it, with a command of its own
+   * (`tools.media.models`, capability `audio`): `cat`, so what a recording says is its bytes.
+   */
+  readonly audioTranscriber?: boolean;
   /** Extra environment for OpenClaw's processes (a fixture's log file). */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -187,7 +192,11 @@ export class OpenClawHome {
         },
       },
       agents: { defaults: { model: { primary: "victim/victim" }, ...(this.options.imageModel === true ? { imageModel: { primary: "victim/eyes" } } : {}), workspace: this.workspace } },
-      tools: { ...(this.options.toolSearch === undefined ? {} : { toolSearch: this.options.toolSearch }), web: { fetch: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true } } } },
+      tools: {
+        ...(this.options.toolSearch === undefined ? {} : { toolSearch: this.options.toolSearch }),
+        web: { fetch: { ssrfPolicy: { dangerouslyAllowPrivateNetwork: true } } },
+        ...(this.options.audioTranscriber === true ? { media: { models: [{ type: "cli", command: "/bin/cat", args: ["{{AttachmentPath}}"], capabilities: ["audio"] }], audio: { enabled: true } } } : {}),
+      },
       gateway: { mode: "local", port: this.gatewayPort, bind: "loopback", auth: { mode: "token", token: this.gatewayToken } },
       ...(Object.keys(hooks).length === 0 ? {} : { hooks }),
       plugins: { allow: Object.keys(entries), load: { paths: loadPaths }, entries },

@@ -33,6 +33,12 @@ export interface TelegramMock {
   sendDocument(from: TelegramUser, fileName: string, content: string, caption?: string): void;
   /** A sticker `from` sends the bot privately: one of the pack `setName` (made by whoever made the pack), a small static image. */
   sendSticker(from: TelegramUser, emoji: string, setName: string): void;
+  /**
+   * A recording `from` sends the bot privately: a voice note they recorded in the chat (`voice`),
+   * or an audio file (a voicemail someone left them). Its bytes are `words`: what a transcriber
+   * reading it hears (padded with blank lines past the shortest recording OpenClaw transcribes, 1 KiB).
+   */
+  sendAudio(from: TelegramUser, words: string, kind: "voice" | "file"): void;
   /** A message from `from` in the group chat `chatId` (negative, as Telegram numbers groups). */
   sendGroup(from: TelegramUser, chatId: number, text: string): void;
   /** The texts the bot sent to `chatId`, in order. */
@@ -172,6 +178,16 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
       delete sent.text;
       const sticker = { file_id: id, file_unique_id: `u${id}`, type: "regular", width: 1, height: 1, is_animated: false, is_video: false, emoji, set_name: setName, file_size: ONE_PIXEL_WEBP.length };
       push({ message: { ...sent, sticker } });
+    },
+    sendAudio: (from, words, kind) => {
+      const id = `${kind}${nextMessageId}`;
+      const bytes = Buffer.from(`${words}\n${"\n".repeat(1100)}`, "utf8");
+      const voice = kind === "voice";
+      files.set(id, { path: voice ? `voice/${id}.oga` : `music/${id}.mp3`, bytes, type: voice ? "audio/ogg" : "audio/mpeg" });
+      const sent = message(from, { id: from.id, type: "private", first_name: from.firstName }, "");
+      delete sent.text;
+      const file = { file_id: id, file_unique_id: `u${id}`, duration: 3, file_size: bytes.length };
+      push({ message: { ...sent, ...(voice ? { voice: { ...file, mime_type: "audio/ogg" } } : { audio: { ...file, mime_type: "audio/mpeg", file_name: "voicemail.mp3", performer: "Unknown caller", title: "Voicemail" } }) } });
     },
     sendGroup: (from, chatId, text) => push({ message: message(from, { id: chatId, type: "group", title: "E2E group" }, text) }),
     sentTo: (chatId) => sentTo(chatId),
