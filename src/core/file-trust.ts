@@ -35,7 +35,7 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   // profile's `openclaw-<profile>-<date>.log`, and the user-scoped temporary directory it falls back
   // to): every session's failures are in it, a failed fetch's error with the page's body, a failed
   // call's arguments as the model wrote them. A `logging.file` the owner configured is the host's too
-  // (hostLogFiles). Logs of the machine hold what anyone who reached it sent: request lines, user
+  // (HostFiles.logFiles). Logs of the machine hold what anyone who reached it sent: request lines, user
   // agents, the names a failed login tried.
   "**/openclaw-*[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]{,.+([0-9])}.log": "untrusted",
   "/var/log/**": "untrusted",
