@@ -73,7 +73,12 @@ function derived(entries: Readonly<Record<string, CatalogueEntry>>) {
  * its state directory, and its configuration (which plugins run, this one included) are read back
  * the same way.
  */
-const OPENCLAW_PROTECTED_PATTERNS: readonly string[] = Object.freeze(["skills/**", ".agents/skills/**"]);
+const OPENCLAW_PROTECTED_PATTERNS: readonly string[] = Object.freeze([
+  "skills/**",
+  ".agents/skills/**",
+  // What its boot-md hook runs at every start of the gateway, as instructions to follow exactly.
+  "BOOT.md",
+]);
 const OPENCLAW_HOME_PROTECTED_PATTERNS: readonly string[] = Object.freeze([".agents/skills/**", ".openclaw/skills/**", ".openclaw/agents/*/agent/workshop-skills/**", ".openclaw/openclaw.json"]);
 
 const OPENCLAW: HostCatalogue = Object.freeze({

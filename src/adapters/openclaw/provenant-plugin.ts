@@ -36,6 +36,7 @@ import { toolCallResult } from "./tool-verdict.js";
 import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 import { foreignRuntimeContext, type ForeignText } from "./runtime-context.js";
 import { borrowedContext } from "./borrowed-context.js";
+import { bootCheckFile } from "./boot-check.js";
 import { messageRole, steeredMessage, userMessageText } from "./steered-messages.js";
 import { markedAsNotOwners, markedAsTainted } from "./memory-marks.js";
 
@@ -225,6 +226,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     // in the model's context from the turn's first word, as if read then.
     const listed = promptFiles(systemPrompt, turn.workspaceDir, homedir());
     guard.contextFiles(turn.sessionId, listed.files, "a file in OpenClaw's system prompt");
+    if (turn.runsFile !== undefined) guard.contextFiles(turn.sessionId, [turn.runsFile], "the BOOT.md OpenClaw's boot-md hook ran at the gateway's start");
     if (listed.overflow) guard.inheritTaint(turn.sessionId, "untrusted", `OpenClaw's system prompt names more than ${MAX_PROMPT_FILES} files; the rest were not checked`);
     applyForeignContext(turn);
     return turn.refusal;
@@ -260,6 +262,8 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         trigger: ctx.trigger,
         refusal: null,
       };
+      const runsFile = bootCheckFile(text, turn.workspaceDir);
+      if (runsFile !== null) turn.runsFile = runsFile;
       sessions.put(turn, ctx.sessionKey);
       // The owner verdict for this turn is not known yet (it comes with before_agent_run), so the
       // tool list follows the conversation's taint as it stands (its last turn, or for a

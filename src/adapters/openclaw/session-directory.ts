@@ -46,6 +46,8 @@ export interface TurnState {
   answered?: boolean;
   /** The tools this turn's list left out (restricted at the conversation's taint). */
   hidden?: readonly string[];
+  /** The file whose text the host put in the message to run it (boot-check.ts): judged as read at the turn's start. */
+  runsFile?: string;
 }
 
 /**

@@ -192,6 +192,19 @@ function withoutHostContext(text: string): string {
   return text.replace(HOST_CONTEXT, "");
 }
 
+/** The first line of the prompt OpenClaw's boot-md hook runs a workspace's BOOT.md with at the gateway's start. */
+const BOOT_CHECK = /^(?:\[[^\]\n]{1,64}\] )?You are running a boot check\. Follow BOOT\.md instructions exactly\./;
+
+/**
+ * What a user message asks for: its text without the host's context, and, in a boot check, the
+ * BOOT.md the host put in that context, whose instructions the prompt says to follow exactly.
+ */
+function askedIn(message: ChatMessage | undefined): string {
+  const text = textOf(message?.content);
+  const boot = BOOT_CHECK.test(text) ? (/\nBOOT\.md:\n([\s\S]*?)\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>/.exec(text)?.[1] ?? "") : "";
+  return `${withoutHostContext(text)}\n${boot}`;
+}
+
 /**
  * What a message says, without the envelope the host puts around it for the model: its time and
  * sender metadata, its runtime line and its runtime context. A model answers the message, not the
@@ -232,7 +245,7 @@ export function nextDirective(messages: readonly ChatMessage[]): Directive | nul
       turnStart = i + 1;
       break;
     }
-    if (m.role === "user" && findDirectives(withoutHostContext(textOf(m.content))).length > 0) userIndex = i;
+    if (m.role === "user" && findDirectives(askedIn(m)).length > 0) userIndex = i;
   }
   // A directive in what the host's context for this turn carries from elsewhere (a queued event's
   // `System:` fragment, the message's inbound context: a group's chat history, a quoted message)
@@ -304,7 +317,7 @@ function triggeredOrder(messages: readonly ChatMessage[], lastAssistant: number)
 
 /** The first directive of the user message at `index` that the model has not made since. */
 function pendingDirective(messages: readonly ChatMessage[], index: number): Directive | null {
-  const wanted = findDirectives(withoutHostContext(textOf(messages[index]?.content)));
+  const wanted = findDirectives(askedIn(messages[index]));
   const made = messages.slice(index + 1).flatMap((m) => (m.role === "assistant" ? assistantCalls(m) : []));
   let next = 0;
   for (const call of made) {
