@@ -37,6 +37,7 @@ import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 import { foreignRuntimeContext, type ForeignText } from "./runtime-context.js";
 import { borrowedContext } from "./borrowed-context.js";
 import { bootCheckFile } from "./boot-check.js";
+import { addedContext } from "./added-context.js";
 import { messageRole, steeredMessage, userMessageText } from "./steered-messages.js";
 import { markedAsNotOwners, markedAsTainted } from "./memory-marks.js";
 
@@ -283,6 +284,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         turn.origin.isOwner !== false && turn.messageId !== undefined && hasMutableSignedFiles(turn.workspaceDir)
           ? signedSourceHint(sessionId, turn.origin.provider ?? "openclaw", turn.messageId)
           : undefined;
+      turn.prompt = { message: typeof event.prompt === "string" ? event.prompt : text, own: hint, checked: false };
       if (toolsAllow === undefined && hint === undefined) return undefined;
       return { ...(toolsAllow !== undefined ? { toolsAllow } : {}), ...(hint !== undefined ? { prependContext: hint } : {}) };
     },
@@ -306,6 +308,13 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     // owner's words taints the turn before the model's call (runtime-context.ts).
     const turn = currentTurn(ctx);
     if (turn === undefined || turn.phase === "ended") return;
+    // The turn's first request: what other plugins added to the message is someone else's text.
+    // (A later request's prompt may be a message the host steered into the turn, judged as such.)
+    if (turn.prompt !== undefined && !turn.prompt.checked && typeof event.prompt === "string") {
+      turn.prompt.checked = true;
+      const added = addedContext(event.prompt, turn.prompt.message, turn.prompt.own);
+      if (added !== null) turn.foreignContext.set(added.what, { ...added, reason: `the prompt the model gets: ${added.what}`, applied: false });
+    }
     for (const found of foreignRuntimeContext(event.historyMessages ?? [], turn.origin.group !== null)) {
       if (turn.foreignContext.has(found.what)) continue;
       if (found.lines !== undefined && sessions.taintedBefore(turn.sessionId, found.lines)) continue;

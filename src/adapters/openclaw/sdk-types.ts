@@ -114,6 +114,8 @@ export interface AfterToolCallEvent {
 export interface LlmInputEvent {
   runId: string;
   sessionId: string;
+  /** The turn's message as the model gets it, with what the host and plugins put around it (added-context.ts). */
+  prompt?: string;
   tools?: unknown[];
   /** The request's history, the host's runtime context (`customType: "openclaw.runtime-context"`) among it. */
   historyMessages?: unknown[];

@@ -48,6 +48,11 @@ export interface TurnState {
   hidden?: readonly string[];
   /** The file whose text the host put in the message to run it (boot-check.ts): judged as read at the turn's start. */
   runsFile?: string;
+  /**
+   * The message as the host handed it to `before_prompt_build`, and this plugin's own context for
+   * it: the prompt the model gets first is held against them (added-context.ts), once.
+   */
+  prompt?: { readonly message: string; readonly own: string | undefined; checked: boolean };
 }
 
 /**
