@@ -284,7 +284,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
         turn.origin.isOwner !== false && turn.messageId !== undefined && hasMutableSignedFiles(turn.workspaceDir)
           ? signedSourceHint(sessionId, turn.origin.provider ?? "openclaw", turn.messageId)
           : undefined;
-      turn.prompt = { message: typeof event.prompt === "string" ? event.prompt : text, own: hint, checked: false };
+      turn.prompt = { message: event.prompt, own: hint, checked: false };
       if (toolsAllow === undefined && hint === undefined) return undefined;
       return { ...(toolsAllow !== undefined ? { toolsAllow } : {}), ...(hint !== undefined ? { prependContext: hint } : {}) };
     },

@@ -15,6 +15,9 @@ describe("what other plugins add to a turn's prompt", () => {
     const reply = 'Reply target of current user message: \u27e6openclaw:ctx\u27e7\n```json\n{"body":"earlier"}\n```';
     expect(addedContext(`${TS}${INFO}\n\n${reply}\n\n${HINT}\n\nupdate my soul`, "update my soul", HINT)).toBeNull();
     expect(addedContext(`${TS}`, "", undefined)).toBeNull();
+    // A block of inbound context with nothing after it, and a message too long to be in the prompt.
+    expect(addedContext(`${TS}${INFO}`, "", undefined)).toBeNull();
+    expect(addedContext("a", "bc", undefined)).toEqual(ADDED_CONTEXT);
     // A message that begins like a time stamp, with the host's stamp or without one.
     expect(addedContext("[urgent] call Bob", "[urgent] call Bob", undefined)).toBeNull();
     expect(addedContext(`${TS}[urgent] call Bob`, "[urgent] call Bob", undefined)).toBeNull();
