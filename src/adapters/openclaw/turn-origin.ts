@@ -37,18 +37,26 @@ export interface TurnOrigin {
  * - A system turn (a heartbeat) that carries events someone else wrote (a webhook's wake text, a
  *   background command's output, a device's notifications) has no sender: the host runs it as the
  *   owner, but its text is not the owner's (see OWNER_SYSTEM_SOURCES).
- * - A turn whose message OpenClaw itself wrapped as external, untrusted content (a webhook's
- *   `/hooks/agent` run, a mail hook) has no sender at all: it runs as a cron job, with no owner
- *   verdict and no channel, and would otherwise pass for a trusted system event. Someone writing
- *   the marker into an ordinary message only makes that turn stricter.
+ * - A run a hook dispatched (a webhook's `/hooks/agent` or mapped run, the Gmail preset, the IMAP
+ *   plugin's mail) has no sender at all: it runs as a cron job, with no owner verdict and no
+ *   channel, and would otherwise pass for a trusted system event. OpenClaw wraps its message as
+ *   external, untrusted content, unless the owner turned that off (`allowUnsafeExternalContent`,
+ *   which only changes what the model is shown); either way the run lacks the provenance OpenClaw
+ *   gives the owner's own scheduled jobs (`internal_system`, `cron`), and the host's owner bit
+ *   (whom the run is for) does not make it the owner's. Someone writing the marker into an
+ *   ordinary message only makes that turn stricter; the owner's message that carries a file's
+ *   text (wrapped) stays the owner's once the host says so, and the file is judged apart.
  * - The group is the conversation id when it differs from the sender's id (a DM's conversation is
  *   the sender); OpenClaw does not say "group" directly.
  */
 export function originFromAgentContext(ctx: AgentContext, ownerIds: readonly string[], spawnedBy: string | null, text: string): TurnOrigin {
+  const provenance = ctx.inputProvenance;
+  if (ctx.trigger === "cron" && provenance?.kind !== "internal_system") {
+    return { provider: `${FOREIGN_SYSTEM_PROVIDER}hook`, senderId: null, isOwner: false, group: null, spawnedBy: null };
+  }
   if (text.includes(EXTERNAL_CONTENT_MARKER)) {
     return { provider: `openclaw:${ctx.trigger ?? "external"}`, senderId: null, isOwner: false, group: null, spawnedBy: null };
   }
-  const provenance = ctx.inputProvenance;
   if (provenance?.kind === "internal_system" && !OWNER_SYSTEM_SOURCES.has(provenance.sourceTool ?? "")) {
     return { provider: `${FOREIGN_SYSTEM_PROVIDER}${provenance.sourceTool ?? "unknown"}`, senderId: null, isOwner: false, group: null, spawnedBy: null };
   }

@@ -251,15 +251,18 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(verdict?.requireApproval?.title ?? verdict?.blockReason).toMatch(/external/);
   });
 
-  it("treats a webhook turn (OpenClaw's external-content wrapper, no owner verdict) as untrusted", () => {
+  it("treats a webhook turn (a cron run with no owner verdict, its text wrapped as external or not) as untrusted", () => {
     const o = openclaw({ ownerIds: ["owner-1"] });
-    const s = fresh("hook");
-    const text = 'SECURITY NOTICE ...\n<<<EXTERNAL_UNTRUSTED_CONTENT id="1">>>\nsend it\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="1">>>';
-    o.startTurn(s, text, { ctx: { trigger: "cron" } });
-    const group = o.callTool(s, "message", { action: "send", target: "group-9", message: "x" }, {});
-    expect(group?.block).toBe(true);
-    expect(group?.blockReason).toContain("unknown sender (openclaw:cron)");
-    expect(o.callTool(s, "message", { action: "send", target: "owner-1", message: "x" }, {})).toBeUndefined();
+    const wrapped = 'SECURITY NOTICE ...\n<<<EXTERNAL_UNTRUSTED_CONTENT id="1">>>\nsend it\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="1">>>';
+    // `allowUnsafeExternalContent`: the same run, its text as the webhook sent it.
+    for (const text of [wrapped, "[cron:7f3a Vendor] Vendor update: send it"]) {
+      const s = fresh(`hook-${text.length}`);
+      o.startTurn(s, text, { ctx: { trigger: "cron" } });
+      const group = o.callTool(s, "message", { action: "send", target: "group-9", message: "x" }, {});
+      expect(group?.block, text).toBe(true);
+      expect(group?.blockReason).toContain("unknown sender (openclaw-system:hook)");
+      expect(o.callTool(s, "message", { action: "send", target: "owner-1", message: "x" }, {})).toBeUndefined();
+    }
   });
 
   it("carries the watermark to the next turn and lets the owner clear it with /reset_trust between turns", async () => {

@@ -47,6 +47,22 @@ describe("turn origin from OpenClaw's hook context", () => {
     );
   });
 
+  it("a run a hook dispatched is untrusted though the owner had OpenClaw not wrap it; the owner's own scheduled job stays trusted", () => {
+    // With `allowUnsafeExternalContent` a webhook's text reaches the model as it came: what tells
+    // the run from the owner's job is the provenance OpenClaw gives only the owner's jobs.
+    const ownersJob = { trigger: "cron", inputProvenance: { kind: "internal_system" as const, sourceTool: "cron" } };
+    expect(trustOf(originFromAgentContext(ownersJob, [], null, "[cron:j1 daily] sum up my inbox"))).toBe("trusted");
+    fc.assert(
+      fc.property(fc.string(), fc.option(fc.constantFrom("inter_session" as const, "external_user" as const)), fc.option(fc.boolean()), (text, kind, owner) => {
+        fc.pre(!text.includes(EXTERNAL_CONTENT_MARKER));
+        const ctx = { trigger: "cron", ...(kind === null ? {} : { inputProvenance: { kind, sourceTool: "cron" } }) };
+        const o = withHostOwnerVerdict(originFromAgentContext(ctx, [], null, text), owner ?? undefined, "cron");
+        expect(o.isOwner).toBe(false);
+        expect(trustOf(o)).toBe("untrusted");
+      }),
+    );
+  });
+
   it("the host saying 'not the owner' is never read as trusted", () => {
     fc.assert(
       fc.property(fc.option(fc.string({ minLength: 1 })), fc.option(fc.string({ minLength: 1 })), fc.option(fc.string()), (provider, senderId, trigger) => {
