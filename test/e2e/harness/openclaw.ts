@@ -80,6 +80,8 @@ export interface HomeOptions {
   readonly extraPlugins?: readonly string[];
   readonly extraPluginIds?: readonly string[];
   readonly hooksToken?: string;
+  /** OpenClaw's `hooks.mappings` (with `hooksToken`): the paths under `/hooks/` it maps to runs of its own. */
+  readonly hookMappings?: readonly unknown[];
   /**
    * OpenClaw's `tools.toolSearch`. Absent: left unset, which is the host's default (structured
    * Tool Search: the model reaches most tools through `tool_call`).
@@ -172,6 +174,7 @@ export class OpenClawHome {
     for (const id of this.options.extraPluginIds ?? []) entries[id] = { enabled: true, hooks: { allowConversationAccess: true } };
     const hooks = {
       ...(this.options.hooksToken === undefined ? {} : { enabled: true, token: this.options.hooksToken, path: "/hooks", allowedAgentIds: ["main"], allowRequestSessionKey: true }),
+      ...(this.options.hookMappings === undefined ? {} : { mappings: this.options.hookMappings }),
       ...(this.options.internalHooks === undefined ? {} : { internal: { entries: Object.fromEntries(this.options.internalHooks.map((id) => [id, { enabled: true }])) } }),
     };
     const config = {
