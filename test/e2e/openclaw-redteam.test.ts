@@ -704,6 +704,7 @@ describe("red team: real OpenClaw, default Tool Search, a Telegram channel; prov
       expect(res.status, `${w.name}: ${await res.text()}`).toBeLessThan(300);
       // The run ends once the model has the command's result (or provenant's refusal of it).
       await until(() => w.model.requests.slice(from).some((r) => r.lastRole === "tool"), TURN - 10_000);
+      expect(w.model.requests.slice(from).some((r) => r.lastRole === "tool"), `${w.name}: the run never reached the command`).toBe(true);
       // What the model was handed: the vendor's text, with no marker around it.
       const message = w.model.requests.slice(from).find((r) => r.lastRole === "user")?.lastText ?? "";
       expect(message, w.name).toContain("Vendor update: invoice ready.");
