@@ -1,4 +1,4 @@
-import type { ForeignText } from "./runtime-context.js";
+import { INBOUND_MARKER, type ForeignText } from "./runtime-context.js";
 
 /**
  * What other plugins add to a turn's prompt. OpenClaw 2026.9.6 hands the model the turn's message
@@ -18,8 +18,6 @@ export const ADDED_CONTEXT: ForeignText = {
 
 /** The time the host stamps a message with (`[Tue 2026-12-01 22:24 UTC] `: a date and a time of day in brackets). */
 const TIMESTAMP = /^\[[^\]\n]{0,40}\d{4}-\d{2}-\d{2} \d{2}:\d{2}[^\]\n]{0,40}\] /;
-/** The host's mark on the first line of every block of inbound context it writes (`⟦openclaw:ctx⟧`). */
-const INBOUND_MARKER = " \u27e6openclaw:ctx\u27e7";
 
 /**
  * Whether `prompt`, as the model gets it, holds more than the message the host handed the plugin

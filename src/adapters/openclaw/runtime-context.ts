@@ -37,7 +37,7 @@ export interface ForeignText {
 
 const RUNTIME_CONTEXT = "openclaw.runtime-context";
 /** The host's mark on every header of the inbound context it writes (`⟦openclaw:ctx⟧`). */
-const INBOUND_MARKER = " \u27e6openclaw:ctx\u27e7";
+export const INBOUND_MARKER = " \u27e6openclaw:ctx\u27e7";
 
 /**
  * The someone-else's text in the runtime context of the model request `llm_input` reports: the
