@@ -45,3 +45,60 @@ function onlyMessage(text: string, message: string, own: string | undefined): bo
   if (own !== undefined && own !== "") before = before.replace(own, "");
   return `${before}${rest.slice(at + message.length)}`.trim() === "";
 }
+
+/**
+ * What other plugins add to the system prompt: their `before_prompt_build` `prependSystemContext`
+ * and `appendSystemContext` (OpenClaw 2026.9.6 fences each under a header of its own, before or
+ * after its prompt), a `systemPrompt` that replaces the prompt, a context engine's
+ * `systemPromptAddition` (put right after the cache boundary). None is OpenClaw's own text or a
+ * file the guard judged (prompt-files.ts), and the model reads it as standing instructions.
+ */
+export const ADDED_SYSTEM_CONTEXT: ForeignText = {
+  level: "untrusted",
+  what: "text another plugin added to the system prompt (not OpenClaw's own)",
+};
+
+const CACHE_BOUNDARY = "\n<!-- OPENCLAW_CACHE_BOUNDARY -->\n";
+
+/**
+ * Whether `systemPrompt`, as `before_agent_run` reports it, holds text OpenClaw did not write. Its
+ * embedded runner builds the prompt as sections between marks of its own: `STABLE`, then after the
+ * cache boundary `DYNAMIC`, then perhaps its notice of changed permissions (`PERMISSION`, in its own
+ * words); text anywhere else is someone
+ * else's. Each section is read from its opening mark to the first closing one (as OpenClaw itself
+ * finds them), so text that imitates the marks can end a section early, never hide inside one. A
+ * prompt not in that shape (replaced, or from a runtime that builds its prompt otherwise) cannot
+ * be told apart from added text, and counts as added.
+ */
+export function addedSystemContext(systemPrompt: string): ForeignText | null {
+  if (systemPrompt.trim() === "") return null;
+  let rest: string | null = afterSection(systemPrompt, "STABLE");
+  if (rest !== null && rest.startsWith(CACHE_BOUNDARY)) rest = afterSection(rest.slice(CACHE_BOUNDARY.length), "DYNAMIC");
+  if (rest !== null && rest.trimStart().startsWith(opening("PERMISSION"))) {
+    const notice = rest.trimStart();
+    rest = afterSection(notice, "PERMISSION");
+    if (!PERMISSION_NOTICE.test(notice.slice(opening("PERMISSION").length, notice.length - (rest ?? "").length))) rest = null;
+  }
+  return rest !== null && rest.trim() === "" ? null : ADDED_SYSTEM_CONTEXT;
+}
+
+/** The one notice the host puts in its `PERMISSION` section (when the owner changes the workspace's permissions mid-run), with its closing mark. */
+const PERMISSION_NOTICE =
+  /^## Permission change\nThe operator changed workspace permissions to [A-Za-z -]{1,40}\. Continue the current task with the updated tools and permissions\. Inspect interrupted actions before retrying; do not repeat completed actions\.\n<!-- \/openclaw:attempt:PERMISSION -->$/;
+
+function opening(section: string): string {
+  return `<!-- openclaw:attempt:${section} -->\n`;
+}
+
+/**
+ * What follows the section `name` that `text` opens with, or null when it does not open with one
+ * that closes, or holds another section's mark (text that imitates a section, swallowing the real
+ * one up to a closing mark further on).
+ */
+function afterSection(text: string, name: string): string | null {
+  if (!text.startsWith(opening(name))) return null;
+  const closing = `\n<!-- /openclaw:attempt:${name} -->`;
+  const end = text.indexOf(closing, opening(name).length - 1);
+  if (end < 0 || /<!-- \/?openclaw:attempt:/.test(text.slice(opening(name).length, end))) return null;
+  return text.slice(end + closing.length);
+}

@@ -37,7 +37,7 @@ import { originFromAgentContext, withHostOwnerVerdict } from "./turn-origin.js";
 import { foreignRuntimeContext, type ForeignText } from "./runtime-context.js";
 import { borrowedContext } from "./borrowed-context.js";
 import { bootCheckFile } from "./boot-check.js";
-import { addedContext } from "./added-context.js";
+import { addedContext, addedSystemContext } from "./added-context.js";
 import { messageRole, steeredMessage, userMessageText } from "./steered-messages.js";
 import { markedAsNotOwners, markedAsTainted } from "./memory-marks.js";
 
@@ -314,6 +314,11 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       turn.prompt.checked = true;
       const added = addedContext(event.prompt, turn.prompt.message, turn.prompt.own);
       if (added !== null) turn.foreignContext.set(added.what, { ...added, reason: `the prompt the model gets: ${added.what}`, applied: false });
+    }
+    // Every request's system prompt: a plugin's system context is the model's standing instructions.
+    const addedSystem = typeof event.systemPrompt === "string" ? addedSystemContext(event.systemPrompt) : null;
+    if (addedSystem !== null && !turn.foreignContext.has(addedSystem.what)) {
+      turn.foreignContext.set(addedSystem.what, { ...addedSystem, reason: `OpenClaw's system prompt: ${addedSystem.what}`, applied: false });
     }
     for (const found of foreignRuntimeContext(event.historyMessages ?? [], turn.origin.group !== null)) {
       if (turn.foreignContext.has(found.what)) continue;

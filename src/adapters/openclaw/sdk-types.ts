@@ -116,6 +116,8 @@ export interface LlmInputEvent {
   sessionId: string;
   /** The turn's message as the model gets it, with what the host and plugins put around it (added-context.ts). */
   prompt?: string;
+  /** The system prompt of the request, with what other plugins added to it (added-context.ts). */
+  systemPrompt?: string;
   tools?: unknown[];
   /** The request's history, the host's runtime context (`customType: "openclaw.runtime-context"`) among it. */
   historyMessages?: unknown[];
