@@ -49,12 +49,30 @@ describe("fileTrust rules", () => {
     // Thunderbird's IMAP folders, beside its local ones (Mail/).
     expect(rules.levelFor(null, "/home/u/.thunderbird/x1.default/ImapMail/imap.example.org/INBOX")?.level).toBe("untrusted");
     expect(rules.levelFor(null, "/home/u/.thunderbird/x1.default/Mail/Local Folders/Inbox")?.level).toBe("untrusted");
-    // Other files of OpenClaw's temporary directory, and a project's notes of the same date, are not its log.
-    expect(rules.levelFor(null, "/tmp/openclaw/openclaw-context-map-0c5e.png")).toBeNull();
+    // A project's notes of the same date are not its log.
     expect(rules.levelFor("notes/openclaw-2026-12-01.md", "/ws/notes/openclaw-2026-12-01.md")).toBeNull();
     expect(rules.levelFor("logs/build.log", "/ws/logs/build.log")).toBeNull();
     // A project's own var/log folder is the project's: only the machine's /var/log is.
     expect(rules.levelFor("var/log/dev.log", "/ws/var/log/dev.log")).toBeNull();
+  });
+
+  it("the defaults treat the rest of OpenClaw's temporary directory as untrusted: a browser trace at the name the model chose, a screenshot, a download", () => {
+    const rules = new FileTrustRules({});
+    for (const file of [
+      "/tmp/openclaw/checkout-trace.zip",
+      "/tmp/openclaw/downloads/invoice.pdf",
+      "/tmp/openclaw/logbook/logbook-snapshot-0c5e.jpg",
+      "/tmp/openclaw/openclaw-context-map-0c5e.png",
+      "/private/tmp/openclaw/page.zip",
+      "/var/folders/q1/x7/T/openclaw-501/trace.zip",
+      "/tmp/openclaw-0/trace.zip",
+    ]) {
+      expect(rules.levelFor(null, file)?.level, file).toBe("untrusted");
+    }
+    // A folder that only begins like it, or the owner's project of a similar name, is not it.
+    for (const file of ["/tmp/openclawx/notes.md", "/tmp/openclaw-notes/todo.md", "/home/u/src/openclaw-plugin/README.md"]) {
+      expect(rules.levelFor(null, file), file).toBeNull();
+    }
   });
 
   it("a log file the owner configured the host to write is untrusted, with its rotations, before the installation and the owner's own globs after", () => {
