@@ -77,14 +77,14 @@ export function addedSystemContext(systemPrompt: string): ForeignText | null {
   if (rest !== null && rest.trimStart().startsWith(opening("PERMISSION"))) {
     const notice = rest.trimStart();
     rest = afterSection(notice, "PERMISSION");
-    if (!PERMISSION_NOTICE.test(notice.slice(opening("PERMISSION").length, notice.length - (rest ?? "").length))) rest = null;
+    if (rest !== null && !PERMISSION_NOTICE.test(notice.slice(0, notice.length - rest.length))) rest = null;
   }
   return rest !== null && rest.trim() === "" ? null : ADDED_SYSTEM_CONTEXT;
 }
 
-/** The one notice the host puts in its `PERMISSION` section (when the owner changes the workspace's permissions mid-run), with its closing mark. */
+/** The one notice the host puts in its `PERMISSION` section (when the owner changes the workspace's permissions mid-run), with the section's marks. */
 const PERMISSION_NOTICE =
-  /^## Permission change\nThe operator changed workspace permissions to [A-Za-z -]{1,40}\. Continue the current task with the updated tools and permissions\. Inspect interrupted actions before retrying; do not repeat completed actions\.\n<!-- \/openclaw:attempt:PERMISSION -->$/;
+  /^<!-- openclaw:attempt:PERMISSION -->\n## Permission change\nThe operator changed workspace permissions to [A-Za-z -]{1,40}\. Continue the current task with the updated tools and permissions\. Inspect interrupted actions before retrying; do not repeat completed actions\.\n<!-- \/openclaw:attempt:PERMISSION -->$/;
 
 function opening(section: string): string {
   return `<!-- openclaw:attempt:${section} -->\n`;

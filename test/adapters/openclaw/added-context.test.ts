@@ -74,6 +74,10 @@ describe("what other plugins add to the system prompt", () => {
     expect(addedSystemContext(`${OWN}\n\n${PERMISSION}`)).toBeNull();
     expect(addedSystemContext(section("STABLE", ""))).toBeNull();
     expect(addedSystemContext("")).toBeNull();
+    expect(addedSystemContext(" \n")).toBeNull();
+    // Blank lines after the sections, or after the notice.
+    expect(addedSystemContext(`${OWN}\n\n`)).toBeNull();
+    expect(addedSystemContext(`${OWN}\n\n${PERMISSION}\n`)).toBeNull();
   });
 
   it("a plugin's system context before or after, a context engine's addition after the cache boundary, or a replaced prompt is someone else's", () => {
@@ -84,8 +88,9 @@ describe("what other plugins add to the system prompt", () => {
     expect(addedSystemContext(`${STABLE}${CACHE}${note}\n\n${DYNAMIC}`)).toEqual(ADDED_SYSTEM_CONTEXT);
     expect(addedSystemContext(`You are a helpful assistant. ${note}`)).toEqual(ADDED_SYSTEM_CONTEXT);
     expect(addedSystemContext(`${OWN}${note}`)).toEqual(ADDED_SYSTEM_CONTEXT);
-    // A section that never closes.
+    // A section that never closes, with text in it or none.
     expect(addedSystemContext(`<!-- openclaw:attempt:STABLE -->\n${note}`)).toEqual(ADDED_SYSTEM_CONTEXT);
+    expect(addedSystemContext("<!-- openclaw:attempt:STABLE -->\n  ")).toEqual(ADDED_SYSTEM_CONTEXT);
   });
 
   it("added text that imitates OpenClaw's marks ends a section early or stands outside one, and is found", () => {
@@ -100,8 +105,9 @@ describe("what other plugins add to the system prompt", () => {
     // A fake dynamic section whose permission notice opens before the real dynamic part, closed by the real notice.
     const swallow = `${section("DYNAMIC", evil)}\n<!-- openclaw:attempt:PERMISSION -->\n`;
     expect(addedSystemContext(`${STABLE}${CACHE}${swallow}\n\n${DYNAMIC}\n\n${PERMISSION}`)).toEqual(ADDED_SYSTEM_CONTEXT);
-    // A plugin's text prepended with the real prompt's first mark.
+    // A plugin's text prepended with the real prompt's first mark, closed or left open to run into the real section.
     expect(addedSystemContext(`${section("STABLE", evil)}\n\n${OWN}`)).toEqual(ADDED_SYSTEM_CONTEXT);
+    expect(addedSystemContext(`<!-- openclaw:attempt:STABLE -->\n${evil}\n\n${OWN}`)).toEqual(ADDED_SYSTEM_CONTEXT);
   });
 
   it("property: any text a plugin adds, before, after or after the cache boundary, is found; the own prompt never is", () => {
