@@ -23,7 +23,7 @@ import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } fr
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import type { RestoredFile } from "./sig/restore-signed.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
-import { CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences } from "./core/session-content.js";
+import { ABOUT_CALLER_UNLESS_NAMED, CROSS_SESSION_TOOLS, sessionContentLevel, sessionReferences, showsUnnamedRun } from "./core/session-content.js";
 import { savedOutputFiles } from "./core/saved-outputs.js";
 import { hostCatalogue, type HostCatalogue } from "./core/host-catalogue.js";
 import { DecidedCalls } from "./core/decided-calls.js";
@@ -507,7 +507,7 @@ export class Guard {
           // A Tool Search wrapper's result is its target's output, with the target's arguments.
           const tool = meaning.tool;
           const params = (result.tool === TOOL_CALL_TOOL ? remembered : (result.params ?? remembered)) ?? {};
-          const carried = this.crossSessionContent({ ...result, tool }, params) ?? this.outputTrust.judge(tool, params, s, result.ranOn);
+          const carried = this.crossSessionContent(sessionId, { ...result, tool }, params) ?? this.outputTrust.judge(tool, params, s, result.ranOn);
           const byTool = minTrust(this.policy(s.agentId).outputTaint(tool), carried?.level ?? "trusted");
           const trust = meaning.atMost === undefined ? byTool : minTrust(byTool, meaning.atMost);
           // A file the call wrote holds what the call worked on: it is labelled at the turn's taint
@@ -1158,10 +1158,10 @@ export class Guard {
   }
 
   /** For a tool that hands back another session's content: the least trust that content has. */
-  private crossSessionContent(result: ToolResultInput, params: Readonly<Record<string, unknown>>): { level: TrustLevel; reason: string } | null {
+  private crossSessionContent(sessionId: string, result: ToolResultInput, params: Readonly<Record<string, unknown>>): { level: TrustLevel; reason: string } | null {
     if (!this.config.crossSessionTaint || !CROSS_SESSION_TOOLS.has(result.tool)) return null;
     const { refs, truncated } = sessionReferences(params, result.output);
-    return sessionContentLevel(refs, truncated, (ref) => this.sessionLevel(ref), this.worstSessionLevel());
+    return sessionContentLevel(refs.length === 0 && ABOUT_CALLER_UNLESS_NAMED.has(result.tool) ? [sessionId] : refs, truncated, (ref) => this.sessionLevel(ref), this.worstSessionLevel(), showsUnnamedRun(result.tool, result.output));
   }
 
   /** A session's taint, by the guard's id or the host's key: its live taint or watermark, whichever is worse. */

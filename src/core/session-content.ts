@@ -6,8 +6,9 @@ import { lessTrusted, type TrustLevel } from "./trust-levels.js";
  * `sessions`), its reply (`sessions_send`, `conversations_turn`), a sub-agent's result
  * (`sessions_spawn`, `sessions_yield`, `subagents`, `agents_wait`), a scheduled job's runs (`cron`,
  * and its new name `automations`: the run history holds each run's summary, which repeats what the
- * run read). Their catalogue trust says what the tool itself is; the content they hand back is at
- * least as tainted as the session it came from.
+ * run read), a session's status card (`session_status`: another session's when it names one, and
+ * its background task's line, below). Their catalogue trust says what the tool itself is; the
+ * content they hand back is at least as tainted as the session it came from.
  */
 export const CROSS_SESSION_TOOLS: ReadonlySet<string> = new Set([
   "sessions_history",
@@ -24,7 +25,31 @@ export const CROSS_SESSION_TOOLS: ReadonlySet<string> = new Set([
   "conversations_send",
   "cron",
   "automations",
+  "session_status",
 ]);
+
+/** Tools whose output is about the calling session when neither the call nor the output names another. */
+export const ABOUT_CALLER_UNLESS_NAMED: ReadonlySet<string> = new Set(["session_status"]);
+
+/**
+ * OpenClaw's `session_status` card names the session it is about, but its task line (`📌 Tasks: …`:
+ * a background task's title and its progress, error or final summary, which repeat what the
+ * task's run read) is of a run it does not name.
+ */
+const UNNAMED_RUN_LINE = "\u{1F4CC} Tasks: ";
+
+/** Whether a cross-session tool's output shows a run it does not name (a session's task line). */
+export function showsUnnamedRun(tool: string, output: unknown): boolean {
+  if (tool !== "session_status") return false;
+  const walk = (value: unknown, depth: number): boolean => {
+    if (typeof value === "string") return value.includes(UNNAMED_RUN_LINE);
+    if (value === null || typeof value !== "object") return false;
+    // Deeper than a card is nested, unread: counted as showing one.
+    if (depth >= MAX_DEPTH) return true;
+    return Object.values(value as Record<string, unknown>).some((inner) => walk(inner, depth + 1));
+  };
+  return walk(output, 0);
+}
 
 /** Fields that name a session, in a call's arguments or in its (JSON) output. */
 const SESSION_FIELDS: ReadonlySet<string> = new Set([
@@ -97,16 +122,18 @@ export interface SessionContentLevel {
  * (its live taint and its watermark, whichever is worse) or undefined when the guard does not know
  * the session; `worstKnown` is the least trusted level of every session the guard holds. A session
  * the guard does not know (a key it was never told, one spawned a moment ago), output that names no
- * session, or a reading cut short counts at `worstKnown`: whatever session it is, it is no better
- * than the worst one here.
+ * session or shows a run it does not name (`unnamedRun`), or a reading cut short counts at
+ * `worstKnown`: whatever session it is, it is no better than the worst one here.
  */
 export function sessionContentLevel(
   refs: readonly string[],
   truncated: boolean,
   levelOf: (sessionRef: string) => TrustLevel | undefined,
   worstKnown: TrustLevel,
+  unnamedRun = false,
 ): SessionContentLevel {
   if (truncated) return { level: worstKnown, reason: "names more sessions than can be checked; counted at the worst session's level" };
+  if (unnamedRun) return { level: worstKnown, reason: "shows a background task's run, which it does not name; counted at the worst session's level" };
   if (refs.length === 0) return { level: worstKnown, reason: "names no session; counted at the worst session's level" };
   let worst: SessionContentLevel = { level: "trusted", reason: `content of session ${refs[0] as string}` };
   for (const ref of refs) {
