@@ -44,7 +44,9 @@ export function findRuntimeGaps(openclawConfig: unknown, pluginId: string): Runt
       key: path,
       message:
         `selects the "${id}" runtime: CLI backends run their own tools, out of before_tool_call's reach, and native harness tools ` +
-        "can be blocked but their results are not seen in full; provenant does not protect turns on this runtime.",
+        "can be blocked but their results are not seen in full; provenant does not protect turns on this runtime. Their system " +
+        "prompt is not in the sections OpenClaw's embedded runner marks, so what other plugins add to it cannot be told apart: " +
+        "such turns count as untrusted, and every side effect the plugin does see asks.",
     });
   }
   return gaps;
