@@ -30,13 +30,15 @@ export function findRuntimeGaps(openclawConfig: unknown, pluginId: string): Runt
       message: "is false: before_prompt_build is withheld, so the model is shown tools the policy restricts (calls are still checked).",
     });
   }
-  for (const key of telegramLinkPreviews(openclawConfig)) {
-    gaps.push({
-      key,
-      message:
-        "is not false: when a reply holds a link, Telegram's servers fetch it to show a preview, so an injected instruction to " +
-        "put the conversation's data in a link in the reply sends it out with no tool call to hold. Set it to false.",
-    });
+  for (const preview of LINK_PREVIEWS) {
+    for (const key of previewsOn(openclawConfig, preview)) {
+      gaps.push({
+        key,
+        message:
+          `is not ${String(preview.off)}: when a reply holds ${preview.link}, ${preview.fetcher} fetch it to show a preview, so an injected ` +
+          `instruction to put the conversation's data in a link in the reply sends it out with no tool call to hold. Set it to ${String(preview.off)}.`,
+      });
+    }
   }
   for (const { path, id } of runtimeIds(openclawConfig)) {
     if (ENFORCED_RUNTIMES.has(id)) continue;
@@ -53,18 +55,44 @@ export function findRuntimeGaps(openclawConfig: unknown, pluginId: string): Runt
 }
 
 /**
- * The Telegram settings that leave link previews on (the host's default): the channel's own
- * `linkPreview`, or each account's where accounts are configured (an account's setting wins).
+ * A channel's setting that has the chat service fetch a link in the bot's reply to preview it.
+ * Telegram previews by default; OpenClaw's Slack plugin (2026.9.6) leaves media unfurling at
+ * Slack's default (on) and turns text unfurling off; its Discord plugin suppresses embeds by default.
  */
-function telegramLinkPreviews(config: unknown): string[] {
-  const telegram = hostConfigValue(config, ["channels", "telegram"]);
-  if (telegram === null || typeof telegram !== "object" || hostConfigValue(telegram, ["enabled"]) === false) return [];
-  const top = hostConfigValue(telegram, ["linkPreview"]);
-  const accounts = hostConfigValue(telegram, ["accounts"]);
-  if (accounts === null || typeof accounts !== "object" || Object.keys(accounts).length === 0) return top === false ? [] : ["channels.telegram.linkPreview"];
+interface LinkPreviewSetting {
+  readonly channel: string;
+  readonly key: string;
+  /** The value that keeps previews off. */
+  readonly off: boolean;
+  readonly offByDefault: boolean;
+  /** What in a reply is fetched, and by whom. */
+  readonly link: string;
+  readonly fetcher: string;
+}
+
+const LINK_PREVIEWS: readonly LinkPreviewSetting[] = [
+  { channel: "telegram", key: "linkPreview", off: false, offByDefault: false, link: "a link", fetcher: "Telegram's servers" },
+  { channel: "slack", key: "unfurlMedia", off: false, offByDefault: false, link: "a link to an image or a video", fetcher: "Slack's servers" },
+  { channel: "slack", key: "unfurlLinks", off: false, offByDefault: true, link: "a link", fetcher: "Slack's servers" },
+  { channel: "discord", key: "suppressEmbeds", off: true, offByDefault: true, link: "a link", fetcher: "Discord's servers" },
+];
+
+/**
+ * Where a configured channel leaves a preview on: the channel's own setting, or each enabled
+ * account's where accounts are configured (an account's setting wins).
+ */
+function previewsOn(config: unknown, preview: LinkPreviewSetting): string[] {
+  const channel = hostConfigValue(config, ["channels", preview.channel]);
+  if (channel === null || typeof channel !== "object" || hostConfigValue(channel, ["enabled"]) === false) return [];
+  const on = (value: unknown) => (value === undefined ? !preview.offByDefault : value !== preview.off);
+  const top = hostConfigValue(channel, [preview.key]);
+  const own = `channels.${preview.channel}.${preview.key}`;
+  const accounts = hostConfigValue(channel, ["accounts"]);
+  if (accounts === null || typeof accounts !== "object" || Object.keys(accounts).length === 0) return on(top) ? [own] : [];
   return Object.keys(accounts)
-    .filter((id) => hostConfigValue(accounts, [id, "enabled"]) !== false && (hostConfigValue(accounts, [id, "linkPreview"]) ?? top) !== false)
-    .map((id) => (hostConfigValue(accounts, [id, "linkPreview"]) === undefined ? "channels.telegram.linkPreview" : `channels.telegram.accounts.${id}.linkPreview`));
+    .filter((id) => hostConfigValue(accounts, [id, "enabled"]) !== false && on(hostConfigValue(accounts, [id, preview.key]) ?? top))
+    .map((id) => (hostConfigValue(accounts, [id, preview.key]) === undefined ? own : `channels.${preview.channel}.accounts.${id}.${preview.key}`))
+    .filter((key, at, keys) => keys.indexOf(key) === at);
 }
 
 /** Every `agentRuntime.id` in the configuration, with where it is. */

@@ -49,6 +49,23 @@ describe("runtime gaps", () => {
     expect(findRuntimeGaps(base, "provenant")).toEqual([]);
   });
 
+  it("names Slack's media unfurling unless it is off, text unfurling when it is on, and Discord's embeds when they are not suppressed", () => {
+    const base = { plugins: { entries: { provenant: { hooks: { allowConversationAccess: true } } } } };
+    const keys = (channels: Record<string, unknown>) => findRuntimeGaps({ ...base, channels }, "provenant").map((g) => g.key);
+    expect(keys({ slack: {} })).toEqual(["channels.slack.unfurlMedia"]);
+    expect(keys({ slack: { unfurlMedia: false } })).toEqual([]);
+    expect(keys({ slack: { unfurlMedia: false, unfurlLinks: true } })).toEqual(["channels.slack.unfurlLinks"]);
+    expect(keys({ slack: { unfurlMedia: false, accounts: { a: {}, b: { unfurlMedia: true }, c: { unfurlLinks: true } } } })).toEqual(["channels.slack.accounts.b.unfurlMedia", "channels.slack.accounts.c.unfurlLinks"]);
+    // Accounts that inherit the channel's setting are named once, by it.
+    expect(keys({ slack: { unfurlLinks: false, accounts: { a: {}, b: {} } } })).toEqual(["channels.slack.unfurlMedia"]);
+    expect(keys({ slack: { enabled: false } })).toEqual([]);
+    expect(keys({ discord: {} })).toEqual([]);
+    expect(keys({ discord: { suppressEmbeds: false } })).toEqual(["channels.discord.suppressEmbeds"]);
+    expect(keys({ discord: { accounts: { a: { suppressEmbeds: false }, b: {} } } })).toEqual(["channels.discord.accounts.a.suppressEmbeds"]);
+    const gap = findRuntimeGaps({ ...base, channels: { discord: { suppressEmbeds: false } } }, "provenant")[0];
+    expect(gap?.message).toMatch(/^is not true: .*Discord's servers.*Set it to true\.$/);
+  });
+
   it("names withheld hooks and runtimes that run tools outside before_tool_call", () => {
     const gaps = findRuntimeGaps(
       { plugins: { entries: { provenant: { hooks: { allowPromptInjection: false } } } }, agents: { defaults: { models: { "anthropic/x": { agentRuntime: { id: "claude-cli" } } } } } },
