@@ -39,12 +39,13 @@ export const DEFAULT_FILE_TRUST: Readonly<Record<string, TrustLevel>> = Object.f
   // agents, the names a failed login tried.
   "**/openclaw-*[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]{,.+([0-9])}.log": "untrusted",
   // The rest of OpenClaw's temporary directory (`/tmp/openclaw`, or the user-scoped `openclaw-<uid>`
-  // it falls back to) holds what its tools brought in: the browser's traces (at any name the model
-  // picks there), screenshots and downloads, captured snapshots, staged uploads. None of it is
-  // the owner's writing.
-  "/tmp/openclaw/**": "untrusted",
-  "/private/tmp/openclaw/**": "untrusted",
-  "**/openclaw-+([0-9])/**": "untrusted",
+  // it falls back to in the system's temporary directory) holds what its tools brought in: the
+  // browser's traces (at any name the model picks there), screenshots and downloads, captured
+  // snapshots, staged uploads. None of it is the owner's writing.
+  "/tmp/openclaw{,-+([0-9])}/**": "untrusted",
+  "/private/tmp/openclaw{,-+([0-9])}/**": "untrusted",
+  "/var/folders/*/*/T/openclaw-+([0-9])/**": "untrusted",
+  "/private/var/folders/*/*/T/openclaw-+([0-9])/**": "untrusted",
   "/var/log/**": "untrusted",
   "/private/var/log/**": "untrusted",
   // A session's transcript holds all that session read (pages, mail, others' messages): Claude

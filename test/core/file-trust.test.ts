@@ -65,12 +65,14 @@ describe("fileTrust rules", () => {
       "/tmp/openclaw/openclaw-context-map-0c5e.png",
       "/private/tmp/openclaw/page.zip",
       "/var/folders/q1/x7/T/openclaw-501/trace.zip",
+      "/private/var/folders/q1/x7/T/openclaw-501/trace.zip",
       "/tmp/openclaw-0/trace.zip",
+      "/private/tmp/openclaw-501/shot.png",
     ]) {
       expect(rules.levelFor(null, file)?.level, file).toBe("untrusted");
     }
     // A folder that only begins like it, or the owner's project of a similar name, is not it.
-    for (const file of ["/tmp/openclawx/notes.md", "/tmp/openclaw-notes/todo.md", "/home/u/src/openclaw-plugin/README.md"]) {
+    for (const file of ["/tmp/openclawx/notes.md", "/tmp/openclaw-notes/todo.md", "/home/u/src/openclaw-plugin/README.md", "/home/u/src/openclaw-2026/README.md"]) {
       expect(rules.levelFor(null, file), file).toBeNull();
     }
   });

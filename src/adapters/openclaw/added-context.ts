@@ -61,14 +61,14 @@ export const ADDED_SYSTEM_CONTEXT: ForeignText = {
 const CACHE_BOUNDARY = "\n<!-- OPENCLAW_CACHE_BOUNDARY -->\n";
 
 /**
- * Whether `systemPrompt`, as `before_agent_run` reports it, holds text OpenClaw did not write. Its
- * embedded runner builds the prompt as sections between marks of its own: `STABLE`, then after the
- * cache boundary `DYNAMIC`, then perhaps its notice of changed permissions (`PERMISSION`, in its own
- * words); text anywhere else is someone
- * else's. Each section is read from its opening mark to the first closing one (as OpenClaw itself
- * finds them), so text that imitates the marks can end a section early, never hide inside one. A
- * prompt not in that shape (replaced, or from a runtime that builds its prompt otherwise) cannot
- * be told apart from added text, and counts as added.
+ * Whether `systemPrompt`, as OpenClaw reports a model request's to `llm_input`, holds text it did
+ * not write. Its embedded runner builds the prompt as sections between marks of its own: `STABLE`,
+ * then after the cache boundary `DYNAMIC`, then perhaps its notice of changed permissions
+ * (`PERMISSION`, in its own words); text anywhere else is someone else's. Each section is read
+ * from its opening mark to the first closing one (as OpenClaw itself finds them), so text that
+ * imitates the marks can end a section early, never hide inside one. A prompt not in that shape
+ * (replaced, or from a runtime that builds its prompt otherwise) cannot be told apart from added
+ * text, and counts as added.
  */
 export function addedSystemContext(systemPrompt: string): ForeignText | null {
   if (systemPrompt.trim() === "") return null;
