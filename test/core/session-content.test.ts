@@ -81,9 +81,15 @@ describe("a run a status card shows without naming it", () => {
     expect(showsUnnamedRun("session_status", [{ type: "text", text: "🧠 Model: victim/victim\n📚 Context: 1k/200k" }])).toBe(false);
     expect(showsUnnamedRun("sessions_history", [{ type: "text", text: card }])).toBe(false);
     expect(showsUnnamedRun("session_status", null)).toBe(false);
-    let deep: unknown = "no task here";
-    for (let i = 0; i < 20; i++) deep = { inner: deep };
-    expect(showsUnnamedRun("session_status", deep)).toBe(true);
+    expect(showsUnnamedRun("session_status", [undefined, 5, true, { text: "🧠 Model" }])).toBe(false);
+    // Read through eight levels of nesting; a ninth is not read, and counts as showing one.
+    const nested = (levels: number) => {
+      let value: unknown = "no task here";
+      for (let i = 0; i < levels; i++) value = { inner: value };
+      return value;
+    };
+    expect(showsUnnamedRun("session_status", nested(8))).toBe(false);
+    expect(showsUnnamedRun("session_status", nested(9))).toBe(true);
   });
 
   it("counts at the worst session's level, whatever session the card names", () => {

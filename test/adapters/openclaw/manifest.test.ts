@@ -59,6 +59,8 @@ describe("runtime gaps", () => {
     // Accounts that inherit the channel's setting are named once, by it.
     expect(keys({ slack: { unfurlLinks: false, accounts: { a: {}, b: {} } } })).toEqual(["channels.slack.unfurlMedia"]);
     expect(keys({ slack: { enabled: false } })).toEqual([]);
+    // A channel that is no object is a configuration OpenClaw refuses: nothing to name.
+    expect(keys({ slack: "on", telegram: 1 })).toEqual([]);
     expect(keys({ discord: {} })).toEqual([]);
     expect(keys({ discord: { suppressEmbeds: false } })).toEqual(["channels.discord.suppressEmbeds"]);
     expect(keys({ discord: { accounts: { a: { suppressEmbeds: false }, b: {} } } })).toEqual(["channels.discord.accounts.a.suppressEmbeds"]);
@@ -76,5 +78,7 @@ describe("runtime gaps", () => {
       "plugins.entries.provenant.hooks.allowPromptInjection",
       'agents.defaults.models.anthropic/x.agentRuntime.id',
     ]);
+    // The runtime's gap says what it costs: its turns are taken as untrusted.
+    expect(gaps[2]?.message).toMatch(/^selects the "claude-cli" runtime: .*provenant does not protect turns on this runtime\. .*such turns count as untrusted/);
   });
 });
