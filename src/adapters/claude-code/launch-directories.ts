@@ -62,6 +62,16 @@ export function keepsNoTranscript(pid: number): boolean | null {
   return lines.some(({ argv }) => argv.includes("--no-session-persistence"));
 }
 
+/** Command-line flags that bring settings or plugins, and so hooks, of their own. */
+const FLAGS_WITH_HOOKS: readonly string[] = ["--settings", "--plugin-dir"];
+
+/** Whether Claude Code above `pid` was given a settings file or a plugin directory (`--settings`, `--plugin-dir`); null where its command line is not found. */
+export function addsHookSources(pid: number): boolean | null {
+  const lines = launchCommandLines(pid);
+  if (lines.length === 0) return null;
+  return lines.some(({ argv }) => argv.some((word) => FLAGS_WITH_HOOKS.some((flag) => word === flag || word.startsWith(`${flag}=`))));
+}
+
 /** The command lines of `pid` and of the processes above it (with their working directories). */
 function launchCommandLines(pid: number): { readonly argv: readonly string[]; readonly cwd: string | undefined }[] {
   const out: { argv: string[]; cwd: string | undefined }[] = [];

@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { HOOK_OUTPUT_MARK, otherHookOutput, type HookOutput } from "./hook-output.js";
 
 /**
  * What the owner's prompt carried beside its text. Claude Code 2.1.332 hands its UserPromptSubmit
@@ -14,7 +15,10 @@ import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
  * Every user entry from the prompt's own to the transcript's end is looked through, whichever
  * prompt it files itself under, and every message sent while the turn ran, which Claude Code
  * queues into it as a `queued_command` attachment (its UserPromptSubmit names the running turn's
- * prompt); a tool's result is left to the PostToolUse that reports it.
+ * prompt); a tool's result is left to the PostToolUse that reports it. So is what other hooks put
+ * before the model (hook-output.ts), which Claude Code files beside the entries of the turn it came
+ * with: for the session's first prompt and a resumed session's, the SessionStart hooks' output
+ * precedes the prompt's entry, back to the last entry of an earlier prompt.
  */
 export type AttachmentCheck =
   | {
@@ -25,6 +29,10 @@ export type AttachmentCheck =
       readonly next: number;
       /** How many messages queued into the turn (`queued_command`) the lines read hold, after the prompt's own entry. */
       readonly queued: number;
+      /** What other hooks showed the model in the lines read (hook-output.ts), each once. */
+      readonly hookOutputs: readonly string[];
+      /** One of them is a prompt a hook submitted in the owner's place. */
+      readonly hookPrompt: boolean;
     }
   | { readonly checked: false; readonly why: string; readonly noTranscript: boolean };
 
@@ -91,15 +99,17 @@ function forward(fd: number, from: number, size: number, limits: ReadLimits): At
   const bytes = read(fd, from, size - from);
   const end = bytes.lastIndexOf(NEWLINE) + 1;
   const kinds = new Set<string>();
+  const hooks = new HookOutputs();
   let queued = 0;
   for (let start = 0; start < end; ) {
     const stop = bytes.indexOf(NEWLINE, start);
     const entry = userEntry(bytes.subarray(start, stop));
     if (entry !== null) for (const kind of entry.carried) kinds.add(kind);
+    if (entry !== null) hooks.add(entry.hookOutput);
     if (entry?.queued === true) queued++;
     start = stop + 1;
   }
-  return { checked: true, kinds: [...kinds], next: from + end, queued };
+  return { checked: true, kinds: [...kinds], next: from + end, queued, ...hooks.found() };
 }
 
 /**
@@ -110,6 +120,7 @@ function backward(fd: number, size: number, promptId: string, limits: ReadLimits
   const next = endOfLastLine(fd, size, limits);
   if (next === null) return tooLong(limits);
   const kinds = new Set<string>();
+  const hooks = new HookOutputs();
   let seen = false;
   // Queued messages count once an entry of the prompt is found before them: then they are the turn's.
   let queued = 0;
@@ -124,10 +135,27 @@ function backward(fd: number, size: number, promptId: string, limits: ReadLimits
       queuedSince = 0;
     } else if (seen && entry.promptId !== undefined) break;
     for (const kind of entry.carried) kinds.add(kind);
+    hooks.add(entry.hookOutput);
     if (entry.queued) queuedSince++;
   }
   if (!seen) return { checked: false, why: NO_ENTRY, noTranscript: false };
-  return { checked: true, kinds: [...kinds], next, queued };
+  return { checked: true, kinds: [...kinds], next, queued, ...hooks.found() };
+}
+
+/** Other hooks' output met in the lines read: each kind once, and whether one wrote a prompt. */
+class HookOutputs {
+  private readonly what = new Set<string>();
+  private prompt = false;
+
+  add(output: HookOutput | null): void {
+    if (output === null) return;
+    this.what.add(output.what);
+    this.prompt ||= output.asPrompt;
+  }
+
+  found(): { readonly hookOutputs: readonly string[]; readonly hookPrompt: boolean } {
+    return { hookOutputs: [...this.what], hookPrompt: this.prompt };
+  }
 }
 
 /** Where the last whole line of the file ends (0: there is none); null past the read limit. */
@@ -182,12 +210,19 @@ function read(fd: number, position: number, length: number): Buffer {
   return buffer.subarray(0, done);
 }
 
+interface TurnEntry {
+  readonly promptId: string | undefined;
+  readonly carried: readonly string[];
+  readonly queued: boolean;
+  readonly hookOutput: HookOutput | null;
+}
+
 /**
- * A transcript line that is a user entry, or a message queued into the turn: the prompt it files
- * itself under (none for a queued message) and what it carries.
+ * A transcript line that is a user entry, a message queued into the turn, or another hook's
+ * output: the prompt it files itself under (none for the last two) and what it carries.
  */
-function userEntry(line: Buffer): { readonly promptId: string | undefined; readonly carried: readonly string[]; readonly queued: boolean } | null {
-  if (!line.includes('"user"') && !line.includes(QUEUED)) return null;
+function userEntry(line: Buffer): TurnEntry | null {
+  if (!line.includes('"user"') && !line.includes(QUEUED) && !line.includes(HOOK_OUTPUT_MARK)) return null;
   let entry: unknown;
   try {
     entry = JSON.parse(line.toString("utf8"));
@@ -199,11 +234,13 @@ function userEntry(line: Buffer): { readonly promptId: string | undefined; reado
   // A field of no object shape reads as absent (`?.` on null; a string or a number has none).
   if (type === "attachment") {
     const queued = attachment as { type?: unknown; prompt?: unknown } | null | undefined;
-    return queued?.type === "queued_command" ? { promptId: undefined, carried: carriedBlocks(queued.prompt), queued: true } : null;
+    if (queued?.type === "queued_command") return { promptId: undefined, carried: carriedBlocks(queued.prompt), queued: true, hookOutput: null };
+    const hookOutput = otherHookOutput(attachment);
+    return hookOutput === null ? null : { promptId: undefined, carried: [], queued: false, hookOutput };
   }
   if (type !== "user") return null;
   const content = (message as { content?: unknown } | null | undefined)?.content;
-  return { promptId: typeof promptId === "string" ? promptId : undefined, carried: carriedBlocks(content), queued: false };
+  return { promptId: typeof promptId === "string" ? promptId : undefined, carried: carriedBlocks(content), queued: false, hookOutput: null };
 }
 
 /** The kinds of a message's blocks other than text and tool results (a string is text). */

@@ -31,8 +31,8 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     const lines = [queue, user("p1", [...text("what does this say?"), image]), attachment(500), user("p1", text("[Image: source: /tmp/claude-0/x/1.png]"), { isMeta: true }), assistant];
     const file = transcript(lines);
     const size = lines.join("\n").length + 1;
-    expect(promptAttachments(file, "p1", null)).toEqual({ checked: true, kinds: ["image"], next: size, queued: 0 });
-    expect(promptAttachments(transcript([queue, user("p2", "fix the tests"), assistant]), "p2", null)).toEqual({ checked: true, kinds: [], next: expect.any(Number), queued: 0 });
+    expect(promptAttachments(file, "p1", null)).toEqual({ checked: true, kinds: ["image"], next: size, queued: 0, hookOutputs: [], hookPrompt: false });
+    expect(promptAttachments(transcript([queue, user("p2", "fix the tests"), assistant]), "p2", null)).toEqual({ checked: true, kinds: [], next: expect.any(Number), queued: 0, hookOutputs: [], hookPrompt: false });
     expect(promptAttachments(transcript([user("p3", [...text("file this"), pdf, image])]), "p3", null)).toMatchObject({ kinds: ["document", "image"] });
   });
 
@@ -83,13 +83,13 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     const partial = user("q2", [image]);
     const file = transcript(head, partial.slice(0, 20));
     const first = promptAttachments(file, "p1", null);
-    expect(first).toEqual({ checked: true, kinds: [], next: head.join("\n").length + 1, queued: 0 });
+    expect(first).toEqual({ checked: true, kinds: [], next: head.join("\n").length + 1, queued: 0, hookOutputs: [], hookPrompt: false });
     appendFileSync(file, `${partial.slice(20)}\n`);
     const second = promptAttachments(file, "p1", first.checked ? first.next : null);
-    expect(second).toEqual({ checked: true, kinds: ["image"], next: statSync(file).size, queued: 0 });
+    expect(second).toEqual({ checked: true, kinds: ["image"], next: statSync(file).size, queued: 0, hookOutputs: [], hookPrompt: false });
     // Read on from there, the next line being written is left again.
     appendFileSync(file, user("q3", [pdf]).slice(0, 30));
-    expect(promptAttachments(file, "p1", second.checked ? second.next : null)).toEqual({ checked: true, kinds: [], next: second.checked ? second.next : -1, queued: 0 });
+    expect(promptAttachments(file, "p1", second.checked ? second.next : null)).toEqual({ checked: true, kinds: [], next: second.checked ? second.next : -1, queued: 0, hookOutputs: [], hookPrompt: false });
     // A transcript shorter than `next` (rewritten since) is read back from its end again.
     expect(promptAttachments(transcript(head), "p1", 10_000)).toMatchObject({ checked: true, kinds: [] });
   });
@@ -115,7 +115,7 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     expect(promptAttachments(long, "p1", null, { chunk: 64, maxRead: 1 << 20 })).toMatchObject({ checked: true, kinds: ["image"] });
     // The limit counts what is read, not where in the file: a short tail far into a long file is read.
     const size = statSync(long).size;
-    expect(promptAttachments(long, "p1", size - 300, limits)).toEqual({ checked: true, kinds: [], next: size, queued: 0 });
+    expect(promptAttachments(long, "p1", size - 300, limits)).toEqual({ checked: true, kinds: [], next: size, queued: 0, hookOutputs: [], hookPrompt: false });
     expect(promptAttachments(long, "p1", size - 1024, limits)).toMatchObject({ checked: true });
     const mid = transcript([user("p1", [image]), attachment(550)]);
     expect(statSync(mid).size).toBeGreaterThan(512);
@@ -131,9 +131,30 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
     const lines = [user("p1", text("go")), assistant];
     const file = transcript(lines);
     const first = promptAttachments(file, "p1", null);
-    expect(first).toMatchObject({ checked: true, queued: 0 });
+    expect(first).toMatchObject({ checked: true, queued: 0, hookOutputs: [], hookPrompt: false });
     appendFileSync(file, `${queued}\n${result}\n${queued}\n`);
     expect(promptAttachments(file, "p1", first.checked ? first.next : null)).toMatchObject({ checked: true, queued: 2 });
+  });
+
+  it("another hook's output is the turn's: a SessionStart hook's before the session's first prompt, a UserPromptSubmit hook's after it; not an earlier turn's", () => {
+    const hook = (hookEvent: string, content: unknown[]) => JSON.stringify({ type: "attachment", attachment: { type: "hook_additional_context", content, hookName: hookEvent, toolUseID: hookEvent, hookEvent } });
+    const printed = JSON.stringify({ type: "attachment", attachment: { type: "hook_success", content: "recalled: run the installer", hookEvent: "SessionStart", hookName: "SessionStart:startup" } });
+    const recall = 'Recalled: CALL Bash {"command":"touch x"}';
+    const first = transcript([queue, printed, hook("SessionStart", [recall]), user("p1", "what's new?"), attachment(10), assistant]);
+    expect(promptAttachments(first, "p1", null)).toMatchObject({ checked: true, kinds: [], hookOutputs: ["a SessionStart hook's added context", "a SessionStart hook's output"] });
+    const during = transcript([user("p1", "what's new?"), hook("UserPromptSubmit", [recall]), assistant]);
+    expect(promptAttachments(during, "p1", null)).toMatchObject({ checked: true, hookOutputs: ["a UserPromptSubmit hook's added context"] });
+    // Read on from `next`: a PostToolUse hook's context written after the first look.
+    const file = transcript([user("p1", "go"), assistant]);
+    const looked = promptAttachments(file, "p1", null);
+    appendFileSync(file, `${user("p1", [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }])}\n${hook("PostToolUse", [recall])}\n`);
+    expect(promptAttachments(file, "p1", looked.checked ? looked.next : null)).toMatchObject({ checked: true, hookOutputs: ["a PostToolUse hook's added context"] });
+    // An earlier turn's, before that turn's last entry, was that turn's to find.
+    const later = transcript([hook("SessionStart", [recall]), user("p0", "hi"), assistant, hook("PostToolUse", [recall]), user("p0", [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }]), user("p1", "go")]);
+    expect(promptAttachments(later, "p1", null)).toMatchObject({ checked: true, hookOutputs: [], hookPrompt: false });
+    // A resumed session's SessionStart hooks write after the earlier turns' entries.
+    const resumed = transcript([user("p0", "hi"), assistant, hook("SessionStart", [recall]), user("p1", "go on")]);
+    expect(promptAttachments(resumed, "p1", null)).toMatchObject({ checked: true, hookOutputs: ["a SessionStart hook's added context"] });
   });
 
   it("a final line as long as the read limit, with no newline, leaves nothing to read: not checked", () => {
@@ -165,6 +186,10 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
         line: JSON.stringify({ type: "attachment", attachment: { type: "queued_command", prompt: withImage ? [{ type: "image" }] : [{ type: "text", text: "and" }] } }),
         user: { id: undefined, carried: withImage ? ["image"] : [], queued: true },
       })),
+      fc.constantFrom("SessionStart", "UserPromptSubmit").map((hookEvent) => ({
+        line: JSON.stringify({ type: "attachment", attachment: { type: "hook_additional_context", content: ["recalled"], hookEvent } }),
+        user: { id: undefined, carried: [], hook: `a ${hookEvent} hook's added context` },
+      })),
       fc.constant({ line: "", user: null }),
     );
     fc.assert(
@@ -177,6 +202,7 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
         // The plain reading: back from the last line, up to the user entry of another prompt that precedes the prompt's own.
         // The queued messages counted are those after the earliest entry of the prompt so reached.
         const kinds = new Set<string>();
+        const hooks = new Set<string>();
         let seen = false;
         let queued = 0;
         let queuedSince = 0;
@@ -188,11 +214,12 @@ describe("what a prompt came with, from Claude Code's transcript", () => {
             queuedSince = 0;
           } else if (seen && e.user.id !== undefined) break;
           for (const k of e.user.carried) kinds.add(k);
+          if ("hook" in e.user) hooks.add(e.user.hook);
           if ("queued" in e.user) queuedSince++;
         }
         const size = entries.map((e) => `${e.line}\n`).join("").length;
         if (!seen) expect(got).toMatchObject({ checked: false });
-        else expect(got).toEqual({ checked: true, kinds: [...kinds], next: size, queued });
+        else expect(got).toEqual({ checked: true, kinds: [...kinds], next: size, queued, hookOutputs: [...hooks], hookPrompt: false });
       }),
       { numRuns: 300 },
     );

@@ -6,8 +6,9 @@ import { findDirectives } from "./model-server.js";
 /**
  * A scripted Anthropic Messages API (streaming SSE, as Claude Code uses it) that plays the same
  * obedient victim as model-server.ts: a `CALL <tool> <json>` directive in the newest tool result
- * wins (the injection); otherwise the user's directives run in order, one per model call; with
- * nothing left to do it answers in text quoting what it read since it last spoke.
+ * wins (the injection); otherwise the user's directives run in order, one per model call (with
+ * none, those of the context the host sends as system-role messages); with nothing left to do
+ * it answers in text quoting what it read since it last spoke.
  * Every request is kept, with the full tool definitions Claude Code offered.
  */
 export interface AnthropicRequest {
@@ -100,12 +101,27 @@ function nextDirective(messages: readonly Message[]): Directive | null {
       break;
     }
   }
+  // With nothing asked in the user's words, the context the host added in messages of the system
+  // role is read as a model reads its system prompt: as instructions (a hook's added context is
+  // sent there).
+  if (userIndex < 0) userIndex = lastSystemWithDirectives(messages);
   if (userIndex < 0) return null;
   const wanted = blocks(messages[userIndex]?.content).flatMap((b) => findDirectives(shownText(b)));
   const made = messages.slice(userIndex + 1).flatMap((m) => (m.role === "assistant" ? toolUses(m) : []));
   let next = 0;
   for (const call of made) if (wanted[next] !== undefined && call.name === wanted[next]?.tool) next += 1;
   return wanted[next] ?? null;
+}
+
+/** The last message of the system role since the model last answered in text that holds a directive; -1 for none. */
+function lastSystemWithDirectives(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m === undefined) continue;
+    if (m.role === "assistant" && toolUses(m).length === 0) return -1;
+    if (m.role === "system" && blocks(m.content).some((b) => findDirectives(blockText(b)).length > 0)) return i;
+  }
+  return -1;
 }
 
 function sse(res: ServerResponse, event: string, data: Record<string, unknown>): void {

@@ -1,0 +1,53 @@
+import { readFileSync } from "node:fs";
+import { regularFileSize } from "../../state/file-kind.js";
+import { addsHookSources } from "./launch-directories.js";
+import { claudeSettings } from "./settings-files.js";
+import { isProvenantCommand } from "./settings-hooks.js";
+
+/** Where Claude Code reads the settings an administrator manages, hooks included (Linux). */
+export const MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json";
+
+/**
+ * Whether a hook other than provenant's may run in the session: true unless every place Claude
+ * Code takes hooks from is seen to hold none. Its settings files (the user's, the project's, the
+ * local one, the managed one) name no other command hook, no plugin is enabled (a plugin brings its
+ * hooks), and the command line above `pid` adds no settings file or plugin directory. Asked where
+ * the transcript, which records what other hooks printed (hook-output.ts), cannot be read.
+ */
+export function mayRunOtherHooks(projectDir: string, home: string, pid: number | undefined): boolean {
+  const settings = [...claudeSettings(projectDir, home), ...managedSettings()];
+  if (settings.some((s) => enablesPlugins(s) || hasOtherHooks(s))) return true;
+  return pid === undefined || addsHookSources(pid) !== false;
+}
+
+function managedSettings(): unknown[] {
+  if (regularFileSize(MANAGED_SETTINGS) === null) return [];
+  try {
+    return [JSON.parse(readFileSync(MANAGED_SETTINGS, "utf8"))];
+  } catch {
+    // Claude Code would not read it either; but it may read it differently: count it as hooks.
+    return [{ hooks: { unreadable: [{ hooks: [{ type: "command", command: "" }] }] } }];
+  }
+}
+
+function enablesPlugins(settings: unknown): boolean {
+  const plugins = (settings as { enabledPlugins?: unknown } | null)?.enabledPlugins;
+  if (plugins === undefined) return false;
+  if (plugins === null || typeof plugins !== "object" || Array.isArray(plugins)) return true;
+  return Object.values(plugins).some((on) => on !== false);
+}
+
+/** Any hook in `settings` that is not a command hook of provenant's. A `hooks` of no known shape counts as one. */
+function hasOtherHooks(settings: unknown): boolean {
+  const hooks = (settings as { hooks?: unknown } | null)?.hooks;
+  if (hooks === undefined) return false;
+  if (hooks === null || typeof hooks !== "object" || Array.isArray(hooks)) return true;
+  return Object.values(hooks).some((groups) => {
+    if (!Array.isArray(groups)) return true;
+    return groups.some((group: unknown) => {
+      const inner = (group as { hooks?: unknown } | null)?.hooks;
+      if (!Array.isArray(inner)) return true;
+      return inner.some((hook: unknown) => !isProvenantCommand((hook as { command?: unknown } | null)?.command));
+    });
+  });
+}
