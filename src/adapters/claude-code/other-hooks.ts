@@ -5,7 +5,7 @@ import { claudeSettings } from "./settings-files.js";
 import { isProvenantCommand } from "./settings-hooks.js";
 
 /** Where Claude Code reads the settings an administrator manages, hooks included (Linux). */
-export const MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json";
+const MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json";
 
 /**
  * Whether a hook other than provenant's may run in the session: true unless every place Claude
@@ -15,18 +15,19 @@ export const MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json";
  * the transcript, which records what other hooks printed (hook-output.ts), cannot be read.
  */
 export function mayRunOtherHooks(projectDir: string, home: string, pid: number | undefined): boolean {
-  const settings = [...claudeSettings(projectDir, home), ...managedSettings()];
-  if (settings.some((s) => enablesPlugins(s) || hasOtherHooks(s))) return true;
+  if (claudeSettings(projectDir, home).some((s) => enablesPlugins(s) || hasOtherHooks(s))) return true;
+  if (managedSettingsMayHaveHooks()) return true;
   return pid === undefined || addsHookSources(pid) !== false;
 }
 
-function managedSettings(): unknown[] {
-  if (regularFileSize(MANAGED_SETTINGS) === null) return [];
+function managedSettingsMayHaveHooks(): boolean {
+  if (regularFileSize(MANAGED_SETTINGS) === null) return false;
   try {
-    return [JSON.parse(readFileSync(MANAGED_SETTINGS, "utf8"))];
+    const settings: unknown = JSON.parse(readFileSync(MANAGED_SETTINGS, "utf8"));
+    return enablesPlugins(settings) || hasOtherHooks(settings);
   } catch {
-    // Claude Code would not read it either; but it may read it differently: count it as hooks.
-    return [{ hooks: { unreadable: [{ hooks: [{ type: "command", command: "" }] }] } }];
+    // Unread here, it may still be read by Claude Code: counted as holding hooks.
+    return true;
   }
 }
 
