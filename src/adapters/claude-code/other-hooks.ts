@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
+import { isRecord } from "../../core/json-record.js";
 import { regularFileSize } from "../../state/file-kind.js";
 import { addsHookSources } from "./launch-directories.js";
 import { claudeSettings } from "./settings-files.js";
-import { isProvenantCommand } from "./settings-hooks.js";
+import { withoutProvenantHooks } from "./settings-hooks.js";
 
 /** Where Claude Code reads the settings an administrator manages, hooks included (Linux). */
 const MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json";
@@ -38,17 +39,12 @@ function enablesPlugins(settings: unknown): boolean {
   return Object.values(plugins).some((on) => on !== false);
 }
 
-/** Any hook in `settings` that is not a command hook of provenant's. A `hooks` of no known shape counts as one. */
+/** Any hook in `settings` that is not a command hook of provenant's (what is left once provenant's are taken out). A `hooks` of no known shape counts as one. */
 function hasOtherHooks(settings: unknown): boolean {
-  const hooks = (settings as { hooks?: unknown } | null)?.hooks;
-  if (hooks === undefined) return false;
-  if (hooks === null || typeof hooks !== "object" || Array.isArray(hooks)) return true;
-  return Object.values(hooks).some((groups) => {
-    if (!Array.isArray(groups)) return true;
-    return groups.some((group: unknown) => {
-      const inner = (group as { hooks?: unknown } | null)?.hooks;
-      if (!Array.isArray(inner)) return true;
-      return inner.some((hook: unknown) => !isProvenantCommand((hook as { command?: unknown } | null)?.command));
-    });
-  });
+  if (!isRecord(settings)) return false;
+  try {
+    return withoutProvenantHooks(settings)["hooks"] !== undefined;
+  } catch {
+    return true;
+  }
 }

@@ -104,9 +104,11 @@ function forward(fd: number, from: number, size: number, limits: ReadLimits): At
   for (let start = 0; start < end; ) {
     const stop = bytes.indexOf(NEWLINE, start);
     const entry = userEntry(bytes.subarray(start, stop));
-    if (entry !== null) for (const kind of entry.carried) kinds.add(kind);
-    if (entry !== null) hooks.add(entry.hookOutput);
-    if (entry?.queued === true) queued++;
+    if (entry !== null) {
+      for (const kind of entry.carried) kinds.add(kind);
+      hooks.add(entry.hookOutput);
+      if (entry.queued) queued++;
+    }
     start = stop + 1;
   }
   return { checked: true, kinds: [...kinds], next: from + end, queued, ...hooks.found() };

@@ -628,6 +628,8 @@ describe("an image or a document sent with the owner's prompt (found in Claude C
       [[], { enabledPlugins: { "memory@market": true } }, "ask"],
       [[], { enabledPlugins: { "memory@market": false } }, null],
       [[], { hooks: "not hooks" }, "ask"],
+      // A group of no hooks is left as it is, as `init claude-code --uninstall` leaves it: counted as another's.
+      [[], { hooks: { Stop: [{ hooks: [] }] } }, "ask"],
       [["--settings", "/tmp/more.json"], null, "ask"],
       [["--plugin-dir=/tmp/plugins"], null, "ask"],
     ];
