@@ -57,11 +57,11 @@ describe("OpenClaw running an MCP server of its own", () => {
       const init = spawnSync(process.execPath, [MAIN, "init", "mcp", "--client", "openclaw", "--workspace", state], { encoding: "utf8", env: { ...process.env, OPENCLAW_CONFIG_PATH: home.configPath } });
       expect(init.stdout, init.stderr).toMatch(/rug now run through provenant/);
     }
-    /** One owner turn that runs a command; what the model was offered on its first call. */
-    const turn = async (name: string) => {
+    /** One owner turn that runs a command (embedded, else through the gateway); what the model was offered on its first call. */
+    const turn = async (name: string, local = true) => {
       const from = model.requests.length;
       const file = join(dir, name);
-      const reply = await home.agent(`CALL exec ${JSON.stringify({ command: `touch ${file}` })}`, { local: true, sessionKey: `agent:main:${name}` });
+      const reply = await home.agent(`CALL exec ${JSON.stringify({ command: `touch ${file}` })}`, { local, sessionKey: `agent:main:${name}` });
       return { reply, ran: existsSync(file), offered: model.requests[from]?.toolDefinitions ?? "" };
     };
     return { description, state, turn, home, saved: join(dir, "saved.txt") };
@@ -69,12 +69,14 @@ describe("OpenClaw running an MCP server of its own", () => {
 
   it("behind provenant mcp, a tool description changed after install is not offered until the owner accepts it; run directly, it is", async () => {
     const t = await setting(true);
-    const first = await t.turn("first");
+    // Both turns through one running gateway (one OpenClaw start): it lists the server's tools again for each.
+    await t.home.startGateway();
+    const first = await t.turn("first", false);
     expect(first.ran, first.reply.text).toBe(true);
     expect(first.offered).toContain("rug__notes");
     // An update of the server later: its tool's description now speaks to the model.
     writeFileSync(t.description, EVIL);
-    const second = await t.turn("second");
+    const second = await t.turn("second", false);
     expect(second.ran, second.reply.text).toBe(true);
     expect(second.offered).not.toContain("rug__notes");
     expect(second.offered).not.toContain("notes file");
