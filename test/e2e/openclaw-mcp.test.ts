@@ -62,7 +62,10 @@ describe("OpenClaw running an MCP server of its own", () => {
       const from = model.requests.length;
       const file = join(dir, name);
       const reply = await home.agent(`CALL exec ${JSON.stringify({ command: `touch ${file}` })}`, { local, sessionKey: `agent:main:${name}` });
-      return { reply, ran: existsSync(file), offered: model.requests[from]?.toolDefinitions ?? "" };
+      // The turn's own first model call (a gateway may make others meanwhile): the one that reads its message.
+      const own = model.requests.slice(from).find((r) => r.lastText.includes(file));
+      if (own === undefined) throw new Error(`no model call read the turn ${name}`);
+      return { reply, ran: existsSync(file), offered: own.toolDefinitions };
     };
     return { description, state, turn, home, saved: join(dir, "saved.txt") };
   }
