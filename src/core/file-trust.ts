@@ -91,8 +91,12 @@ export interface FileTrustMatch {
 export interface HostFiles {
   /** Directories the host runs from (absolute): its bundled skills and docs. */
   readonly installations?: readonly string[];
-  /** Log files the owner configured the host to write (absolute), beside the defaults' own. */
-  readonly logFiles?: readonly string[];
+  /**
+   * The log files the owner configures the host to write (absolute), beside the defaults' own, as
+   * the configuration names them now: asked at each look-up, since a host may start writing another
+   * one while it runs (OpenClaw applies a change of `logging.file` without a restart).
+   */
+  readonly logFiles?: () => readonly string[];
 }
 
 interface Rule {
@@ -115,16 +119,21 @@ interface Rule {
  * read, not a third party's text, though the default `**\/node_modules/**` would match them.
  */
 export class FileTrustRules {
-  private readonly rules: readonly Rule[];
+  private readonly ownerRules: readonly Rule[];
+  /** The rules of every log file the host has been configured to write: one it wrote keeps what it wrote once another is named. */
+  private readonly logRules: Rule[] = [];
+  private readonly logFilesNamed = new Set<string>();
+  private readonly currentLogFiles: () => readonly string[];
+  private readonly hostAndDefaultRules: readonly Rule[];
 
   constructor(owner: Readonly<Record<string, TrustLevel>>, host: HostFiles = {}) {
     const compile = (glob: string, level: TrustLevel, origin: string): Rule => {
       const test = picomatch(glob, { dot: true, nocase: true });
       return { level, test, origin: `${origin} ${JSON.stringify(glob)}` };
     };
-    this.rules = [
-      ...Object.entries(owner).map(([glob, level]) => compile(glob, level, "fileTrust")),
-      ...(host.logFiles ?? []).flatMap((file) => logFileRules(file)),
+    this.ownerRules = Object.entries(owner).map(([glob, level]) => compile(glob, level, "fileTrust"));
+    this.currentLogFiles = host.logFiles ?? (() => []);
+    this.hostAndDefaultRules = [
       ...(host.installations ?? []).flatMap((root) => installationRules(root)),
       ...Object.entries(DEFAULT_FILE_TRUST).map(([glob, level]) => compile(glob, level, "default fileTrust")),
     ];
@@ -132,12 +141,24 @@ export class FileTrustRules {
 
   /** The level for a file, given its workspace-relative path (null outside) and its absolute path. */
   levelFor(relativePath: string | null, absolutePath: string): FileTrustMatch | null {
+    this.learnLogFiles();
     const candidates = [absolutePath, absolutePath.replace(/^\/+/, "")];
     if (relativePath !== null) candidates.unshift(relativePath);
-    for (const rule of this.rules) {
-      if (candidates.some((c) => rule.test(c))) return { level: rule.level, reason: `${rule.origin} matches ${relativePath ?? absolutePath}` };
+    for (const rules of [this.ownerRules, this.logRules, this.hostAndDefaultRules]) {
+      for (const rule of rules) {
+        if (candidates.some((c) => rule.test(c))) return { level: rule.level, reason: `${rule.origin} matches ${relativePath ?? absolutePath}` };
+      }
     }
     return null;
+  }
+
+  /** Adds the log files the host's configuration names now that it did not before; none is ever dropped. */
+  private learnLogFiles(): void {
+    for (const file of this.currentLogFiles()) {
+      if (this.logFilesNamed.has(file)) continue;
+      this.logFilesNamed.add(file);
+      this.logRules.push(...logFileRules(file));
+    }
   }
 }
 

@@ -79,7 +79,7 @@ describe("fileTrust rules", () => {
 
   it("a log file the owner configured the host to write is untrusted, with its rotations, before the installation and the owner's own globs after", () => {
     const file = "/srv/logs/gate[way].log";
-    const rules = new FileTrustRules({}, { logFiles: [file], installations: ["/srv"] });
+    const rules = new FileTrustRules({}, { logFiles: () => [file], installations: ["/srv"] });
     expect(rules.levelFor(null, file)).toEqual({ level: "untrusted", reason: `the host's configured log file (${file}) matches ${file}` });
     expect(rules.levelFor(null, "/srv/logs/gate[way].1.log")?.level).toBe("untrusted");
     expect(rules.levelFor(null, "/srv/logs/gate[way].12.log")?.level).toBe("untrusted");
@@ -88,12 +88,32 @@ describe("fileTrust rules", () => {
       expect(rules.levelFor(null, other)?.level, other).toBe("trusted");
     }
     // A file with no extension rotates to name.1.
-    const bare = new FileTrustRules({}, { logFiles: ["/srv/gateway"] });
+    const bare = new FileTrustRules({}, { logFiles: () => ["/srv/gateway"] });
     expect(bare.levelFor(null, "/srv/gateway.1")?.level).toBe("untrusted");
     expect(bare.levelFor(null, "/srv/gateway.d/x")).toBeNull();
     // Only an absolute path names one.
-    expect(new FileTrustRules({}, { logFiles: ["gateway.log"] }).levelFor("gateway.log", "/ws/gateway.log")).toBeNull();
-    expect(new FileTrustRules({ "/srv/logs/**": "trusted" }, { logFiles: [file] }).levelFor(null, file)?.level).toBe("trusted");
+    expect(new FileTrustRules({}, { logFiles: () => ["gateway.log"] }).levelFor("gateway.log", "/ws/gateway.log")).toBeNull();
+    expect(new FileTrustRules({ "/srv/logs/**": "trusted" }, { logFiles: () => [file] }).levelFor(null, file)?.level).toBe("trusted");
+  });
+
+  it("a log file the host's configuration names once the rules are made is untrusted from the next look-up, and the one it named before stays untrusted", () => {
+    // OpenClaw applies a change of logging.file while it runs: the new file holds what it logs from then on.
+    let configured: string[] = [];
+    let asked = 0;
+    const rules = new FileTrustRules({}, { logFiles: () => (asked++, configured), installations: ["/srv"] });
+    expect(rules.levelFor(null, "/srv/logs/a.log")?.level).toBe("trusted");
+    configured = ["/srv/logs/a.log"];
+    expect(rules.levelFor(null, "/srv/logs/a.log")).toEqual({ level: "untrusted", reason: "the host's configured log file (/srv/logs/a.log) matches /srv/logs/a.log" });
+    configured = ["/srv/logs/b.log"];
+    expect(rules.levelFor(null, "/srv/logs/b.1.log")?.level).toBe("untrusted");
+    // What the host wrote to the first file is still there.
+    expect(rules.levelFor(null, "/srv/logs/a.log")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/srv/logs/a.2.log")?.level).toBe("untrusted");
+    configured = [];
+    expect(rules.levelFor(null, "/srv/logs/b.log")?.level).toBe("untrusted");
+    expect(rules.levelFor(null, "/srv/logs/c.log")?.level).toBe("trusted");
+    // Asked at each look-up, not once.
+    expect(asked).toBe(7);
   });
 
   it("the defaults treat a session's transcript, which holds all the session read, as untrusted: Claude Code's, OpenClaw's and provenant's own records", () => {

@@ -1,3 +1,5 @@
+import type { PluginApi } from "./sdk-types.js";
+
 /** The plugin's id in OpenClaw (its manifest, and its entry in OpenClaw's configuration). */
 export const PLUGIN_ID = "provenant";
 
@@ -12,6 +14,14 @@ export function hostConfigValue(config: unknown, path: readonly string[]): unkno
     here = (here as Record<string, unknown>)[key];
   }
   return here;
+}
+
+/**
+ * OpenClaw's configuration as it stands now, not only as it was at registration: a host may
+ * apply a hot reload without registering plugins again. (It may throw; callers decide.)
+ */
+export function currentHostConfig(api: Pick<PluginApi, "config" | "runtime">): unknown {
+  return api.runtime?.config?.current?.() ?? api.config;
 }
 
 /**

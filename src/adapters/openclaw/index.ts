@@ -5,7 +5,7 @@ import { pluginConfigSchema } from "./config-schema.js";
 import { openclawInstallations } from "./host-installation.js";
 import { openclawLogFiles } from "./host-log-file.js";
 import { splitPluginConfig } from "./plugin-config.js";
-import { PLUGIN_ID } from "./host-config.js";
+import { currentHostConfig, PLUGIN_ID } from "./host-config.js";
 import { registerProvenant } from "./provenant-plugin.js";
 
 /**
@@ -26,8 +26,9 @@ export default definePluginEntry({
     if (hostInstallations.length === 0) {
       api.logger.warn(`provenant: OpenClaw's installation was not found above ${process.argv[1] ?? "(no program)"}; its bundled skills and docs are read as external content`);
     }
-    // What OpenClaw logs (a failed fetch's error holds the page) is every session's: read untrusted.
-    const hostFiles = { installations: hostInstallations, logFiles: openclawLogFiles(api.config) };
+    // What OpenClaw logs (a failed fetch's error holds the page) is every session's: read untrusted,
+    // in the log file its configuration names at each read (a change applies without a restart).
+    const hostFiles = { installations: hostInstallations, logFiles: () => openclawLogFiles(currentHostConfig(api)) };
     registerProvenant(
       api,
       (workspaceDir, logger) => Guard.open({ config: splitPluginConfig(api.pluginConfig ?? {}).guard, workspaceDir, logger, hostFiles }),

@@ -7,7 +7,7 @@ import type { Decision } from "../../core/decision.js";
 import { parseOwnerCommand } from "../../core/owner-commands.js";
 import { failSafeDecision } from "../../guard-fail-safe.js";
 import { heldCall } from "../../core/call-text.js";
-import { PLUGIN_ID } from "./host-config.js";
+import { currentHostConfig, PLUGIN_ID } from "./host-config.js";
 import { HeldCallInbox } from "./held-call-inbox.js";
 import { inlinedContent } from "./inlined-content.js";
 import { withoutStartupNotes } from "./startup-notes.js";
@@ -98,15 +98,10 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     logger.error(`UNPROTECTED: ${gap.key} ${gap.message}`);
   }
 
-  /**
-   * OpenClaw's configuration as it stands now, not only as it was at registration: a host may
-   * apply a hot reload without registering plugins again. (It may throw; callers decide.)
-   */
-  const currentHostConfig = (): unknown => api.runtime?.config?.current?.() ?? api.config;
   /** Whether link understanding is on at this turn; a host that cannot say counts as having it on. */
   const linksFetched = (): boolean => {
     try {
-      return linkUnderstandingOn(currentHostConfig());
+      return linkUnderstandingOn(currentHostConfig(api));
     } catch {
       return true;
     }
@@ -155,7 +150,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     const resolve = api.runtime?.agent?.resolveAgentWorkspaceDir;
     if (agentId !== undefined && typeof resolve === "function") {
       try {
-        const dir = resolve(currentHostConfig() as never, agentId);
+        const dir = resolve(currentHostConfig(api) as never, agentId);
         if (typeof dir === "string" && dir !== "") return dir;
       } catch (error) {
         logger.warn(`OpenClaw could not say where agent ${JSON.stringify(agentId)} keeps its workspace; using the default agent's: ${String(error)}`);

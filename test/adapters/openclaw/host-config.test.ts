@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { enablesPlugin, hostConfigValue } from "../../../src/adapters/openclaw/host-config.js";
+import { currentHostConfig, enablesPlugin, hostConfigValue } from "../../../src/adapters/openclaw/host-config.js";
 
 /** As `openclaw plugins install` leaves it. */
 const INSTALLED = { load: { paths: ["/opt/provenant"] }, entries: { provenant: { enabled: true } } };
@@ -10,6 +10,27 @@ describe("OpenClaw's configuration", () => {
     expect(hostConfigValue({ a: [{ b: 1 }] }, ["a", "0", "b"])).toBeUndefined();
     expect(hostConfigValue(Object.create({ a: 1 }) as unknown, ["a"])).toBeUndefined();
     expect(hostConfigValue(null, [])).toBeNull();
+  });
+
+  it("is the configuration as the host last reloaded it, else as it was at registration; a host that fails to say throws", () => {
+    const atStart = { logging: { file: "/a.log" } };
+    const reloaded = { logging: { file: "/b.log" } };
+    expect(currentHostConfig({ config: atStart, runtime: { config: { current: () => reloaded } } })).toBe(reloaded);
+    expect(currentHostConfig({ config: atStart, runtime: { config: { current: () => undefined } } })).toBe(atStart);
+    expect(currentHostConfig({ config: atStart, runtime: { config: {} } })).toBe(atStart);
+    expect(currentHostConfig({ config: atStart })).toBe(atStart);
+    expect(() =>
+      currentHostConfig({
+        config: atStart,
+        runtime: {
+          config: {
+            current: () => {
+              throw new Error("reloading");
+            },
+          },
+        },
+      }),
+    ).toThrow("reloading");
   });
 
   it("enables the provenant plugin when it says so, and not when it leaves the plugin out in any way", () => {

@@ -336,14 +336,22 @@ export class OpenClawHome {
   }
 
   /**
+   * Changes the configuration file as an owner editing it would, without waiting for a running
+   * gateway to take the change up (a change it reads where it is used logs no reload of its own).
+   */
+  editConfig(change: (config: Record<string, unknown>) => void): void {
+    const config = JSON.parse(readFileSync(this.configPath, "utf8")) as Record<string, unknown>;
+    change(config);
+    writeFileSync(this.configPath, JSON.stringify(config, null, 2));
+  }
+
+  /**
    * Changes the configuration file under the running gateway, as an owner editing it would, and
    * waits until the gateway has taken up the change of `key` (its hot reload).
    */
   async changeConfig(key: string, change: (config: Record<string, unknown>) => void): Promise<void> {
-    const config = JSON.parse(readFileSync(this.configPath, "utf8")) as Record<string, unknown>;
-    change(config);
     const from = this.gatewayLog.length;
-    writeFileSync(this.configPath, JSON.stringify(config, null, 2));
+    this.editConfig(change);
     const deadline = Date.now() + 60_000;
     // The gateway's own word that the change is in effect (logged at info, as the change itself).
     const applied = new RegExp(`config hot reload applied \\([^)\\n]*${key.replace(/\./g, "\\.")}`);
