@@ -1,21 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { registerAuthCommands } from "./auth.js";
-import { registerBenchCommands } from "./bench-agentdojo.js";
-import { registerBlockedWritesCommands } from "./blocked-writes.js";
-import { registerBrokerCommands } from "./broker.js";
-import { registerConfigCommands } from "./config.js";
-import { registerConsoleCommands } from "./console.js";
-import { registerDemoCommands } from "./demo.js";
-import { registerFileLabelCommands } from "./file-labels.js";
-import { registerHookCommands } from "./hook.js";
-import { registerInitCommands } from "./init.js";
-import { registerLedgerCommands } from "./ledger.js";
-import { registerMcpCommands } from "./mcp.js";
-import { registerInitMcpCommand } from "./init-mcp.js";
-import { registerReplayCommands } from "./replay.js";
-import { registerSigCommands } from "./sig.js";
+import { commandsNamed } from "./command-modules.js";
 
 // A reader that stops early (`provenant replay trace.jsonl | head`) closes the pipe: end quietly
 // instead of crashing with a stack trace on the next write. The status is the one the command
@@ -37,21 +23,8 @@ program
   .showHelpAfterError()
   .enablePositionalOptions();
 
-registerDemoCommands(program);
-registerReplayCommands(program);
-registerConfigCommands(program);
-registerAuthCommands(program);
-registerLedgerCommands(program);
-registerSigCommands(program);
-registerBrokerCommands(program);
-registerBlockedWritesCommands(program);
-registerFileLabelCommands(program);
-registerBenchCommands(program);
-registerMcpCommands(program);
-registerInitMcpCommand(program);
-registerConsoleCommands(program);
-registerHookCommands(program);
-registerInitCommands(program);
+// Only the module of the command named is loaded (all of them for help or a name none has).
+for (const register of await commandsNamed(process.argv[2])) register(program);
 
 await program.parseAsync(process.argv);
 
