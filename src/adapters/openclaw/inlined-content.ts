@@ -21,6 +21,11 @@ const DESCRIBED_MEDIA = /^\[(?:Image|Video)(?: \d+\/\d+)?\]$/m;
  * otherwise holds (the sticker's emoji): `[Sticker 👍 from "<its pack's name>"] <description>`.
  */
 const STICKER = /^\[Sticker(?: [^\]\n]*)?\] /m;
+/**
+ * OpenClaw's line before each message of a burst the sender forwarded together, which it joins
+ * into one message (`[Forwarded from <author> at <time>]`), saying so nowhere else.
+ */
+const FORWARDED_PART = /^\[Forwarded from /m;
 const CAPTION = "User text:\n";
 const DESCRIPTION = "\nDescription:\n";
 
@@ -36,8 +41,13 @@ const DESCRIPTION = "\nDescription:\n";
  * content, not the owner who sent it on: an invoice, a screenshot of a mail. It taints the turn
  * `untrusted`, and its words are not the owner's, so they vouch for no call. A wrapped block runs
  * to the end marker with its own id (the id is random, so text inside cannot close it early), or
- * to the end of the message. Text the owner typed that looks like any of these only makes the
- * turn stricter.
+ * to the end of the message.
+ *
+ * Telegram delivers several messages forwarded at once as a burst, which OpenClaw 2026.9.6 joins
+ * into one message with a `[Forwarded from …]` line before each part and, unlike a single forward,
+ * no forwarded context beside it: the message from its first such line on is what its authors
+ * wrote. It taints the turn `external`, as a single forward does. Text the owner typed that looks
+ * like any of these only makes the turn stricter.
  */
 export function inlinedContent(text: string): InlinedContent {
   const found: ForeignText[] = [];
@@ -51,6 +61,11 @@ export function inlinedContent(text: string): InlinedContent {
     if (found.length === 0) found.push({ level: "untrusted", what: "a file's text OpenClaw put in the message (content from outside, not the sender's words)" });
   }
   ownWords += rest;
+  const forwarded = FORWARDED_PART.exec(ownWords);
+  if (forwarded !== null) {
+    ownWords = ownWords.slice(0, forwarded.index);
+    found.push({ level: "external", what: "messages forwarded together, which someone else wrote" });
+  }
   const described = DESCRIBED_MEDIA.exec(ownWords);
   if (described !== null) {
     ownWords = ownWords.slice(0, described.index) + captionOf(ownWords.slice(described.index + described[0].length + 1));
