@@ -3,14 +3,13 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI_MAIN } from "../cli/run-cli.js";
 
-const driver = join(import.meta.dirname, "fixtures", "auth-cli.ts");
-const tsx = import.meta.resolve("tsx");
 let dir: string;
 let key: string;
 
 function cli(args: string[], input = ""): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, ["--import", tsx, driver, "auth", ...args], { cwd: dir, encoding: "utf8", input });
+  const r = spawnSync(process.execPath, [CLI_MAIN, "auth", ...args], { cwd: dir, encoding: "utf8", input });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -20,7 +19,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Each case runs the CLI from source several times over: seconds each on a loaded CI host.
+// Each case runs the built CLI several times over: seconds each on a loaded CI host.
 describe("provenant auth", { timeout: 90_000 }, () => {
   it("keygen creates a 0600 key file and refuses to overwrite it", () => {
     const r = cli(["keygen", "--out", key]);

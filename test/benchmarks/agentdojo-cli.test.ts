@@ -1,19 +1,14 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../cli/run-cli.js";
 import { CORPUS, RECORDED_RUNS } from "./corpus-path.js";
 
-const tsx = join(import.meta.dirname, "../../node_modules/tsx/dist/loader.mjs");
-const main = join(import.meta.dirname, "../../src/cli/main.ts");
 const dir = mkdtempSync(join(tmpdir(), "agentdojo-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function provenant(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ["--import", tsx, main, ...args], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const provenant = (...args: string[]): ReturnType<typeof runCli> => runCli(args);
 
 describe("provenant bench agentdojo", () => {
   it("prints both tables, writes the JSON, and exits 0 when no attack runs unasked", () => {

@@ -24,7 +24,8 @@ const example = corpus.secret_file.example;
 /** The JSON part of a golden frame as the corpus spells it ("{...}  (comment)"). */
 const golden = (name: string): string => (corpus.golden_frames[name] as string).replace(/\s+\(.*\)$/, "");
 
-const WRAP_MAIN = join(import.meta.dirname, "../../src/broker/wrap-main.ts");
+/** The built wrapper (npm test builds first), as `provenant-wrap` runs. */
+const WRAP_MAIN = join(import.meta.dirname, "../../dist/broker/wrap-main.js");
 
 // The reference's MAC, written from the corpus: fields joined by "\n"; these tests use only args and
 // env for which JSON.stringify and Go's json.Marshal agree.
@@ -173,9 +174,7 @@ describe("interop: our wrapper against a daemon keyed with the corpus' secret_fi
 
   const wrap = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
     new Promise((resolve, reject) => {
-      // Run from the project so `--import tsx` resolves; the stand-in does not look at cwd.
-      const child = spawn(process.execPath, ["--import", "tsx", WRAP_MAIN, ...args], {
-        cwd: join(import.meta.dirname, "../.."),
+      const child = spawn(process.execPath, [WRAP_MAIN, ...args], {
         env: { ...process.env, PROVENANT_BROKER_SOCKET: join(dir, "sock"), PROVENANT_BROKER_SECRET_FILE: join(dir, "auth") },
         stdio: ["ignore", "pipe", "pipe"],
       });

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { parseBrokerConfig } from "../../src/broker/broker-config.js";
 import { readConfigFile } from "../../src/cli/config.js";
 import { MAX_YAML_NESTING, yamlNestingExceeds } from "../../src/core/yaml-text-bounds.js";
+import { CLI_MAIN } from "../cli/run-cli.js";
 
 // Nestings that exhaust a YAML parser; running out of heap in V8's regexp compiler ends the
 // process (it ended a test worker once), so they must be refused before any parser sees them.
@@ -59,7 +60,7 @@ describe("YAML text bounds", () => {
     try {
       const file = join(dir, "deep.yaml");
       writeFileSync(file, HOSTILE[1] as string);
-      const run = spawnSync(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../src/cli/main.ts"), "config", "check", file], { encoding: "utf8", timeout: 60_000 });
+      const run = spawnSync(process.execPath, [CLI_MAIN, "config", "check", file], { encoding: "utf8", timeout: 60_000 });
       expect(run.status).toBe(2);
       expect(run.stderr).toContain("nested deeper than 64 levels");
     } finally {

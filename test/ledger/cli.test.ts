@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +5,7 @@ import { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type LedgerCommandIo, registerLedgerCommands } from "../../src/cli/ledger.js";
 import { defaultLedgerPath } from "../../src/ledger/ledger-paths.js";
+import { runCli } from "../cli/run-cli.js";
 
 let root: string;
 let workspace: string;
@@ -144,11 +144,9 @@ describe("provenant ledger", () => {
   });
 
   it("exits non-zero as a real process when verification fails", () => {
-    const tsx = join(import.meta.dirname, "../../node_modules/tsx/dist/loader.mjs");
-    const main = join(import.meta.dirname, "../../src/cli/main.ts");
     const path = join(root, "l.jsonl");
     writeFileSync(path, '{"data":{},"hash":"00","prevHash":"00","seq":0,"type":"GENESIS"}\n');
-    const run = spawnSync(process.execPath, ["--import", tsx, main, "ledger", "verify", "--ledger", path], { encoding: "utf8" });
+    const run = runCli(["ledger", "verify", "--ledger", path]);
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/CORRUPT at chain 0 seq 0 .*unreadable entry: prevHash is not 64 hex digits/);
   });

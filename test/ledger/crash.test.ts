@@ -6,15 +6,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openLedger } from "../../src/ledger/file-ledger.js";
 import { scanLog } from "../../src/ledger/ledger-log.js";
 
-const TSX = join(import.meta.dirname, "../../node_modules/tsx/dist/loader.mjs");
-const CHILD = join(import.meta.dirname, "fixtures/append-until-killed.ts");
+const CHILD = join(import.meta.dirname, "fixtures/append-until-killed.mjs");
 const dir = mkdtempSync(join(tmpdir(), "provenant-crash-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the appender, kills it with SIGKILL `afterMs` after it is ready, returns the last acknowledged position. */
 function appendThenKill(path: string, fsync: string, rotate: number, padding: number, afterMs: number): Promise<{ ready: number; acked: number }> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, ["--import", TSX, CHILD, path, fsync, String(rotate), String(padding)], {
+    const child: ChildProcess = spawn(process.execPath, [CHILD, path, fsync, String(rotate), String(padding)], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

@@ -1,8 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   auditCommand,
@@ -18,9 +17,9 @@ import {
   verifyCommand,
 } from "../../src/sig/commands.js";
 import type { SigCommandIo } from "../../src/sig/commands.js";
+import { CLI_MAIN } from "../cli/run-cli.js";
 import { fixedClock, ProjectFixture } from "./project-fixture.js";
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
 interface Captured extends SigCommandIo {
   readonly stdout: string[];
@@ -252,12 +251,10 @@ describe("provenant sig keygen and Ed25519", () => {
   });
 });
 
-// The case runs the CLI from source a dozen times: seconds each on a loaded CI host.
+// The case runs the built CLI a dozen times: seconds each on a loaded CI host.
 describe("the provenant binary", { timeout: 90_000 }, () => {
   it("runs sig commands with sig's exit codes", () => {
-    const tsx = join(repoRoot, "node_modules/.bin/tsx");
-    const main = join(repoRoot, "src/cli/main.ts");
-    const run = (...args: string[]) => spawnSync(tsx, [main, "sig", ...args], { cwd: fixture.root, env: { ...process.env, HOME: home }, encoding: "utf8" });
+    const run = (...args: string[]) => spawnSync(process.execPath, [CLI_MAIN, "sig", ...args], { cwd: fixture.root, env: { ...process.env, HOME: home }, encoding: "utf8" });
     expect(run("init", "--by", "dev").status).toBe(0);
     expect(run("sign", "prompts/*.txt").status).toBe(0);
     const ok = run("check");

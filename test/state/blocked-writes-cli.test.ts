@@ -5,15 +5,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BlockedWriteStore } from "../../src/state/blocked-write-store.js";
 import type { StagedWrite } from "../../src/state/blocked-write-store.js";
+import { CLI_MAIN } from "../cli/run-cli.js";
 
-const driver = join(import.meta.dirname, "fixtures", "blocked-writes-cli.ts");
-// The child runs in the workspace, so tsx is named by its full URL rather than looked up from there.
-const tsx = import.meta.resolve("tsx");
 let ws: string;
 let staged: StagedWrite;
 
 function cli(...args: string[]): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, ["--import", tsx, driver, "blocked-writes", ...args], { cwd: ws, encoding: "utf8" });
+  const r = spawnSync(process.execPath, [CLI_MAIN, "blocked-writes", ...args], { cwd: ws, encoding: "utf8" });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

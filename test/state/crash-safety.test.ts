@@ -9,8 +9,7 @@ import { BlockedWriteStore } from "../../src/state/blocked-write-store.js";
 import { parseWatermarkFile } from "../../src/state/watermark-file.js";
 import { FileWatermarkStore } from "../../src/state/watermark-store.js";
 
-const child = join(import.meta.dirname, "fixtures", "crash-child.ts");
-const tsx = import.meta.resolve("tsx");
+const child = join(import.meta.dirname, "fixtures", "crash-child.mjs");
 /** Two writers share the workspace each round, so a killed lock holder is also exercised. */
 const ROUNDS = 25;
 const WRITERS = 2;
@@ -33,7 +32,7 @@ interface Acks {
  */
 function runAndKill(run: string, acks: Acks): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const proc = spawn(process.execPath, ["--import", tsx, child, ws, run], { stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(process.execPath, [child, ws, run], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     let armed = false;
