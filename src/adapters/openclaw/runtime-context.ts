@@ -50,17 +50,19 @@ export function foreignRuntimeContext(historyMessages: readonly unknown[], group
   if (entry === undefined) return [];
   const transcript = new SessionTranscript(historyMessages);
   const fragments = (entry as { details?: { fragments?: unknown } }).details?.fragments;
+  const texts = Array.isArray(fragments) ? fragments.map((f: unknown) => (f !== null && typeof f === "object" ? (f as { text?: unknown }).text : undefined)) : [];
+  const reactor = senderReactionLabel(texts.filter((t): t is string => typeof t === "string"));
   if (!Array.isArray(fragments)) {
     // Without fragments the text cannot be told apart: only the host's own notices pass.
     const content = (entry as { content?: unknown }).content;
     const text = typeof content === "string" ? content : "";
     const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "" && !line.startsWith("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT") && !line.startsWith("<<<END_OPENCLAW_INTERNAL_CONTEXT"));
-    return lines.length === 0 ? [] : judgeFragment("conversation-data", lines.join("\n"), group, transcript);
+    return lines.length === 0 ? [] : judgeFragment("conversation-data", lines.join("\n"), group, transcript, undefined);
   }
   return fragments.flatMap((fragment: unknown) => {
     const { kind, text } = fragment !== null && typeof fragment === "object" ? (fragment as { kind?: unknown; text?: unknown }) : {};
     if (typeof text !== "string") return [{ level: "untrusted", what: "a runtime-context fragment of no known shape" }];
-    return judgeFragment(typeof kind === "string" ? kind : "", text, group, transcript);
+    return judgeFragment(typeof kind === "string" ? kind : "", text, group, transcript, reactor);
   });
 }
 
@@ -78,7 +80,7 @@ function currentRuntimeContext(historyMessages: readonly unknown[]): object | un
 /** A background task's result in the host's older carrier, which it files as an instruction. */
 const TASK_COMPLETION = "[Internal task completion event]";
 
-function judgeFragment(kind: string, text: string, group: boolean, transcript: SessionTranscript): ForeignText[] {
+function judgeFragment(kind: string, text: string, group: boolean, transcript: SessionTranscript, reactor: string | undefined): ForeignText[] {
   const trimmed = text.trim();
   if (trimmed === "") return [];
   // The host's own instructions (how to deliver, how to treat a room event), except the older
@@ -86,7 +88,7 @@ function judgeFragment(kind: string, text: string, group: boolean, transcript: S
   if (kind === "runtime-instruction") return trimmed.includes(TASK_COMPLETION) ? [{ level: "untrusted", what: "a background task's result" }] : [];
   const firstLine = trimmed.split("\n", 1)[0] ?? "";
   if (firstLine.startsWith(SYSTEM_LINE)) {
-    const foreign = foreignSystemLines(trimmed);
+    const foreign = foreignSystemLines(trimmed, group ? undefined : reactor);
     return foreign.length === 0 ? [] : [{ level: "untrusted", what: `events queued into this turn from elsewhere (${foreign.length} line${foreign.length === 1 ? "" : "s"}: ${quote(foreign[0] ?? "")})` }];
   }
   if (OWN_STATE_HEADERS.has(firstLine)) {
@@ -116,11 +118,24 @@ const HOST_NOTICES: readonly RegExp[] = [
   /^Reasoning (STREAM - emit live <think>|ON - include <think>|OFF - hide <think>)\.$/,
 ];
 
-/** The lines of a queued-events fragment that are not the host's own notices (every line is one). */
-export function foreignSystemLines(text: string): string[] {
+/**
+ * OpenClaw's Telegram channel queues a reaction to one of the bot's messages (its default
+ * `reactionNotifications: "own"`) as `Telegram reaction added: <emoji> by <reactor> on msg <id>`.
+ * The reactor's name is the one text in it that anyone chooses; a reaction by the turn's own sender
+ * in a direct chat (the owner's 👍 to the agent's reply) says nothing the owner did not.
+ */
+const REACTION_NOTICE = /^Telegram reaction added: ([^\s\x00-\x7f]{1,16}) by (.+) on msg (\d{1,20})$/;
+
+/**
+ * The lines of a queued-events fragment that are not the host's own notices (every line is one).
+ * `reactor`: the label the channel gives the turn's sender in a reaction notice; a reaction notice
+ * naming anyone else, or given with no sender, is someone else's line.
+ */
+export function foreignSystemLines(text: string, reactor?: string): string[] {
   return text.split(/\r?\n/).filter((line) => {
     if (!line.startsWith(SYSTEM_LINE)) return true;
     const words = line.slice(SYSTEM_LINE.length).replace(TIMESTAMP, "");
+    if (reactor !== undefined && REACTION_NOTICE.exec(words)?.[2] === reactor) return false;
     return !HOST_NOTICES.some((notice) => notice.test(words));
   });
 }
@@ -271,6 +286,26 @@ function unheldChatLines(lines: readonly string[], transcript: SessionTranscript
   const [first] = unheld;
   if (first === undefined) return [];
   return [{ level: "untrusted", what: `a message in the chat window that this session's transcript does not hold (a delivery from another session, a cron job's, an earlier session's, or the host's notice): ${quote(first)}`, lines: unheld }];
+}
+
+/**
+ * How the Telegram channel labels the turn's sender in a reaction notice, built as it builds it from
+ * the conversation info's sender (`name (@username)`, the name or `@username` alone, else `id:<id>`).
+ */
+function senderReactionLabel(fragments: readonly string[]): string | undefined {
+  const blocks = fragments.flatMap((text) => text.trim().split(/\n{2,}/));
+  const info = blocks.find((block) => block.startsWith(CONVERSATION_INFO + INBOUND_MARKER));
+  const value = info === undefined ? undefined : fencedJson(info.split("\n").slice(1).join("\n"));
+  const sender = value !== null && typeof value === "object" ? (value as { sender?: unknown }).sender : undefined;
+  if (sender === null || typeof sender !== "object") return undefined;
+  const field = (key: string): string | undefined => {
+    const v = (sender as Record<string, unknown>)[key];
+    return typeof v === "string" && v !== "" ? v : undefined;
+  };
+  const [name, username, id] = [field("name"), field("username"), field("id")];
+  if (name !== undefined) return username !== undefined ? `${name} (@${username})` : name;
+  if (username !== undefined) return `@${username}`;
+  return id !== undefined ? `id:${id}` : undefined;
 }
 
 /** The sender's name as the conversation info gives it: how the channel's window labels the owner's lines. */

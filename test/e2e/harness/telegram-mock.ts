@@ -39,6 +39,8 @@ export interface TelegramMock {
    * reading it hears (padded with blank lines past the shortest recording OpenClaw transcribes, 1 KiB).
    */
   sendAudio(from: TelegramUser, words: string, kind: "voice" | "file"): void;
+  /** `from` reacts with `emoji` to the message `messageId` of their private chat with the bot. */
+  sendReaction(from: TelegramUser, messageId: number, emoji: string): void;
   /** A message from `from` in the group chat `chatId` (negative, as Telegram numbers groups). */
   sendGroup(from: TelegramUser, chatId: number, text: string): void;
   /** The texts the bot sent to `chatId`, in order. */
@@ -189,6 +191,17 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
       const file = { file_id: id, file_unique_id: `u${id}`, duration: 3, file_size: bytes.length };
       push({ message: { ...sent, ...(voice ? { voice: { ...file, mime_type: "audio/ogg" } } : { audio: { ...file, mime_type: "audio/mpeg", file_name: "voicemail.mp3", performer: "Unknown caller", title: "Voicemail" } }) } });
     },
+    sendReaction: (from, messageId, emoji) =>
+      push({
+        message_reaction: {
+          chat: { id: from.id, type: "private", first_name: from.firstName },
+          message_id: messageId,
+          user: { id: from.id, is_bot: false, first_name: from.firstName },
+          date: Math.floor(Date.now() / 1000),
+          old_reaction: [],
+          new_reaction: [{ type: "emoji", emoji }],
+        },
+      }),
     sendGroup: (from, chatId, text) => push({ message: message(from, { id: chatId, type: "group", title: "E2E group" }, text) }),
     sentTo: (chatId) => sentTo(chatId),
     waitForSent: (chatId, pattern, timeoutMs = 120_000, fromIndex = 0) =>
