@@ -50,8 +50,6 @@ export function foreignRuntimeContext(historyMessages: readonly unknown[], group
   if (entry === undefined) return [];
   const transcript = new SessionTranscript(historyMessages);
   const fragments = (entry as { details?: { fragments?: unknown } }).details?.fragments;
-  const texts = Array.isArray(fragments) ? fragments.map((f: unknown) => (f !== null && typeof f === "object" ? (f as { text?: unknown }).text : undefined)) : [];
-  const reactor = senderReactionLabel(texts.filter((t): t is string => typeof t === "string"));
   if (!Array.isArray(fragments)) {
     // Without fragments the text cannot be told apart: only the host's own notices pass.
     const content = (entry as { content?: unknown }).content;
@@ -59,6 +57,8 @@ export function foreignRuntimeContext(historyMessages: readonly unknown[], group
     const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "" && !line.startsWith("<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT") && !line.startsWith("<<<END_OPENCLAW_INTERNAL_CONTEXT"));
     return lines.length === 0 ? [] : judgeFragment("conversation-data", lines.join("\n"), group, transcript, undefined);
   }
+  const texts = fragments.map((f: unknown) => (f !== null && typeof f === "object" ? (f as { text?: unknown }).text : undefined));
+  const reactor = senderReactionLabel(texts.filter((t): t is string => typeof t === "string"));
   return fragments.flatMap((fragment: unknown) => {
     const { kind, text } = fragment !== null && typeof fragment === "object" ? (fragment as { kind?: unknown; text?: unknown }) : {};
     if (typeof text !== "string") return [{ level: "untrusted", what: "a runtime-context fragment of no known shape" }];
