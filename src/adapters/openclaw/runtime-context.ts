@@ -293,13 +293,10 @@ function unheldChatLines(lines: readonly string[], transcript: SessionTranscript
  * the conversation info's sender (`name (@username)`, the name or `@username` alone, else `id:<id>`).
  */
 function senderReactionLabel(fragments: readonly string[]): string | undefined {
-  const blocks = fragments.flatMap((text) => text.trim().split(/\n{2,}/));
-  const info = blocks.find((block) => block.startsWith(CONVERSATION_INFO + INBOUND_MARKER));
-  const value = info === undefined ? undefined : fencedJson(info.split("\n").slice(1).join("\n"));
-  const sender = value !== null && typeof value === "object" ? (value as { sender?: unknown }).sender : undefined;
-  if (sender === null || typeof sender !== "object") return undefined;
+  const sender = conversationSender(fragments.flatMap((text) => text.trim().split(/\n{2,}/)));
+  if (sender === undefined) return undefined;
   const field = (key: string): string | undefined => {
-    const v = (sender as Record<string, unknown>)[key];
+    const v = sender[key];
     return typeof v === "string" && v !== "" ? v : undefined;
   };
   const [name, username, id] = [field("name"), field("username"), field("id")];
@@ -310,11 +307,16 @@ function senderReactionLabel(fragments: readonly string[]): string | undefined {
 
 /** The sender's name as the conversation info gives it: how the channel's window labels the owner's lines. */
 function ownerName(blocks: readonly string[]): string | undefined {
+  const name = conversationSender(blocks)?.name;
+  return typeof name === "string" && name.trim() !== "" ? name : undefined;
+}
+
+/** The sender object of the conversation info among the inbound context's blocks, if it has one. */
+function conversationSender(blocks: readonly string[]): Readonly<Record<string, unknown>> | undefined {
   const info = blocks.find((block) => block.startsWith(CONVERSATION_INFO + INBOUND_MARKER));
   const value = info === undefined ? undefined : fencedJson(info.split("\n").slice(1).join("\n"));
   const sender = value !== null && typeof value === "object" ? (value as { sender?: unknown }).sender : undefined;
-  const name = sender !== null && typeof sender === "object" ? (sender as { name?: unknown }).name : undefined;
-  return typeof name === "string" && name.trim() !== "" ? name : undefined;
+  return sender !== null && typeof sender === "object" ? (sender as Record<string, unknown>) : undefined;
 }
 /** The id the host gives a chat-window line it takes from the session's transcript, and its label for the owner's. */
 const TRANSCRIPT_ENTRY = "#session:";
