@@ -859,11 +859,14 @@ describe("files a command may have written anywhere: its change window", () => {
     trust.recordWrites(writer("s"), "untrusted", "exec", { command: "sh fetch.sh" }, AT, started);
     const [window] = new WorkspaceFileLabelStore(workspaceDir).windows();
     expect(window).toMatchObject({ until: OPEN, running: expect.arrayContaining([expect.objectContaining({ pid, name: "sh" })]) });
+    // The subshell's child is named as it was seen: `sh` if it had forked but not yet become `sleep`.
+    const child = window!.running![1]!;
+    expect(["sh", "sleep"]).toContain(child.name);
     await until(() => existsSync(join(elsewhere, "late.md")));
     trust.refreshLabels();
     expect(trust.fileLevel(join(elsewhere, "late.md"))).toEqual({
       level: "untrusted",
-      reason: `${join(elsewhere, "late.md")} was made or changed during a command at untrusted that may write files by names it chooses (exec, ${AT.toISOString()}, or since: it left sh (pid ${pid}), sleep (pid ${window!.running![1]!.pid}) running)`,
+      reason: `${join(elsewhere, "late.md")} was made or changed during a command at untrusted that may write files by names it chooses (exec, ${AT.toISOString()}, or since: it left sh (pid ${pid}), ${child.name} (pid ${child.pid}) running)`,
     });
     // Another process sharing the workspace (the next hook, a restarted gateway) reads it so too.
     expect(outputTrustOver(workspaceDir).fileLevel(join(elsewhere, "late.md"))?.level).toBe("untrusted");
@@ -910,8 +913,9 @@ describe("files a command may have written anywhere: its change window", () => {
   it("rule: more processes left than are followed hold the window open for good, and the reason says so; more than three are named with how many more", async () => {
     const { trust, workspaceDir } = outputTrust();
     const other = outputTrust();
+    // Each is waited for until it has become `sleep`: until its exec it bears the forking shell's name.
     const leave = (count: number, cwd: string): number[] =>
-      execFileSync("sh", ["-c", `for i in $(seq ${count}); do sleep 30 >/dev/null 2>&1 & echo $!; done`], { encoding: "utf8", cwd }).trim().split("\n").map(Number);
+      execFileSync("sh", ["-c", `for i in $(seq ${count}); do sleep 30 >/dev/null 2>&1 & p=$!; while [ "$(cat /proc/$p/comm)" != sleep ]; do sleep 0.01; done; echo $p; done`], { encoding: "utf8", cwd }).trim().split("\n").map(Number);
     const elsewhere = realpathSync(tempWorkspace("provenant-elsewhere-"));
     const pids: number[] = [];
     try {
