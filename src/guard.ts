@@ -20,6 +20,7 @@ import { parseOwnerCommand } from "./core/owner-commands.js";
 import { ProvenanceGraph, type NodeKind, type ProvenanceNode } from "./core/provenance-graph.js";
 import { CallOutputTrust } from "./guard-call-output.js";
 import { MemoryFileLabelStore, WorkspaceFileLabelStore, type FileLabelStore } from "./state/file-label-store.js";
+import { ForeignWordsStore, readHead } from "./state/foreign-words-store.js";
 import { extractPatchTargets } from "./sig/patch-targets.js";
 import type { RestoredFile } from "./sig/restore-signed.js";
 import { isMessageToOwner } from "./core/message-recipients.js";
@@ -185,6 +186,11 @@ export interface GuardDependencies {
   readonly workspaceDir?: string;
   /** Labels of files written under taint (default: held in memory only). */
   readonly fileLabels?: FileLabelStore;
+  /**
+   * Words of messages someone else wrote that the host filed as the owner's, looked for in the
+   * files the host puts into the prompt (default: none kept).
+   */
+  readonly foreignWords?: ForeignWordsStore;
   /** The home directory a `~` in a tool's path names (the host's: `os.homedir()` by default). */
   readonly homeDir?: string;
   /** What the host keeps on disk: where it runs from (trusted reads), its configured log files (untrusted): see FileTrustRules. */
@@ -222,6 +228,8 @@ interface SessionState {
   readonly callStarts: Map<string, number>;
   /** When the session's last command below trusted began (see CallOutputTrust.recordWrites). */
   backgroundSince: number | null;
+  /** The turn's message as the host gave it: kept as someone else's words when it turns out to be theirs. */
+  turnText: string;
 }
 
 /**
@@ -335,6 +343,10 @@ export class Guard {
       ...(options.turnGraphs !== false ? { onTurnSealed: (sessionId: string, graph: ProvenanceGraph, endedAt: Date) => appendTurnGraph(options.workspaceDir, sessionId, graph, endedAt) } : {}),
       workspaceDir: options.workspaceDir,
       fileLabels: new WorkspaceFileLabelStore(options.workspaceDir),
+      foreignWords: new ForeignWordsStore(options.workspaceDir, (detail, movedTo) => {
+        logger.error(`the record of messages someone else wrote is corrupt (${detail}); moved aside to ${movedTo}; every file in the host's prompt is labelled untrusted once`);
+        audit.record("META", { kind: "state-corrupt", file: "foreign-words.json", movedTo, detail });
+      }),
       audit,
       logger,
       ...(ledger && deferred
@@ -643,7 +655,11 @@ export class Guard {
         const before = s.graph.maxTaint;
         s.graph.add("history", reason, level);
         if (lessTrusted(s.graph.maxTaint, before)) s.taintReason = reason;
-        if (ofMessage) s.values.disown(s.turnId, level);
+        if (!ofMessage) return;
+        s.values.disown(s.turnId, level);
+        // The host wrote the message into its transcript as the owner's: its memory may copy it
+        // into a file of every later prompt, where contextFiles finds it.
+        this.deps.foreignWords?.record(sessionId, level, s.turnText, new Date(this.now()));
       },
       (error) => {
         this.raiseToUntrusted(sessionId, `the inherited taint could not be recorded (${describeFailure(error)})`);
@@ -663,6 +679,7 @@ export class Guard {
       (): TrustLevel => {
         const s = this.session(sessionId);
         this.continueIfEnded(s);
+        this.labelForeignWords(files);
         for (const file of files) {
           const found = this.outputTrust.fileLevel(file);
           // Only a file that lowers the taint enters the graph: most are trusted, every turn.
@@ -677,6 +694,24 @@ export class Guard {
         return "untrusted";
       },
     );
+  }
+
+  /**
+   * Labels each of `files` that holds the words of a message someone else wrote which the host
+   * filed as the owner's (core/foreign-words.ts), once per message and file: the owner's
+   * `provenant labels clear` vouches for the file as it is.
+   */
+  private labelForeignWords(files: readonly string[]): void {
+    const store = this.deps.foreignWords;
+    if (store === undefined || files.length === 0) return;
+    const hits = store.takeHits(() => files.flatMap((path) => {
+      const text = readHead(path);
+      return text === null ? [] : [{ path, text }];
+    }));
+    for (const hit of hits) {
+      this.fileLabels.mark([hit.path], { level: hit.level, sessionId: hit.sessionId, tool: hit.what, at: hit.at });
+      this.audit.record("CLAIM", { kind: "file-labelled", file: hit.path, level: hit.level, by: "foreign-words", sessionId: hit.sessionId });
+    }
   }
 
   /** Prompt signing (the owner-only `verify` and `update_and_sign` tools), when configured. */
@@ -773,6 +808,7 @@ export class Guard {
     // A message that fails authentication is nobody's instruction: not the owner's, and untrusted.
     const isOwner = authenticated === undefined ? (turn.sender.isOwner ?? null) : authenticated.ownerVerified;
     const text = authenticated?.text ?? turn.text;
+    s.turnText = text;
     s.agentId = turn.agentId ?? null;
     s.senderIsOwner = isOwner;
     s.senderId = turn.sender.id ?? null;
@@ -1261,6 +1297,7 @@ export class Guard {
       callParams: new Map(),
       callStarts: new Map(),
       backgroundSince: null,
+      turnText: "",
       execLevel: "trusted",
     };
   }
