@@ -10,6 +10,8 @@ import type { AddressInfo } from "node:net";
 export interface BotCall {
   readonly method: string;
   readonly params: Record<string, unknown>;
+  /** When the call arrived (`performance.now()`, the clock the model server's log uses). */
+  readonly at: number;
   /** The id of the message a send created, once answered. */
   messageId?: number;
 }
@@ -134,7 +136,7 @@ export async function startTelegramMock(token = "7000000001:e2e-test-token"): Pr
       }
       const method = match[2] ?? "";
       const params = await readParams(req);
-      const call: BotCall = { method, params };
+      const call: BotCall = { method, params, at: performance.now() };
       const result = await answer(method, params);
       if (method !== "getUpdates") {
         const id = (result as { message_id?: unknown } | null)?.message_id;
