@@ -41,7 +41,7 @@ export class ForeignWordsStore {
     if (readStateFile(this.file).kind === "missing") return [];
     return this.update((words) => {
       if (words.empty) return [];
-      return read().flatMap((f) => words.takeHits(f.path, f.text));
+      return words.takeHits(read());
     }, (hits) => hits.length > 0);
   }
 
