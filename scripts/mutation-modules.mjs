@@ -68,6 +68,14 @@ export const MUTATION_MODULES = {
       "test/state/blocked-write-store.test.ts",
     ],
   },
+  // The words of messages someone else wrote that the host filed as the owner's, and the prompt
+  // files found to hold them (a forward OpenClaw's memory promoted into MEMORY.md). A bug here
+  // lets such a file be read as the owner's.
+  "foreign-words": {
+    gate: 90,
+    mutate: ["src/core/foreign-words.ts", "src/state/foreign-words-store.ts"],
+    tests: ["test/core/foreign-words.test.ts", "test/guard/foreign-words.test.ts"],
+  },
   // The guard's durable state: the session watermarks (and the quarantine a corrupt file puts every
   // session in), the staged memory-file writes, what the host loads as instructions, and how a
   // state file is read and written. A bug here resets a session to a more trusted level.

@@ -355,9 +355,9 @@ function parseMessage(value: unknown, where: string, version: 1 | 2): ForeignMes
     if (!Array.isArray(words) || words.length === 0 || words.length > 64 || !words.every((w) => typeof w === "string" && w !== "" && !/[\s\p{C}]/u.test(w))) {
       throw new ForeignWordsFormatError(`${where}.words is not a list of 1 to 64 words`);
     }
-    // It was found whole when it had fewer words than its run of six; a run of characters finds a longer one.
+    // One shorter than a run is looked for whole, as a message of this version would be.
     const text = head(words.join(" "), MAX_CHARS).trim();
-    return { at, sessionId, level, text, lines: words.length < 6 && text.length < RUN_CHARS ? [text] : [], labelled };
+    return { at, sessionId, level, text, lines: text.length < RUN_CHARS ? [text] : [], labelled };
   }
   const text = folded(value.text, `${where}.text`, MAX_CHARS);
   if (!Array.isArray(value.lines) || value.lines.length > MAX_CHARS / MIN_CHARS) throw new ForeignWordsFormatError(`${where}.lines is not a list of at most ${MAX_CHARS / MIN_CHARS} lines`);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { clearLabelCommand } from "../../src/cli/file-labels.js";
@@ -97,11 +97,46 @@ describe("a message someone else wrote that the host filed as the owner's, found
     guard.close();
   });
 
-  it("a prompt file is read from its start, at most as much as is looked in; what is no file is nothing", () => {
+  it("a prompt file is read from its start, at most as much as is looked in; what is no file is nothing; nothing is left open", () => {
     const ws = tempWorkspace();
     writeFileSync(join(ws, "big.md"), "x".repeat(100));
     expect(readHead(join(ws, "big.md"), 10)).toBe("x".repeat(10));
+    expect(readHead(join(ws, "big.md"))).toBe("x".repeat(100));
     expect(readHead(join(ws, "absent.md"))).toBeNull();
     expect(readHead(ws)).toBeNull();
+    const open = readdirSync("/proc/self/fd").length;
+    for (let i = 0; i < 20; i++) readHead(join(ws, "big.md"), 10);
+    expect(readdirSync("/proc/self/fd").length).toBe(open);
+  });
+
+  it("the record is written only when it changes, and a loss is written at once: a look that finds nothing writes nothing, and makes nothing where there is no record", () => {
+    const ws = tempWorkspace();
+    const store = new ForeignWordsStore(ws);
+    let reads = 0;
+    const read = () => {
+      reads++;
+      return [{ path: join(ws, "MEMORY.md"), text: "- The owner likes tea." }];
+    };
+    expect(store.takeHits(read)).toEqual([]);
+    expect(existsSync(join(ws, ".provenance"))).toBe(false);
+    expect(store.record("s", "external", "ok", new Date())).toBe(false);
+    expect(existsSync(store.file)).toBe(false);
+    // A record that keeps nothing: nothing is read to be looked in.
+    writeFileSync(store.file, JSON.stringify({ version: 2, messages: [], lost: null }));
+    expect(store.takeHits(read)).toEqual([]);
+    expect(reads).toBe(0);
+    expect(store.record("s", "external", FORWARDED, new Date())).toBe(true);
+    const written = statSync(store.file);
+    expect(store.takeHits(read)).toEqual([]);
+    expect(reads).toBe(1);
+    expect(statSync(store.file).ino).toBe(written.ino);
+    expect(store.record("s2", "external", FORWARDED, new Date())).toBe(false);
+    expect(statSync(store.file).ino).toBe(written.ino);
+    expect(readFileSync(store.file, "utf8")).toContain('"version": 2');
+    // A corrupt record set aside by a change that keeps nothing: the loss is still written, so the next process knows it.
+    writeFileSync(store.file, "{ not json");
+    expect(store.record("s", "external", "ok", new Date())).toBe(false);
+    expect(JSON.parse(readFileSync(store.file, "utf8")).lost).toMatchObject({ labelled: [] });
+    expect(new ForeignWordsStore(ws).takeHits(read)).toEqual([expect.objectContaining({ level: "untrusted", sessionId: "(unknown)" })]);
   });
 });
