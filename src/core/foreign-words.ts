@@ -1,3 +1,4 @@
+import { isRecord } from "./json-record.js";
 import { isTrustLevel, type TrustLevel } from "./trust-levels.js";
 
 /**
@@ -19,7 +20,7 @@ import { isTrustLevel, type TrustLevel } from "./trust-levels.js";
 
 /** How many characters of a message in a row make it found in a file. */
 export const RUN_CHARS = 32;
-/** The pieces a message is indexed by: any run of RUN_CHARS holds one whole (2 × 16 − 1 ≤ 32). */
+/** The pieces a message is indexed by, one every PIECE_CHARS characters: a run of RUN_CHARS starts at most PIECE_CHARS − 1 before one and so holds it whole. */
 const PIECE_CHARS = RUN_CHARS / 2;
 /** Characters kept of each message (Telegram's longest message); the rest is not looked for. */
 export const MAX_CHARS = 4096;
@@ -200,7 +201,7 @@ export class ForeignWords {
     } catch (error) {
       throw new ForeignWordsFormatError(`not JSON (${error instanceof Error ? error.message : String(error)})`);
     }
-    if (!isObject(raw)) throw new ForeignWordsFormatError("not an object");
+    if (!isRecord(raw)) throw new ForeignWordsFormatError("not an object");
     // Version 1 kept a message's first 64 words, folded: read as that text (what it did not keep is not looked for).
     if (raw.version !== 1 && raw.version !== 2) throw new ForeignWordsFormatError(`version ${JSON.stringify(raw.version)} is neither 1 nor 2`);
     if (!Array.isArray(raw.messages)) throw new ForeignWordsFormatError("messages is not a list");
@@ -211,7 +212,7 @@ export class ForeignWords {
     const version = raw.version;
     parsed.messages = raw.messages.map((m, i) => parseMessage(m, `messages[${i}]`, version)).slice(-MAX_MESSAGES);
     if (raw.lost !== null) {
-      if (!isObject(raw.lost)) throw new ForeignWordsFormatError("lost is neither null nor an object");
+      if (!isRecord(raw.lost)) throw new ForeignWordsFormatError("lost is neither null nor an object");
       parsed.lost = { at: isoTime(raw.lost.at, "lost.at"), movedTo: text_(raw.lost.movedTo, "lost.movedTo"), labelled: paths(raw.lost.labelled, "lost.labelled") };
     }
     return parsed;
@@ -320,10 +321,6 @@ function withPath(labelled: readonly string[], path: string): string[] {
   return [...labelled, path].slice(-MAX_LABELLED);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 function text_(value: unknown, where: string): string {
   if (typeof value !== "string") throw new ForeignWordsFormatError(`${where} is not a string`);
   return value;
@@ -341,7 +338,7 @@ function paths(value: unknown, where: string): string[] {
 }
 
 function parseMessage(value: unknown, where: string, version: 1 | 2): ForeignMessage {
-  if (!isObject(value)) throw new ForeignWordsFormatError(`${where} is not an object`);
+  if (!isRecord(value)) throw new ForeignWordsFormatError(`${where} is not an object`);
   const keys = version === 1 ? ["at", "sessionId", "level", "words", "labelled"] : ["at", "sessionId", "level", "text", "lines", "labelled"];
   const extra = Object.keys(value).filter((k) => !keys.includes(k));
   if (extra.length > 0) throw new ForeignWordsFormatError(`${where} has unknown keys ${extra.join(", ")}`);
