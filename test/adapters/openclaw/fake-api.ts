@@ -32,6 +32,8 @@ export class FakeOpenClaw {
   middleware: ToolResultMiddleware | null = null;
   readonly services: PluginService[] = [];
   withoutTrustedPolicies = false;
+  /** An OpenClaw whose registration API has no tool-result middleware. */
+  withoutResultMiddleware = false;
   readonly logs: string[] = [];
   readonly workspace: string;
   /** OpenClaw's configuration as reloaded since registration (`api.runtime.config.current()`); unset: as registered. */
@@ -71,6 +73,7 @@ export class FakeOpenClaw {
     };
     // An older OpenClaw: no trusted tool policies, the gate is an ordinary before_tool_call hook.
     if (this.withoutTrustedPolicies) delete (api as Partial<PluginApi>).registerTrustedToolPolicy;
+    if (this.withoutResultMiddleware) delete (api as Partial<PluginApi>).registerAgentToolResultMiddleware;
     registerProvenant(api, (dir, logger) => Guard.open({ config: splitPluginConfig(this.pluginConfig).guard, workspaceDir: dir, logger }), consoleService);
     return this;
   }
