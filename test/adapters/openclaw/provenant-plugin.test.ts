@@ -423,6 +423,45 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.logs.some((line) => line.includes(`OpenClaw could not say where agent "ops" keeps its workspace; using the default agent's: Error: no such agent`))).toBe(true);
   });
 
+  it("takes a gateway operator with admin scope for the owner of a command, tells only a sender it cannot place how to become the owner, and logs who that was", async () => {
+    const o = openclaw();
+    const approve = o.commands.get("approve_tool")!;
+    const s = fresh("commands");
+    o.startTurn(s, "go", { senderIsOwner: true });
+    o.toolResult(s, "web_fetch", "page");
+    const code = /Approval code: ([0-9a-f]{8})/.exec(o.callTool(s, "exec", { command: "x" })?.blockReason ?? "")?.[1];
+    o.endTurn(s);
+    const command = (args: string, extra: Record<string, unknown>) => approve.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: " /approve_tool  exec", args, ...extra });
+    const stranger = await command(`exec ${code}`, { senderId: "99", gatewayClientScopes: ["operator.read"] });
+    expect(stranger.text).toMatch(/^provenant: .*OpenClaw did not mark sender "99" on webchat as the owner/);
+    expect(o.logs).toContain(`warn [provenant] /approve_tool from sender "99" on webchat (gateway scopes: ["operator.read"]) is not proven to come from the owner; add the sender id to ownerIds if it is yours`);
+    // The owner's own mistake is answered with what went wrong, and nothing is logged of who sent it.
+    const logged = o.logs.length;
+    const mistaken = await command("exec 00000000", { senderId: "42", senderIsOwner: true });
+    expect(mistaken.text).toMatch(/^provenant: /);
+    expect(mistaken.text).not.toContain("did not mark");
+    expect(o.logs.slice(logged).filter((l) => l.includes("is not proven"))).toEqual([]);
+    // An operator with admin scope can rewrite the whole configuration, this plugin's too: the owner.
+    expect((await command(`exec ${code}`, { gatewayClientScopes: ["operator.admin"] })).text).toMatch(/^provenant: approved this call once: exec/);
+  });
+
+  it("/approve_tool with the turn scope approves every call of the tool in the owner's next turn, and no further", async () => {
+    const o = openclaw({ ownerIds: ["cli"] });
+    const s = fresh("approve-turn");
+    o.startTurn(s, "go", { senderIsOwner: true });
+    o.toolResult(s, "web_fetch", "page");
+    const code = /Approval code: ([0-9a-f]{8})/.exec(o.callTool(s, "exec", { command: "x" })?.blockReason ?? "")?.[1];
+    o.endTurn(s);
+    const ok = await o.commands.get("approve_tool")!.handler({ channel: "webchat", isAuthorizedSender: true, sessionId: s, commandBody: "/approve_tool", args: `exec ${code} turn`, senderId: "cli" });
+    expect(ok.text).toMatch(/^provenant: approved/);
+    o.startTurn(s, "retry", { senderIsOwner: true });
+    expect(o.callTool(s, "exec", { command: "x" })).toBeUndefined();
+    expect(o.callTool(s, "exec", { command: "y" }, { senderIsOwner: true }, "exec-2")).toBeUndefined();
+    o.endTurn(s);
+    o.startTurn(s, "again", { senderIsOwner: true });
+    expect(o.callTool(s, "exec", { command: "z" }, { senderIsOwner: true }, "exec-3")?.block).toBe(true);
+  });
+
   it("fails safe when its own mapping fails (here the guard cannot open its workspace): never a side effect unasked", () => {
     withBrokenWorkspace((notADirectory) => {
       const open = openclaw({ workspaceDir: notADirectory });
