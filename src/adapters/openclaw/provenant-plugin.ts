@@ -25,6 +25,7 @@ import type {
   CommandContext,
   PluginApi,
   PluginLogger,
+  HookHandlers,
   PluginService,
   ToolContext,
   ToolRequester,
@@ -228,63 +229,108 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     return turn.refusal;
   };
 
-  api.on(
-    "before_prompt_build",
-    (event, ctx) => {
-      const sessionId = sessions.sessionIdFor(ctx);
-      if (sessionId === undefined) return undefined;
-      const text = event.currentUserMessage ?? event.prompt;
-      const message = readMessage(text);
-      const borrowed = borrowedContext(ctx.runId);
-      const foreign = [
-        ...message.foreign.map((found) => ({ found, reason: `the turn's message: ${found.what}` })),
-        ...(borrowed === null ? [] : [{ found: borrowed, reason: `the run's context: ${borrowed.what}` }]),
-      ];
-      const inbound = sessions.inboundSender(ctx.sessionKey);
-      const withSender = ctx.senderId === undefined && inbound !== undefined ? { ...ctx, senderId: inbound.senderId, messageProvider: ctx.messageProvider ?? inbound.channel } : ctx;
-      const turn: TurnState = {
+  /**
+   * OpenClaw runs the turn when this hook throws (the hook fails open), and a call in a session
+   * whose last turn ended continues that turn at its taint: a message this hook could not read must
+   * not run as the owner's last turn. Its turn is noted as one nobody vouches for.
+   */
+  const unreadTurn = (ctx: AgentContext, error: unknown): undefined => {
+    logger.error("before_prompt_build failed; the turn is treated as untrusted", error);
+    let sessionId: string | undefined;
+    try {
+      sessionId = sessions.sessionIdFor(ctx);
+    } catch {
+      return undefined;
+    }
+    if (sessionId === undefined) return undefined;
+    const what = "a message the plugin could not read";
+    sessions.put(
+      {
         sessionId,
         sessionKey: ctx.sessionKey,
         workspaceDir: ctx.workspaceDir ?? workspaceOf(ctx.agentId),
         runId: ctx.runId ?? null,
         phase: "pending",
-        origin: originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text),
+        origin: { provider: "openclaw:unread", senderId: null, isOwner: false, group: null, spawnedBy: null },
         agentId: ctx.agentId ?? null,
-        text: message.ownWords,
-        foreignContext: new Map(foreign.map(({ found, reason }) => [found.what, { ...found, reason, applied: false }])),
-        messageId: event.currentUserMessageId ?? ctx.runId,
+        text: "",
+        foreignContext: new Map([[what, { level: "untrusted", what, reason: `the turn's message: ${what}`, applied: false }]]),
+        messageId: ctx.runId,
         jobId: ctx.jobId,
         inputProvenance: ctx.inputProvenance,
         trigger: ctx.trigger,
         refusal: null,
-      };
-      const runsFile = bootCheckFile(text, turn.workspaceDir);
-      if (runsFile !== null) turn.runsFile = runsFile;
-      sessions.put(turn, ctx.sessionKey);
-      // The owner verdict for this turn is not known yet (it comes with before_agent_run), so the
-      // tool list follows the conversation's taint as it stands (its last turn, or for a
-      // conversation this process has not seen, its persisted watermark), plus the sender's
-      // classification where configuration already proves it; every call is decided again.
-      const guard = guardFor(turn.workspaceDir);
-      const candidates = surface.candidates(turn.agentId);
-      const toolsAllow = narrowedTools(
-        candidates,
-        guard.previewTools(
-          { sessionId, agentId: turn.agentId, sender: { id: turn.origin.senderId, isOwner: turn.origin.isOwner }, provider: turn.origin.provider, spawnedBy: turn.origin.spawnedBy },
-          candidates,
-        ),
-      );
-      if (toolsAllow !== undefined) turn.hidden = candidates.filter((tool) => !toolsAllow.includes(tool));
-      const hint =
-        turn.origin.isOwner !== false && turn.messageId !== undefined && hasMutableSignedFiles(turn.workspaceDir)
-          ? signedSourceHint(sessionId, turn.origin.provider ?? "openclaw", turn.messageId)
-          : undefined;
-      turn.prompt = { message: event.prompt, own: hint, checked: false };
-      if (toolsAllow === undefined && hint === undefined) return undefined;
-      return { ...(toolsAllow !== undefined ? { toolsAllow } : {}), ...(hint !== undefined ? { prependContext: hint } : {}) };
+      },
+      ctx.sessionKey,
+    );
+    return undefined;
+  };
+
+  api.on(
+    "before_prompt_build",
+    (event, ctx) => {
+      try {
+        return promptBuild(event, ctx);
+      } catch (error) {
+        return unreadTurn(ctx, error);
+      }
     },
     { priority: FIRST },
   );
+
+  function promptBuild(event: Parameters<HookHandlers["before_prompt_build"]>[0], ctx: AgentContext): ReturnType<HookHandlers["before_prompt_build"]> {
+    const sessionId = sessions.sessionIdFor(ctx);
+    if (sessionId === undefined) return undefined;
+    const text = event.currentUserMessage ?? event.prompt;
+    const message = readMessage(text);
+    const borrowed = borrowedContext(ctx.runId);
+    const foreign = [
+      ...message.foreign.map((found) => ({ found, reason: `the turn's message: ${found.what}` })),
+      ...(borrowed === null ? [] : [{ found: borrowed, reason: `the run's context: ${borrowed.what}` }]),
+    ];
+    const inbound = sessions.inboundSender(ctx.sessionKey);
+    const withSender = ctx.senderId === undefined && inbound !== undefined ? { ...ctx, senderId: inbound.senderId, messageProvider: ctx.messageProvider ?? inbound.channel } : ctx;
+    const turn: TurnState = {
+      sessionId,
+      sessionKey: ctx.sessionKey,
+      workspaceDir: ctx.workspaceDir ?? workspaceOf(ctx.agentId),
+      runId: ctx.runId ?? null,
+      phase: "pending",
+      origin: originFromAgentContext(withSender, ownerIds, sessions.parentOf(ctx.sessionKey), text),
+      agentId: ctx.agentId ?? null,
+      text: message.ownWords,
+      foreignContext: new Map(foreign.map(({ found, reason }) => [found.what, { ...found, reason, applied: false }])),
+      messageId: event.currentUserMessageId ?? ctx.runId,
+      jobId: ctx.jobId,
+      inputProvenance: ctx.inputProvenance,
+      trigger: ctx.trigger,
+      refusal: null,
+    };
+    const runsFile = bootCheckFile(text, turn.workspaceDir);
+    if (runsFile !== null) turn.runsFile = runsFile;
+    sessions.put(turn, ctx.sessionKey);
+    // The owner verdict for this turn is not known yet (it comes with before_agent_run), so the
+    // tool list follows the conversation's taint as it stands (its last turn, or for a
+    // conversation this process has not seen, its persisted watermark), plus the sender's
+    // classification where configuration already proves it; every call is decided again.
+    const guard = guardFor(turn.workspaceDir);
+    const candidates = surface.candidates(turn.agentId);
+    const toolsAllow = narrowedTools(
+      candidates,
+      guard.previewTools(
+        { sessionId, agentId: turn.agentId, sender: { id: turn.origin.senderId, isOwner: turn.origin.isOwner }, provider: turn.origin.provider, spawnedBy: turn.origin.spawnedBy },
+        candidates,
+      ),
+    );
+    if (toolsAllow !== undefined) turn.hidden = candidates.filter((tool) => !toolsAllow.includes(tool));
+    const hint =
+      turn.origin.isOwner !== false && turn.messageId !== undefined && hasMutableSignedFiles(turn.workspaceDir)
+        ? signedSourceHint(sessionId, turn.origin.provider ?? "openclaw", turn.messageId)
+        : undefined;
+    turn.prompt = { message: event.prompt, own: hint, checked: false };
+    if (toolsAllow === undefined && hint === undefined) return undefined;
+    return { ...(toolsAllow !== undefined ? { toolsAllow } : {}), ...(hint !== undefined ? { prependContext: hint } : {}) };
+  }
 
   api.on(
     "before_agent_run",
