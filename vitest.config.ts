@@ -17,6 +17,8 @@ class RealHostsFirst extends BaseSequencer {
 /** Files that replace a module (`vi.mock`) need a module graph of their own. */
 const OWN_MODULES = ["test/ledger/group-commit-timer.test.ts"];
 const REAL_HOSTS = "test/e2e/**";
+/** Every file's temporary directories go when it ends (test/temp-dirs.ts). */
+const SETUP = "test/remove-temp-dirs.ts";
 
 export default defineConfig({
   test: {
@@ -28,8 +30,8 @@ export default defineConfig({
     projects: [
       // The unit files share a worker's loaded modules: importing the sources afresh for each of
       // some 220 files cost a third of their CPU time. Each file still builds its own state.
-      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [REAL_HOSTS, ...OWN_MODULES], isolate: false, setupFiles: ["test/fresh-process-state.ts"] } },
-      { extends: true, test: { name: "isolated", include: [`${REAL_HOSTS}/*.test.ts`, ...OWN_MODULES] } },
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [REAL_HOSTS, ...OWN_MODULES], isolate: false, setupFiles: ["test/fresh-process-state.ts", SETUP] } },
+      { extends: true, test: { name: "isolated", include: [`${REAL_HOSTS}/*.test.ts`, ...OWN_MODULES], setupFiles: [SETUP] } },
     ],
   },
 });

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runReplay, type ReplayLine } from "../../src/adapters/replay/replay-runner.js";
 import { parseTrace } from "../../src/adapters/replay/trace-events.js";
@@ -8,6 +7,7 @@ import type { AuthConfigInput } from "../../src/auth/config.js";
 import { loadKeyFile, saveKeyFile } from "../../src/auth/key-file.js";
 import { Guard } from "../../src/guard.js";
 import { katRing, RecordingAudit, T0 } from "./helpers.js";
+import { tempDir } from "../temp-dirs.js";
 
 export const AUTH_TRACE_DIR = join(import.meta.dirname, "traces");
 
@@ -22,7 +22,7 @@ export interface TurnOutcome {
  * as `provenant replay --auth-key <file> --now <time>` does.
  */
 export function replayWithAuth(name: string, authConfig: AuthConfigInput = { mode: "enforce", peers: ["agent:roy:*"] }) {
-  const dir = mkdtempSync(join(tmpdir(), "provenant-authtrace-"));
+  const dir = tempDir("provenant-authtrace-");
   const keyFile = join(dir, "auth.keys");
   saveKeyFile(keyFile, katRing());
   const audit = new RecordingAudit();

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FABRICATION_NOTE } from "../../src/auth/fabricated-tool-results.js";
 import { NEUTRALISED_CLOSE, NEUTRALISED_OPEN } from "../../src/auth/envelope-markers.js";
 import { outcomes, replayWithAuth } from "./trace-harness.js";
+import { tempDir } from "../temp-dirs.js";
 
 // Each defence end to end: trace file → replay runner → real guard with the auth module composed in.
 describe("auth traces through the replay runner and the guard", () => {
@@ -60,14 +61,12 @@ describe("auth traces through the replay runner and the guard", () => {
 
 describe("provenant replay --auth-key --now", () => {
   it("checks each turn's envelope with the key file and prints a line for each refused turn", async () => {
-    const { mkdtempSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
     const { join } = await import("node:path");
     const { saveKeyFile } = await import("../../src/auth/key-file.js");
     const { katRing } = await import("./helpers.js");
     const { runCli } = await import("../cli/run-cli.js");
     const { AUTH_TRACE_DIR } = await import("./trace-harness.js");
-    const keyFile = join(mkdtempSync(join(tmpdir(), "provenant-authcli-")), "auth.keys");
+    const keyFile = join(tempDir("provenant-authcli-"), "auth.keys");
     saveKeyFile(keyFile, katRing());
     const r = runCli(["replay", "--auth-key", keyFile, "--now", "2026-01-01T00:00:00Z", join(AUTH_TRACE_DIR, "out-of-scope.jsonl")]);
     expect(r.status).toBe(0);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderTemplate, yamlQuote } from "../../src/broker/config-template.js";
 import { CredentialError, fetchCredential } from "../../src/broker/credential-source.js";
 import { type Harness, startHarness } from "./harness.js";
+import { tempDir } from "../temp-dirs.js";
 
 const PASS = ["/usr/bin/pass", "/usr/local/bin/pass"].find((p) => existsSync(p));
 
@@ -106,7 +107,7 @@ describe("config_file tools", () => {
   let credFile: string;
   const nasty = "x'\nadmin: true\n\"dq\" #c {a: b}";
   beforeAll(async () => {
-    const d = mkdtempSync(join(tmpdir(), "provenant-cfgcred-"));
+    const d = tempDir("provenant-cfgcred-");
     credFile = join(d, "bridge");
     writeFileSync(credFile, nasty, { mode: 0o600 });
     h = await startHarness({

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { signedAdminLine, signedRequestLine } from "../../src/broker/broker-client.js";
 import { signRequestMac } from "../../src/broker/request-mac.js";
 import { type Harness, framesOf, rawExchange, runCall, startHarness } from "./harness.js";
+import { tempDir } from "../temp-dirs.js";
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -207,10 +208,9 @@ describe("broker daemon: caller executable allow-list", () => {
 
 describe("secret file", () => {
   it("refuses to provision through a symlink, and the wrapper refuses to read through one", async () => {
-    const { mkdtempSync, symlinkSync, readFileSync, statSync } = await import("node:fs");
-    const { tmpdir } = await import("node:os");
+    const { symlinkSync, readFileSync, statSync } = await import("node:fs");
     const { provisionSecret, readSecretFile } = await import("../../src/broker/secret-file.js");
-    const d = mkdtempSync(join(tmpdir(), "provenant-secret-"));
+    const d = tempDir("provenant-secret-");
     const target = join(d, "target");
     writeFileSync(target, "old");
     symlinkSync(target, join(d, "auth"));

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { type CallResult, type ToolCall, signedRequestLine, startCall } from "../../src/broker/broker-client.js";
@@ -7,6 +6,7 @@ import { parseBrokerConfig } from "../../src/broker/broker-config.js";
 import { type BrokerDaemon, startBrokerDaemon } from "../../src/broker/broker-daemon.js";
 import type { LogFields, LogLevel } from "../../src/broker/broker-log.js";
 import { readSecretFile } from "../../src/broker/secret-file.js";
+import { tempDir } from "../temp-dirs.js";
 
 export interface LogEntry {
   readonly level: LogLevel;
@@ -36,7 +36,7 @@ export interface HarnessOptions {
 
 /** A real daemon on a real Unix socket in a fresh directory, configured from a wrappers.yaml object. */
 export async function startHarness(config: Record<string, unknown>, options: HarnessOptions = {}): Promise<Harness> {
-  const dir = mkdtempSync(join(tmpdir(), "provenant-broker-test-"));
+  const dir = tempDir("provenant-broker-test-");
   const proxy = (config["proxy"] ?? {}) as Record<string, unknown>;
   const full = {
     ...config,

@@ -1,14 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { findWorkspace } from "../../src/cli/agent-workspace.js";
 import { listCommand } from "../../src/cli/blocked-writes.js";
 import { BlockedWriteStore } from "../../src/state/blocked-write-store.js";
+import { tempDir } from "../temp-dirs.js";
 
 function fixture(): { root: string; home: string; elsewhere: string } {
-  const root = mkdtempSync(join(tmpdir(), "provenant-ws-"));
+  const root = tempDir("provenant-ws-");
   const home = join(root, "home");
   const elsewhere = join(root, "elsewhere");
   mkdirSync(join(home, ".openclaw"), { recursive: true });

@@ -6,9 +6,8 @@ import type { ToolArgumentRoles } from "../../src/core/argument-roles.js";
 import { fieldNamed, keyHolds, structuredRecords } from "../../src/core/designated-records.js";
 import { ValueProvenance, type ValueSource } from "../../src/core/value-provenance.js";
 import { Guard } from "../../src/guard.js";
-import { tempDirs } from "../temp-dirs.js";
+import { tempDir } from "../temp-dirs.js";
 
-const tempDir = tempDirs();
 
 const owner = (id: string): ValueSource => ({ id, kind: "owner", trust: "trusted" });
 const calendar = (id: string, structured = true): ValueSource => ({ id, kind: "tool", tool: "search_calendar_events", trust: "external", ...(structured ? { structured } : {}) });

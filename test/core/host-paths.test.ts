@@ -6,9 +6,8 @@ import { hostPathReadings, hostPatchHeaderPaths } from "../../src/core/host-path
 import { writeTargets } from "../../src/core/write-targets.js";
 import { extractPatchTargets } from "../../src/sig/patch-targets.js";
 import { openClawFunction } from "./openclaw-host-module.js";
-import { tempDirs } from "../temp-dirs.js";
+import { tempDir } from "../temp-dirs.js";
 
-const tempDir = tempDirs();
 
 const HOME = resolve(process.env["HOME"] ?? "/root");
 

@@ -6,9 +6,8 @@ import type { ToolArgumentRoles } from "../../src/core/argument-roles.js";
 import type { ActionClass } from "../../src/core/action-classes.js";
 import { ValueProvenance, type ValueSource } from "../../src/core/value-provenance.js";
 import { Guard } from "../../src/guard.js";
-import { tempDirs } from "../temp-dirs.js";
+import { tempDir } from "../temp-dirs.js";
 
-const tempDir = tempDirs();
 
 const owner = (id: string): ValueSource => ({ id, kind: "owner", trust: "trusted" });
 const inbox: ValueSource = { id: "t1", kind: "tool", tool: "read_inbox", trust: "external" };

@@ -7,9 +7,8 @@ import { TokenRunIndex } from "../../src/core/token-run-index.js";
 import { ConfigError } from "../../src/core/config-error.js";
 import { ValueProvenance, type ValueSource } from "../../src/core/value-provenance.js";
 import { Guard } from "../../src/guard.js";
-import { tempDirs } from "../temp-dirs.js";
+import { tempDir } from "../temp-dirs.js";
 
-const tempDir = tempDirs();
 
 const OWNER: ValueSource = { id: "m1", kind: "owner", trust: "trusted" };
 const mail = (id: string): ValueSource => ({ id, kind: "tool", tool: "read_inbox", trust: "external" });

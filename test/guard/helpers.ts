@@ -6,10 +6,7 @@ import { parseTrace } from "../../src/adapters/replay/trace-events.js";
 import type { AuditRecordType, AuditSink } from "../../src/core/audit-sink.js";
 import type { Logger } from "../../src/core/logger.js";
 import { Guard } from "../../src/guard.js";
-import { tempDirs } from "../temp-dirs.js";
-
-// Registered when a test file first imports this module: its workspaces go when its tests end.
-const workspaceDirs = tempDirs();
+import { tempDir } from "../temp-dirs.js";
 
 /** The owner as the guard's tests' turns name them (a Telegram id). */
 export const OWNER = { id: "+15551234", isOwner: true };
@@ -17,7 +14,7 @@ export const OWNER = { id: "+15551234", isOwner: true };
 export const TRACE_DIR = fileURLToPath(new URL("./traces/", import.meta.url));
 
 export function tempWorkspace(prefix = "provenant-test-"): string {
-  return workspaceDirs(prefix);
+  return tempDir(prefix);
 }
 
 /** Runs a trace file from test/guard/traces through the real guard and file stores. */

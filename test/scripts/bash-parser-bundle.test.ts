@@ -2,9 +2,8 @@ import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDirs } from "../temp-dirs.js";
+import { tempDir } from "../temp-dirs.js";
 
-const tempDir = tempDirs();
 
 // OpenClaw removes a plugin's files once it has loaded them (its plugin captures are pruned, a
 // config hot reload among the triggers). The built shell parser must then still parse scripts it

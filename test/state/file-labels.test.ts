@@ -8,11 +8,10 @@ import { Guard } from "../../src/guard.js";
 import { BlockedWriteStore } from "../../src/state/blocked-write-store.js";
 import { MemoryFileLabelStore, WorkspaceFileLabelStore } from "../../src/state/file-label-store.js";
 import { processIdentity } from "../../src/state/process-identity.js";
-import { tempDirs } from "../temp-dirs.js";
+import { tempDir } from "../temp-dirs.js";
 
-const temp = tempDirs();
 const label = { level: "untrusted" as const, sessionId: "s1", tool: "exec", at: "2026-11-26T10:00:00.000Z" };
-const workspace = () => realpathSync(temp("provenant-labels-"));
+const workspace = () => realpathSync(tempDir("provenant-labels-"));
 
 function io(cwd: string): WorkspaceCommandIo & { lines: string[]; errors: string[] } {
   const lines: string[] = [];

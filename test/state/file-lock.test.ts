@@ -5,9 +5,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LockTimeoutError, withFileLock } from "../../src/state/file-lock.js";
 import { processIdentity } from "../../src/state/process-identity.js";
-import { tempDirs } from "../temp-dirs.js";
+import { tempDir } from "../temp-dirs.js";
 
-const temp = tempDirs();
 const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
 
 describe("a lock names its holder by pid and by when that process started", () => {
@@ -18,7 +17,7 @@ describe("a lock names its holder by pid and by when that process started", () =
   afterAll(() => {
     holder.kill("SIGKILL");
   });
-  const lockIn = () => join(temp("provenant-lock-"), "x.lock");
+  const lockIn = () => join(tempDir("provenant-lock-"), "x.lock");
 
   it("a process's identity is the boot and its start time; another process's differs; a dead one has none", () => {
     const own = processIdentity(process.pid);

@@ -3,13 +3,12 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from "
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { processesLeftRunning, stillRunning } from "../../src/state/processes-left-running.js";
-import { tempDirs } from "../temp-dirs.js";
+import { tempDir } from "../temp-dirs.js";
 
 // Real processes: a command's shell, what it leaves behind, and a process that has nothing to do with it.
 const onLinux = existsSync("/proc/self/stat");
-const temps = tempDirs();
 /** A temporary directory by the name the kernel gives a working directory (links resolved). */
-const temp = (prefix: string): string => realpathSync(temps(prefix));
+const temp = (prefix: string): string => realpathSync(tempDir(prefix));
 const started: number[] = [];
 const children: ChildProcess[] = [];
 
@@ -51,7 +50,9 @@ describe.runIf(onLinux)("processes a command left running (Linux /proc)", () => 
   });
 
   it("one handed on to init counts where it works in a directory the command ran in or beneath it; the host's own child wherever it works", () => {
-    const ran = temp("provenant-ran-");
+    // Inside a directory of the test's own, so the sibling whose name starts with the same letters goes with it.
+    const ran = join(temp("provenant-ran-"), "ran");
+    mkdirSync(ran);
     const elsewhere = temp("provenant-elsewhere-");
     mkdirSync(join(ran, "sub"));
     mkdirSync(`${ran}-sibling`);

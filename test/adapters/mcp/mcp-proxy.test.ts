@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { listingPinStores } from "../../../src/adapters/mcp/listed-content.js";
@@ -12,6 +11,7 @@ import { PendingApprovalStore } from "../../../src/state/pending-approval-store.
 import { ToolPinStore } from "../../../src/state/tool-pin-store.js";
 import { openSigContext } from "../../../src/sig/sig-context.js";
 import { signFile } from "../../../src/sig/sign-file.js";
+import { tempDir } from "../../temp-dirs.js";
 
 const CONFIG = {
   toolOutputTaints: { "mcp__srv__*": "untrusted" },
@@ -37,7 +37,7 @@ afterEach(() => {
   }
 });
 
-function rig(config: unknown = CONFIG, workspace = mkdtempSync(join(tmpdir(), "provenant-mcp-proxy-")), elicitation = true, pinListings = true, decideCalls = true): Rig {
+function rig(config: unknown = CONFIG, workspace = tempDir("provenant-mcp-proxy-"), elicitation = true, pinListings = true, decideCalls = true): Rig {
   // Two proxies may share the workspace here; each real proxy has its own ledger (stdio-proxy.ts).
   const guard = Guard.open({ config, workspaceDir: workspace, audit: NO_AUDIT });
   const toClient: string[] = [];

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Guard } from "../../../src/guard.js";
 import { registerProvenant } from "../../../src/adapters/openclaw/provenant-plugin.js";
@@ -15,6 +14,7 @@ import type {
   ToolResultMiddleware,
   TrustedToolPolicy,
 } from "../../../src/adapters/openclaw/sdk-types.js";
+import { tempDir } from "../../temp-dirs.js";
 
 /** Records the console service the plugin asks for; tests start it themselves. */
 const consoleService = (workspace: () => string, port: number): PluginService => ({ id: `console ${port} ${workspace()}`, start: () => undefined });
@@ -44,7 +44,7 @@ export class FakeOpenClaw {
     readonly openclawConfig: unknown = { plugins: { entries: { provenant: { hooks: { allowConversationAccess: true } } } } },
     workspace?: string,
   ) {
-    this.workspace = workspace ?? mkdtempSync(join(tmpdir(), "provenant-openclaw-unit-"));
+    this.workspace = workspace ?? tempDir("provenant-openclaw-unit-");
   }
 
   register(): this {

@@ -3,9 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openclawInstallations } from "../../../src/adapters/openclaw/host-installation.js";
 import { MAX_PROMPT_FILES, promptFiles } from "../../../src/adapters/openclaw/prompt-files.js";
-import { tempDirs } from "../../temp-dirs.js";
+import { tempDir } from "../../temp-dirs.js";
 
-const temp = tempDirs();
 
 function touch(path: string, text = "x\n"): string {
   mkdirSync(join(path, ".."), { recursive: true });
@@ -35,7 +34,7 @@ function prompt(opts: { before?: string; skills?: readonly string[]; context?: r
 
 describe("the files OpenClaw puts in the system prompt", () => {
   it("are the Project Context files, each skill's location, and the workspace's bootstrap files even when the prompt does not name them", () => {
-    const root = temp("provenant-prompt-files-");
+    const root = tempDir("provenant-prompt-files-");
     const ws = join(root, "workspace");
     const soul = touch(join(ws, "SOUL.md"));
     const memory = touch(join(ws, "MEMORY.md"));
@@ -61,7 +60,7 @@ describe("the files OpenClaw puts in the system prompt", () => {
   });
 
   it("headings before the Project Context section are OpenClaw's own text, not files; a heading is a whole line", () => {
-    const root = temp("provenant-prompt-files-");
+    const root = tempDir("provenant-prompt-files-");
     const elsewhere = touch(join(root, "elsewhere.md"));
     const ws = join(root, "ws");
     expect(promptFiles(prompt({ before: `## ${elsewhere}` }), ws, root).files).toEqual([]);
@@ -74,14 +73,14 @@ describe("the files OpenClaw puts in the system prompt", () => {
   });
 
   it("a skill's location is XML text: its escapes are undone, and a NUL byte names nothing", () => {
-    const root = temp("provenant-prompt-files-");
+    const root = tempDir("provenant-prompt-files-");
     const odd = touch(join(root, `a<b>"c'd&e`, "SKILL.md"));
     const escaped = odd.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&apos;");
     expect(promptFiles(prompt({ skills: [escaped, `${odd}\u0000`] }), join(root, "ws"), root).files).toEqual([odd]);
   });
 
   it("past MAX_PROMPT_FILES files the rest are not looked at, and the caller is told", () => {
-    const root = temp("provenant-prompt-files-");
+    const root = tempDir("provenant-prompt-files-");
     const many = Array.from({ length: MAX_PROMPT_FILES + 1 }, (_, i) => touch(join(root, `f${i}.md`)));
     const found = promptFiles(prompt({ context: many.map((path) => ({ path, text: "" })) }), join(root, "ws"), root);
     expect(found.files).toHaveLength(MAX_PROMPT_FILES);
@@ -93,7 +92,7 @@ describe("the files OpenClaw puts in the system prompt", () => {
 
 describe("where the running OpenClaw is installed", () => {
   it("is the nearest directory above the program named openclaw in its package.json, reached directly and through a link", () => {
-    const root = temp("provenant-openclaw-root-");
+    const root = tempDir("provenant-openclaw-root-");
     const pkg = join(root, "lib", "node_modules", "openclaw");
     touch(join(pkg, "package.json"), JSON.stringify({ name: "openclaw", bin: { openclaw: "openclaw.mjs" } }));
     const entry = touch(join(pkg, "openclaw.mjs"));
@@ -111,7 +110,7 @@ describe("where the running OpenClaw is installed", () => {
   });
 
   it("is looked for twelve directories up, no further", () => {
-    const root = temp("provenant-openclaw-root-");
+    const root = tempDir("provenant-openclaw-root-");
     touch(join(root, "package.json"), JSON.stringify({ name: "openclaw" }));
     const levels = (n: number) => join(root, ...Array.from({ length: n }, (_, i) => `d${i}`), "main.js");
     expect(openclawInstallations(touch(levels(11)))).toEqual([root]);
@@ -119,7 +118,7 @@ describe("where the running OpenClaw is installed", () => {
   });
 
   it("is nothing when no such package is above the program, the search stopping at the node_modules holding it", () => {
-    const root = temp("provenant-openclaw-root-");
+    const root = tempDir("provenant-openclaw-root-");
     touch(join(root, "package.json"), JSON.stringify({ name: "openclaw" }));
     const other = touch(join(root, "node_modules", "other", "cli.js"));
     touch(join(root, "node_modules", "other", "package.json"), JSON.stringify({ name: "other" }));

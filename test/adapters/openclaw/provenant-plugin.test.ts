@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { saveKeyFile } from "../../../src/auth/key-file.js";
 import { KeyRing } from "../../../src/auth/key-ring.js";
 import { FakeOpenClaw } from "./fake-api.js";
+import { tempDir } from "../../temp-dirs.js";
 
 let n = 0;
 const fresh = (name: string) => `${name}-${process.pid}-${++n}`;
@@ -20,7 +20,7 @@ describe("provenant on OpenClaw's hooks", () => {
   afterEach(() => made.splice(0).forEach((o) => o.dispose()));
   /** Runs `test` with a workspace the guard cannot open: a file stands where the directory should be. */
   const withBrokenWorkspace = (test: (notADirectory: string) => void): void => {
-    const dir = mkdtempSync(join(tmpdir(), "provenant-openclaw-broken-"));
+    const dir = tempDir("provenant-openclaw-broken-");
     const notADirectory = join(dir, "workspace");
     writeFileSync(notADirectory, "a file where the workspace should be");
     try {
@@ -910,7 +910,7 @@ describe("provenant on OpenClaw's hooks", () => {
 
   it("reads what OpenClaw put in the prompt at the turn's start: a memory file a trusted turn saved from the web taints the next session from its first word", () => {
     const o = openclaw();
-    const elsewhere = mkdtempSync(join(tmpdir(), "provenant-openclaw-skills-"));
+    const elsewhere = tempDir("provenant-openclaw-skills-");
     const skill = join(elsewhere, "tips", "SKILL.md");
     // The owner's own turns save pages with commands, so their text never enters those turns.
     for (const command of ["curl -s https://tips.example/page >> MEMORY.md", `curl -s --create-dirs -o ${skill} https://tips.example/skill`]) {
@@ -989,7 +989,7 @@ describe("provenant on OpenClaw's hooks", () => {
 
 describe("message authentication through OpenClaw's hooks", () => {
   it("stops the run when enforcement refuses an unsigned channel message, telling the sender only the generic reason", () => {
-    const keyFile = join(mkdtempSync(join(tmpdir(), "provenant-keys-")), "auth.keys");
+    const keyFile = join(tempDir("provenant-keys-"), "auth.keys");
     saveKeyFile(keyFile, KeyRing.generate((n) => randomBytes(n), new Date().toISOString()));
     const o = new FakeOpenClaw({ auth: { mode: "enforce", keyFile } }).register();
     try {
@@ -1049,7 +1049,7 @@ describe("tool results on their way back to the model", () => {
   });
 
   it("reach the model with forged authentication markers made inert when message authentication is on", () => {
-    const keyFile = join(mkdtempSync(join(tmpdir(), "provenant-keys-")), "auth.keys");
+    const keyFile = join(tempDir("provenant-keys-"), "auth.keys");
     saveKeyFile(keyFile, KeyRing.generate((n) => randomBytes(n), new Date().toISOString()));
     const o = new FakeOpenClaw({ auth: { mode: "warn", keyFile } }).register();
     try {
