@@ -343,7 +343,36 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     { priority: FIRST },
   );
 
+  /**
+   * OpenClaw goes on when one of these hooks throws (`llm_input`, `after_tool_call`): what the hook
+   * could not read is someone else's as far as the plugin knows, so it taints the conversation
+   * (a turn not yet begun takes it when it begins).
+   */
+  const taintUnread = (ctx: { sessionId?: string; sessionKey?: string; agentId?: string }, what: string, error: unknown): void => {
+    logger.error(`${what}; the conversation is treated as untrusted`, error);
+    try {
+      const sessionId = sessions.sessionIdFor(ctx);
+      if (sessionId === undefined) return;
+      const turn = sessions.turn(sessionId);
+      if (turn?.phase === "pending") {
+        turn.foreignContext.set(what, { level: "untrusted", what, reason: what, applied: false });
+        return;
+      }
+      guardFor(turn?.workspaceDir ?? workspaceOf(ctx.agentId)).inheritTaint(sessionId, "untrusted", what);
+    } catch (inner) {
+      logger.error(`the taint for ${what} could not be recorded`, inner);
+    }
+  };
+
   api.on("llm_input", (event, ctx) => {
+    try {
+      judgeRequest(event, ctx);
+    } catch (error) {
+      taintUnread(ctx, "a model request the plugin could not read", error);
+    }
+  });
+
+  function judgeRequest(event: Parameters<HookHandlers["llm_input"]>[0], ctx: AgentContext): void {
     surface.learn(ctx.agentId ?? null, event.tools);
     // The model reads the host's runtime context with the turn's message; what in it is not the
     // owner's words taints the turn before the model's call (runtime-context.ts).
@@ -367,7 +396,7 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
       turn.foreignContext.set(found.what, { ...found, reason: `OpenClaw's runtime context for this turn: ${found.what}`, applied: false });
     }
     if (turn.phase === "confirmed") applyForeignContext(turn);
-  });
+  }
 
   /**
    * A user message written after the model has answered in the turn was handed to the running turn
@@ -609,11 +638,15 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   }
 
   api.on("after_tool_call", (event, ctx) => {
-    const sessionId = sessions.sessionIdFor(ctx);
-    if (sessionId === undefined) return;
-    const toolCallId = ctx.toolCallId ?? event.toolCallId;
-    if (toolCallId !== undefined && seenByMiddleware.delete(`${sessionId}\u0000${toolCallId}`)) return;
-    toolOutput(sessionId, ctx.agentId, toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result, event.error !== undefined, pairedNodeOf(event.result));
+    try {
+      const sessionId = sessions.sessionIdFor(ctx);
+      if (sessionId === undefined) return;
+      const toolCallId = ctx.toolCallId ?? event.toolCallId;
+      if (toolCallId !== undefined && seenByMiddleware.delete(`${sessionId}\u0000${toolCallId}`)) return;
+      toolOutput(sessionId, ctx.agentId, toolCallId, event.toolName, event.error !== undefined ? { error: event.error } : event.result, event.error !== undefined, pairedNodeOf(event.result));
+    } catch (error) {
+      taintUnread(ctx, "a tool result the plugin could not read", error);
+    }
   });
 
   api.on("agent_end", (_event, ctx) => {

@@ -488,6 +488,51 @@ describe("provenant on OpenClaw's hooks", () => {
     expect(o.logs.some((l) => l.startsWith("error [provenant] before_prompt_build failed; the turn is treated as untrusted: Error: detached"))).toBe(true);
   });
 
+  it("a model request or a tool result the plugin cannot read taints the conversation (OpenClaw goes on when llm_input or after_tool_call throws)", () => {
+    /** OpenClaw's hook runner catches what these hooks throw, logs it, and goes on. */
+    const asTheHostRuns = (run: () => unknown): void => {
+      try {
+        run();
+      } catch {
+        // logged by the host
+      }
+    };
+    const unreadable = (base: Record<string, unknown>, field: string) =>
+      Object.defineProperty({ ...base }, field, {
+        get(): never {
+          throw new Error("detached");
+        },
+      });
+    const o = openclaw();
+    const ctxOf = (s: string) => ({ sessionId: s, sessionKey: `agent:main:${s}`, agentId: "main", workspaceDir: o.workspace, trigger: "user", runId: `run-${s}` });
+    const request = { runId: "r", tools: [], historyMessages: [] };
+    // The control: the same turns, read, run the command unasked.
+    const control = fresh("read-request");
+    o.startTurn(control, "list the folder", { senderIsOwner: true });
+    o.hook("llm_input")({ ...request, sessionId: control }, ctxOf(control));
+    expect(o.callTool(control, "exec", { command: "ls" })).toBeUndefined();
+    // After the turn has begun.
+    const begun = fresh("unread-request");
+    o.startTurn(begun, "list the folder", { senderIsOwner: true });
+    asTheHostRuns(() => o.hook("llm_input")(unreadable({ ...request, sessionId: begun }, "historyMessages") as never, ctxOf(begun)));
+    const held = o.callTool(begun, "exec", { command: "ls" });
+    expect(held?.block).toBe(true);
+    expect(held?.blockReason).toContain("a model request the plugin could not read");
+    // Before it begins (a runtime that begins the turn at its first tool call).
+    const pending = fresh("unread-request-pending");
+    o.hook("before_prompt_build")({ prompt: "list the folder", messages: [] }, ctxOf(pending));
+    asTheHostRuns(() => o.hook("llm_input")(unreadable({ ...request, sessionId: pending }, "historyMessages") as never, ctxOf(pending)));
+    expect(o.callTool(pending, "exec", { command: "ls" })?.blockReason).toContain("a model request the plugin could not read");
+    expect(o.logs.some((l) => l.startsWith("error [provenant] a model request the plugin could not read; the conversation is treated as untrusted: Error: detached"))).toBe(true);
+    // A result only after_tool_call reports (the middleware did not see it), whose content cannot be read.
+    const result = fresh("unread-result");
+    o.startTurn(result, "summarise the page", { senderIsOwner: true });
+    expect(o.callTool(result, "web_fetch", { url: "https://example.com" })).toBeUndefined();
+    const event = unreadable({ toolName: "web_fetch", params: {} }, "result");
+    asTheHostRuns(() => o.hook("after_tool_call")(event as never, { toolName: "web_fetch", sessionId: result, sessionKey: `agent:main:${result}`, toolCallId: "web_fetch-1" }));
+    expect(o.callTool(result, "exec", { command: "ls" })?.blockReason).toContain("a tool result the plugin could not read");
+  });
+
   it("fails safe when its own mapping fails (here the guard cannot open its workspace): never a side effect unasked", () => {
     withBrokenWorkspace((notADirectory) => {
       const open = openclaw({ workspaceDir: notADirectory });
