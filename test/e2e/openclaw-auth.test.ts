@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveKeyFile } from "../../src/auth/key-file.js";
 import { KeyRing } from "../../src/auth/key-ring.js";
 import { startModelServer, type ModelServer } from "./harness/model-server.js";
 import { openClawInstall, OpenClawHome } from "./harness/openclaw.js";
+import { tempDir } from "../temp-dirs.js";
 
 const TURN = 240_000;
 
@@ -20,7 +19,7 @@ describe("message authentication inside openclaw agent --local", () => {
 
   beforeAll(async () => {
     openClawInstall();
-    const keyFile = join(mkdtempSync(join(tmpdir(), "provenant-e2e-keys-")), "auth.keys");
+    const keyFile = join(tempDir("provenant-e2e-keys-"), "auth.keys");
     saveKeyFile(keyFile, KeyRing.generate((n) => randomBytes(n), new Date().toISOString()));
     model = await startModelServer();
     home = new OpenClawHome("auth", { modelUrl: model.url, provenant: { auth: { mode: "warn", keyFile } } });
