@@ -236,33 +236,32 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
    */
   const unreadTurn = (ctx: AgentContext, error: unknown): undefined => {
     logger.error("before_prompt_build failed; the turn is treated as untrusted", error);
-    let sessionId: string | undefined;
     try {
-      sessionId = sessions.sessionIdFor(ctx);
-    } catch {
-      return undefined;
+      const sessionId = sessions.sessionIdFor(ctx);
+      if (sessionId === undefined) return undefined;
+      const what = "a message the plugin could not read";
+      sessions.put(
+        {
+          sessionId,
+          sessionKey: ctx.sessionKey,
+          workspaceDir: ctx.workspaceDir ?? workspaceOf(ctx.agentId),
+          runId: ctx.runId ?? null,
+          phase: "pending",
+          origin: { provider: "openclaw:unread", senderId: null, isOwner: false, group: null, spawnedBy: null },
+          agentId: ctx.agentId ?? null,
+          text: "",
+          foreignContext: new Map([[what, { level: "untrusted", what, reason: `the turn's message: ${what}`, applied: false }]]),
+          messageId: ctx.runId,
+          jobId: ctx.jobId,
+          inputProvenance: ctx.inputProvenance,
+          trigger: ctx.trigger,
+          refusal: null,
+        },
+        ctx.sessionKey,
+      );
+    } catch (inner) {
+      logger.error("the turn the plugin could not read could not be noted", inner);
     }
-    if (sessionId === undefined) return undefined;
-    const what = "a message the plugin could not read";
-    sessions.put(
-      {
-        sessionId,
-        sessionKey: ctx.sessionKey,
-        workspaceDir: ctx.workspaceDir ?? workspaceOf(ctx.agentId),
-        runId: ctx.runId ?? null,
-        phase: "pending",
-        origin: { provider: "openclaw:unread", senderId: null, isOwner: false, group: null, spawnedBy: null },
-        agentId: ctx.agentId ?? null,
-        text: "",
-        foreignContext: new Map([[what, { level: "untrusted", what, reason: `the turn's message: ${what}`, applied: false }]]),
-        messageId: ctx.runId,
-        jobId: ctx.jobId,
-        inputProvenance: ctx.inputProvenance,
-        trigger: ctx.trigger,
-        refusal: null,
-      },
-      ctx.sessionKey,
-    );
     return undefined;
   };
 
