@@ -8,7 +8,6 @@ import { ValueProvenance, type ValueSource } from "../../src/core/value-provenan
 import { Guard } from "../../src/guard.js";
 import { tempDir } from "../temp-dirs.js";
 
-
 const owner = (id: string): ValueSource => ({ id, kind: "owner", trust: "trusted" });
 const calendar = (id: string, structured = true): ValueSource => ({ id, kind: "tool", tool: "search_calendar_events", trust: "external", ...(structured ? { structured } : {}) });
 const inbox: ValueSource = { id: "mail", kind: "tool", tool: "read_inbox", trust: "external" };

@@ -8,7 +8,6 @@ import { extractPatchTargets } from "../../src/sig/patch-targets.js";
 import { openClawFunction } from "./openclaw-host-module.js";
 import { tempDir } from "../temp-dirs.js";
 
-
 const HOME = resolve(process.env["HOME"] ?? "/root");
 
 describe("paths read as OpenClaw reads them", () => {

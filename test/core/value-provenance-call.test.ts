@@ -8,7 +8,6 @@ import { ValueProvenance, type ValueSource } from "../../src/core/value-provenan
 import { Guard } from "../../src/guard.js";
 import { tempDir } from "../temp-dirs.js";
 
-
 const owner = (id: string): ValueSource => ({ id, kind: "owner", trust: "trusted" });
 const inbox: ValueSource = { id: "t1", kind: "tool", tool: "read_inbox", trust: "external" };
 const drive: ValueSource = { id: "t2", kind: "tool", tool: "list_files", trust: "trusted" };

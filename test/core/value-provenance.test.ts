@@ -9,7 +9,6 @@ import { ValueProvenance, type ValueSource } from "../../src/core/value-provenan
 import { Guard } from "../../src/guard.js";
 import { tempDir } from "../temp-dirs.js";
 
-
 const OWNER: ValueSource = { id: "m1", kind: "owner", trust: "trusted" };
 const mail = (id: string): ValueSource => ({ id, kind: "tool", tool: "read_inbox", trust: "external" });
 const web = (id: string): ValueSource => ({ id, kind: "tool", tool: "get_webpage", trust: "untrusted" });

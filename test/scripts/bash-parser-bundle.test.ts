@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../temp-dirs.js";
 
-
 // OpenClaw removes a plugin's files once it has loaded them (its plugin captures are pruned, a
 // config hot reload among the triggers). The built shell parser must then still parse scripts it
 // has never seen, the parts the package loads at parse time (its grammar, `$(...)` and `${...}`

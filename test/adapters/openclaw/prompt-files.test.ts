@@ -5,7 +5,6 @@ import { openclawInstallations } from "../../../src/adapters/openclaw/host-insta
 import { MAX_PROMPT_FILES, promptFiles } from "../../../src/adapters/openclaw/prompt-files.js";
 import { tempDir } from "../../temp-dirs.js";
 
-
 function touch(path: string, text = "x\n"): string {
   mkdirSync(join(path, ".."), { recursive: true });
   writeFileSync(path, text);
