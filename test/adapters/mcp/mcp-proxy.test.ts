@@ -30,8 +30,19 @@ interface Rig {
 }
 
 const rigs: Rig[] = [];
-afterEach(() => {
-  for (const r of rigs.splice(0)) {
+afterEach(async () => {
+  const ending = rigs.splice(0);
+  // A call still held open for the console would, when its wait ends, record itself in a removed
+  // workspace: end every wait (its answer is settled a microtask later) before removing anything.
+  for (const r of ending) {
+    try {
+      r.proxy.serverClosed();
+    } catch {
+      // The rig whose client pipe a test made to fail (it holds no console wait): telling its client throws.
+    }
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const r of ending) {
     r.guard.close();
     rmSync(r.workspace, { recursive: true, force: true });
   }
