@@ -225,8 +225,8 @@ export const MUTATION_MODULES = {
   // The MCP proxy: which messages it reads as which, which calls reach the server, which answers
   // reach the client and what enters the graph, and the arguments that name its own state.
   "mcp-proxy": {
-    mutate: ["src/adapters/mcp/mcp-proxy.ts", "src/adapters/mcp/json-rpc.ts", "src/adapters/mcp/own-state-paths.ts", "src/adapters/mcp/listed-content.ts", "src/adapters/mcp/tool-definition.ts", "src/adapters/mcp/input-requests.ts"],
-    tests: ["test/adapters/mcp/mcp-proxy.test.ts", "test/adapters/mcp/own-state-paths.test.ts", "test/adapters/mcp/listed-content.test.ts", "test/adapters/mcp/input-requests.test.ts"],
+    mutate: ["src/adapters/mcp/mcp-proxy.ts", "src/adapters/mcp/json-rpc.ts", "src/adapters/mcp/repeated-member-name.ts", "src/adapters/mcp/own-state-paths.ts", "src/adapters/mcp/listed-content.ts", "src/adapters/mcp/tool-definition.ts", "src/adapters/mcp/input-requests.ts"],
+    tests: ["test/adapters/mcp/mcp-proxy.test.ts", "test/adapters/mcp/repeated-member-name.test.ts", "test/adapters/mcp/own-state-paths.test.ts", "test/adapters/mcp/listed-content.test.ts", "test/adapters/mcp/input-requests.test.ts"],
   },
   // Remote MCP servers: the Streamable HTTP upstream (which answers reach the proxy, what is sent
   // where, which requests get an error), the event-stream reader, the URL and header checks, and

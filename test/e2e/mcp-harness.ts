@@ -16,6 +16,7 @@ export const RUG_PULL_SERVER = join(ROOT, "test/e2e/fixtures/mcp/rug-pull-server
 export const ID_GUESSING_SERVER = join(ROOT, "test/e2e/fixtures/mcp/id-guessing-server.mjs");
 export const DISCOVER_SERVER = join(ROOT, "test/e2e/fixtures/mcp/discover-server.mjs");
 export const CHANNEL_SERVER = join(ROOT, "test/e2e/fixtures/mcp/channel-server.mjs");
+export const FIRST_NAME_SERVER = join(ROOT, "test/e2e/fixtures/mcp/first-name-server.mjs");
 export const HTTP_SERVER = join(ROOT, "test/e2e/fixtures/mcp/http-server.mjs");
 
 /** The configuration an owner writes for the filesystem server: its reads run at any taint, its output is untrusted. */
@@ -120,4 +121,56 @@ export async function startHttpServer(args: readonly string[]): Promise<{ url: s
     server.once("exit", (code) => reject(new Error(`the remote MCP server exited (${code})`)));
   });
   return { url, server };
+}
+
+/** A JSON-RPC answer as a raw client reads it. */
+export type RawAnswer = { readonly id?: unknown; readonly result?: { readonly isError?: boolean; readonly content?: readonly { readonly text?: string }[] }; readonly error?: unknown };
+
+export interface RawClient {
+  /** Writes `line` as it is and resolves with the answer to request `id`. */
+  request(id: number, line: string): Promise<RawAnswer>;
+  /** A tools/call of `name` written with JSON.stringify, as the SDK's client writes it. */
+  call(id: number, name: string, args: unknown): Promise<RawAnswer>;
+  readonly stderr: () => string;
+  close(): Promise<void>;
+}
+
+/**
+ * A client that writes each line as given over a real stdio pipe: one that passes the model's
+ * argument text through unparsed, which the SDK's client (JSON.stringify) cannot be. Initialized
+ * and the tools listed before it resolves.
+ */
+export async function rawClient(command: string, args: readonly string[]): Promise<RawClient> {
+  const child = spawn(command, [...args], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, PROVENANT_CONFIG: "" } });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+  const waiting = new Map<number, { resolve: (answer: RawAnswer) => void; reject: (error: Error) => void }>();
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    const answer = JSON.parse(line) as RawAnswer;
+    if (typeof answer.id === "number" && !("method" in answer)) waiting.get(answer.id)?.resolve(answer);
+  });
+  child.once("exit", (code) => {
+    for (const [id, w] of waiting) w.reject(new Error(`the server exited (${code}) before answering ${id}\n${stderr}`));
+  });
+  const request = (id: number, line: string) =>
+    new Promise<RawAnswer>((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      child.stdin.write(`${line}\n`);
+    });
+  const client: RawClient = {
+    request,
+    call: (id, name, args) => request(id, JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } })),
+    stderr: () => stderr,
+    close: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.stdin.end();
+      await exited;
+    },
+  };
+  const init = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "provenant-e2e-raw", version: "1.0.0" } };
+  await request(0, JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: init }));
+  child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+  await request(1, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
+  return client;
 }

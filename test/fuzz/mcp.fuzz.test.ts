@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { rmSync } from "node:fs";
 import { classify, parseLine } from "../../src/adapters/mcp/json-rpc.js";
 import { LineSplitter } from "../../src/adapters/mcp/line-splitter.js";
+import { repeatedMemberName } from "../../src/adapters/mcp/repeated-member-name.js";
 import { listingPinStores } from "../../src/adapters/mcp/listed-content.js";
 import { McpProxy } from "../../src/adapters/mcp/mcp-proxy.js";
 import { Guard } from "../../src/guard.js";
@@ -72,6 +73,79 @@ describe("JSON-RPC classification under fuzzing", () => {
       fuzzParams("mcp-parse-line", 4),
     );
   }, FUZZ_TIMEOUT_MS);
+});
+
+/** A JSON document as its text spells it: an object is its members in order, names free to repeat. */
+type Spelled = { readonly members: readonly (readonly [string, boolean, Spelled])[] } | { readonly items: readonly Spelled[] } | { readonly leaf: unknown };
+
+// Few names, so they repeat; among them the characters a scanner of JSON text could trip on.
+const memberName = fc.constantFrom("a", "b", "", '"', "\\", "}", ",", ":", "é", "\u{1d11e}", "\ud800", "path");
+const spelled: fc.Arbitrary<Spelled> = fc.letrec<{ node: Spelled }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.record({ leaf: fc.oneof(fc.string({ unit: fc.constantFrom("a", '"', "\\", "{", "}", "[", "]", ",", ":", " ") }), fc.integer(), fc.boolean(), fc.constant(null)) }),
+    fc.record({ members: fc.array(fc.tuple(memberName, fc.boolean(), tie("node")), { maxLength: 4 }) }),
+    fc.record({ items: fc.array(tie("node"), { maxLength: 3 }) }),
+  ),
+})).node;
+
+/** Its text, with or without white space: each name spelled plainly or every unit as a \u escape, as its member says. */
+function spell(node: Spelled, gap: string): string {
+  if ("leaf" in node) return JSON.stringify(node.leaf);
+  if ("items" in node) return `[${gap}${node.items.map((item) => spell(item, gap)).join(`,${gap}`)}${gap}]`;
+  const name = (n: string, escaped: boolean) => (escaped ? `"${[...Array(n.length).keys()].map((i) => `\\u${n.charCodeAt(i).toString(16).padStart(4, "0")}`).join("")}"` : JSON.stringify(n));
+  return `{${gap}${node.members.map(([n, escaped, v]) => `${name(n, escaped)}${gap}:${gap}${spell(v, gap)}`).join(`,${gap}`)}${gap}}`;
+}
+
+/** The reference: the first name, in the text's order, that its own object has already had. */
+function firstRepeat(node: Spelled): string | null {
+  if ("leaf" in node) return null;
+  if ("items" in node) {
+    for (const item of node.items) {
+      const found = firstRepeat(item);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  const seen = new Set<string>();
+  for (const [name, , value] of node.members) {
+    if (seen.has(name)) return name;
+    seen.add(name);
+    const found = firstRepeat(value);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+describe("repeated member names under fuzzing", () => {
+  it("agree with a walk of the document, however its names are spelled", () => {
+    fc.assert(
+      fc.property(spelled, fc.constantFrom("", " ", "\n\t "), (node, gap) => {
+        const text = spell(node, gap);
+        expect(() => JSON.parse(text) as unknown).not.toThrow();
+        expect(repeatedMemberName(text)).toBe(firstRepeat(node));
+      }),
+      fuzzParams("mcp-repeated-names", 4),
+    );
+  }, FUZZ_TIMEOUT_MS);
+
+  it("find none in what JSON.stringify writes, and end on any text without throwing", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.string({ unit: fc.constantFrom("{", "}", "[", "]", '"', "\\", ",", ":", "a", "u") }), (value, hostile) => {
+        expect(repeatedMemberName(JSON.stringify(value))).toBeNull();
+        const found = repeatedMemberName(hostile);
+        expect(found === null || typeof found === "string").toBe(true);
+      }),
+      fuzzParams("mcp-repeated-names-total", 4),
+    );
+  }, FUZZ_TIMEOUT_MS);
+
+  it("refuse the line as parseLine reads it", () => {
+    const repeated = parseLine(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}'));
+    expect(repeated.ok && repeated.repeatedName).toBe("name");
+    const plain = parseLine(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}'));
+    expect(plain.ok && plain.repeatedName).toBeNull();
+  });
 });
 
 describe("the MCP proxy under hostile client input", () => {

@@ -2,6 +2,8 @@
  * JSON-RPC 2.0 messages as the MCP stdio transport carries them, classified from untrusted bytes.
  * Nothing here throws: every input is a message, a batch, or a precise reason it is neither.
  */
+import { repeatedMemberName } from "./repeated-member-name.js";
+
 export type JsonRpcId = string | number;
 
 export type JsonRpcMessage =
@@ -14,7 +16,9 @@ export type Classified =
   | { readonly kind: "batch"; readonly items: readonly Classified[] }
   | { readonly kind: "invalid"; readonly reason: string; readonly id: JsonRpcId | null };
 
-export type Parsed = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string };
+export type Parsed =
+  | { readonly ok: true; readonly value: unknown; /** A member name some object of the line repeats (see repeated-member-name.ts). */ readonly repeatedName: string | null }
+  | { readonly ok: false; readonly reason: string };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -27,10 +31,18 @@ export function parseLine(bytes: Uint8Array): Parsed {
     return { ok: false, reason: "the line is not valid UTF-8" };
   }
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    const value = JSON.parse(text) as unknown;
+    return { ok: true, value, repeatedName: repeatedMemberName(text) };
   } catch (error) {
     return { ok: false, reason: `the line is not JSON (${error instanceof Error ? error.message : String(error)})` };
   }
+}
+
+/** The id of a classified line the proxy can answer: a request's, a response's, or an invalid message's when readable. */
+export function answerableId(classified: Classified): JsonRpcId | null {
+  if (classified.kind === "invalid") return classified.id;
+  if (classified.kind === "batch" || classified.message.kind === "notification") return null;
+  return classified.message.id;
 }
 
 export function classify(value: unknown): Classified {

@@ -12,6 +12,7 @@ import { isProcessAlive } from "../../state/file-lock.js";
 import type { ApprovalAnswer, PendingApprovalStore } from "../../state/pending-approval-store.js";
 import type { ToolPinStore } from "../../state/tool-pin-store.js";
 import {
+  answerableId,
   classify,
   errorResponse,
   idKey,
@@ -261,6 +262,12 @@ export class McpProxy {
       return;
     }
     const classified = classify(parsed.value);
+    if (parsed.repeatedName !== null) {
+      // The line is forwarded as it came: with a name twice, the peer's parser may read another message than ours did.
+      const reason = `the member name ${JSON.stringify(parsed.repeatedName)} appears twice in one object, which parsers read differently`;
+      this.handle({ kind: "invalid", reason, id: answerableId(classified) }, side);
+      return;
+    }
     if (classified.kind === "batch") {
       const kept: unknown[] = [];
       for (const item of classified.items) {

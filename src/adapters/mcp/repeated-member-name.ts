@@ -1,0 +1,72 @@
+/**
+ * The first member name an object of a JSON text repeats, or null. JSON leaves repeated names to
+ * the parser: ours (`JSON.parse`) keeps the last value, RapidJSON's and simdjson's lookups find the
+ * first. The proxy forwards the bytes it read, not its parse of them, so a message with a repeated
+ * name could mean one call to the proxy and another to the server (`"path"` twice: the proxy judges
+ * the second, the server writes the first). Such a message is refused instead.
+ *
+ * For text `JSON.parse` has accepted: one pass, no recursion (depth is the parser's limit, not
+ * ours), strings skipped by search, names compared as decoded (`"a"` and `"\u0061"` are one name).
+ * Text that is not JSON gets an answer too, never an exception or an endless loop.
+ */
+export function repeatedMemberName(text: string): string | null {
+  // One entry per open container: the names an object has so far, or null for an array.
+  const open: (Set<string> | null)[] = [];
+  let nameNext = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = closingQuote(text, i);
+      if (end < 0) return null;
+      if (nameNext) {
+        const names = open[open.length - 1];
+        const name = decodedName(text.slice(i, end + 1));
+        if (names?.has(name) === true) return name;
+        names?.add(name);
+        nameNext = false;
+      }
+      i = end;
+    } else if (c === OPEN_BRACE) {
+      open.push(new Set());
+      nameNext = true;
+    } else if (c === OPEN_BRACKET) {
+      open.push(null);
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      open.pop();
+      nameNext = false;
+    } else if (c === COMMA) {
+      nameNext = open[open.length - 1] instanceof Set;
+    }
+  }
+  return null;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** The index of the quote that ends the string opened at `start`: the next one not escaped (-1: none, not JSON). */
+function closingQuote(text: string, start: number): number {
+  let at = text.indexOf('"', start + 1);
+  for (;;) {
+    if (at < 0) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(at - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return at;
+    at = text.indexOf('"', at + 1);
+  }
+}
+
+/** A quoted name as the parser reads it; one whose escapes are not JSON's (not JSON at all) as spelled. */
+function decodedName(quoted: string): string {
+  if (!quoted.includes("\\")) return quoted.slice(1, -1);
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    return quoted.slice(1, -1);
+  }
+}
