@@ -79,7 +79,7 @@ describe("JSON-RPC classification under fuzzing", () => {
 type Spelled = { readonly members: readonly (readonly [string, boolean, Spelled])[] } | { readonly items: readonly Spelled[] } | { readonly leaf: unknown };
 
 // Few names, so they repeat; among them the characters a scanner of JSON text could trip on.
-const memberName = fc.constantFrom("a", "b", "", '"', "\\", "}", ",", ":", "é", "\u{1d11e}", "\ud800", "path");
+const memberName = fc.constantFrom("a", "A", "b", "", '"', "\\", "}", ",", ":", "é", "\u{1d11e}", "\ud800", "path", "PATH");
 const spelled: fc.Arbitrary<Spelled> = fc.letrec<{ node: Spelled }>((tie) => ({
   node: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
@@ -123,7 +123,9 @@ describe("repeated member names under fuzzing", () => {
       fc.property(spelled, fc.constantFrom("", " ", "\n\t "), (node, gap) => {
         const text = spell(node, gap);
         expect(() => JSON.parse(text) as unknown).not.toThrow();
-        expect(repeatedMemberName(text)).toBe(firstRepeat(node));
+        expect(repeatedMemberName(text)?.name ?? null).toBe(firstRepeat(node));
+        // Folding case finds a repeat wherever the exact comparison does, and perhaps earlier.
+        if (firstRepeat(node) !== null) expect(repeatedMemberName(text, true)).not.toBeNull();
       }),
       fuzzParams("mcp-repeated-names", 4),
     );
@@ -133,8 +135,8 @@ describe("repeated member names under fuzzing", () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4 }), fc.string({ unit: fc.constantFrom("{", "}", "[", "]", '"', "\\", ",", ":", "a", "u") }), (value, hostile) => {
         expect(repeatedMemberName(JSON.stringify(value))).toBeNull();
-        const found = repeatedMemberName(hostile);
-        expect(found === null || typeof found === "string").toBe(true);
+        const found = repeatedMemberName(hostile, true);
+        expect(found === null || typeof found.name === "string").toBe(true);
       }),
       fuzzParams("mcp-repeated-names-total", 4),
     );
@@ -142,9 +144,12 @@ describe("repeated member names under fuzzing", () => {
 
   it("refuse the line as parseLine reads it", () => {
     const repeated = parseLine(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}'));
-    expect(repeated.ok && repeated.repeatedName).toBe("name");
+    expect(repeated.ok && repeated.repeatedName?.name).toBe("name");
     const plain = parseLine(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}'));
     expect(plain.ok && plain.repeatedName).toBeNull();
+    const cased = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","Name":"b"}}');
+    expect(parseLine(cased)).toMatchObject({ ok: true, repeatedName: null });
+    expect(parseLine(cased, true)).toMatchObject({ ok: true, repeatedName: { name: "Name", earlier: "name" } });
   });
 });
 

@@ -2,7 +2,7 @@
  * JSON-RPC 2.0 messages as the MCP stdio transport carries them, classified from untrusted bytes.
  * Nothing here throws: every input is a message, a batch, or a precise reason it is neither.
  */
-import { repeatedMemberName } from "./repeated-member-name.js";
+import { repeatedMemberName, type RepeatedName } from "./repeated-member-name.js";
 
 export type JsonRpcId = string | number;
 
@@ -17,13 +17,16 @@ export type Classified =
   | { readonly kind: "invalid"; readonly reason: string; readonly id: JsonRpcId | null };
 
 export type Parsed =
-  | { readonly ok: true; readonly value: unknown; /** A member name some object of the line repeats (see repeated-member-name.ts). */ readonly repeatedName: string | null }
+  | { readonly ok: true; readonly value: unknown; /** A member name some object of the line repeats (see repeated-member-name.ts). */ readonly repeatedName: RepeatedName | null }
   | { readonly ok: false; readonly reason: string };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Parses one line: invalid UTF-8 and invalid JSON are reasons, not exceptions. */
-export function parseLine(bytes: Uint8Array): Parsed {
+/**
+ * Parses one line: invalid UTF-8 and invalid JSON are reasons, not exceptions. `ignoringCase`:
+ * names that differ only in case count as repeated (for what a server will read).
+ */
+export function parseLine(bytes: Uint8Array, ignoringCase = false): Parsed {
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -32,7 +35,7 @@ export function parseLine(bytes: Uint8Array): Parsed {
   }
   try {
     const value = JSON.parse(text) as unknown;
-    return { ok: true, value, repeatedName: repeatedMemberName(text) };
+    return { ok: true, value, repeatedName: repeatedMemberName(text, ignoringCase) };
   } catch (error) {
     return { ok: false, reason: `the line is not JSON (${error instanceof Error ? error.message : String(error)})` };
   }

@@ -255,7 +255,10 @@ export class McpProxy {
   }
 
   private onLine(line: Buffer, side: "client" | "server"): void {
-    const parsed = parseLine(line);
+    // A server may read names that differ in case as one (Go's and .NET's readers do). From the
+    // server, exact repeats only: a pin's digest covers every name as spelled, and all else a
+    // server says is untrusted output however a client reads it.
+    const parsed = parseLine(line, side === "client");
     if (!parsed.ok) {
       this.o.logger.warn(`mcp ${this.o.server}: unreadable message from the ${side}: ${parsed.reason}`);
       this.reply(side, errorResponse(null, PARSE_ERROR));
@@ -264,7 +267,11 @@ export class McpProxy {
     const classified = classify(parsed.value);
     if (parsed.repeatedName !== null) {
       // The line is forwarded as it came: with a name twice, the peer's parser may read another message than ours did.
-      const reason = `the member name ${JSON.stringify(parsed.repeatedName)} appears twice in one object, which parsers read differently`;
+      const { name, earlier } = parsed.repeatedName;
+      const reason =
+        name === earlier
+          ? `the member name ${JSON.stringify(name)} appears twice in one object, which parsers read differently`
+          : `the member names ${JSON.stringify(earlier)} and ${JSON.stringify(name)} of one object are one name to a reader that ignores case`;
       this.handle({ kind: "invalid", reason, id: answerableId(classified) }, side);
       return;
     }

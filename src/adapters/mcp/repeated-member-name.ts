@@ -1,17 +1,26 @@
+/** A name an object repeats: as spelled the second time, and the spelling it repeats. */
+export interface RepeatedName {
+  readonly name: string;
+  readonly earlier: string;
+}
+
 /**
  * The first member name an object of a JSON text repeats, or null. JSON leaves repeated names to
  * the parser: ours (`JSON.parse`) keeps the last value, RapidJSON's and simdjson's lookups find the
- * first. The proxy forwards the bytes it read, not its parse of them, so a message with a repeated
- * name could mean one call to the proxy and another to the server (`"path"` twice: the proxy judges
- * the second, the server writes the first). Such a message is refused instead.
+ * first. And some readers take different names for one: Go's `encoding/json` and .NET's with its
+ * web defaults ignore case (Go also folds `ſ` to `s` and the Kelvin sign to `k`), Swift's strings
+ * are equal when canonically equivalent (`é` composed or not); each keeps the last. The proxy forwards the bytes it read, not its parse of them, so such a message could mean
+ * one call to the proxy and another to the server (`"path"` twice, or `"path"` and `"PATH"`: the
+ * proxy judges one, the server writes the other). Such a message is refused instead.
  *
- * For text `JSON.parse` has accepted: one pass, no recursion (depth is the parser's limit, not
- * ours), strings skipped by search, names compared as decoded (`"a"` and `"\u0061"` are one name).
- * Text that is not JSON gets an answer too, never an exception or an endless loop.
+ * `ignoringCase` compares names normalized (NFKC, wider than canonical: a full-width `ｐ` is `p`)
+ * and with case folded (wider than Go: `ß` is `ss`): wider is the safe side. For text `JSON.parse` has accepted: one pass, no recursion (depth is the parser's
+ * limit, not ours), strings skipped by search, names compared as decoded (`"a"` and `"\u0061"`
+ * are one name). Text that is not JSON gets an answer too, never an exception or an endless loop.
  */
-export function repeatedMemberName(text: string): string | null {
-  // One entry per open container: the names an object has so far, or null for an array.
-  const open: (Set<string> | null)[] = [];
+export function repeatedMemberName(text: string, ignoringCase = false): RepeatedName | null {
+  // One entry per open container: the names an object has so far (compared form to spelling), or null for an array.
+  const open: (Map<string, string> | null)[] = [];
   let nameNext = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -21,21 +30,23 @@ export function repeatedMemberName(text: string): string | null {
       if (nameNext) {
         const names = open[open.length - 1];
         const name = decodedName(text.slice(i, end + 1));
-        if (names?.has(name) === true) return name;
-        names?.add(name);
+        const compared = ignoringCase ? name.normalize("NFKC").toUpperCase().toLowerCase() : name;
+        const earlier = names?.get(compared);
+        if (earlier !== undefined) return { name, earlier };
+        names?.set(compared, name);
         nameNext = false;
       }
       i = end;
     } else if (c === OPEN_BRACE) {
-      open.push(new Set());
+      open.push(new Map());
       nameNext = true;
     } else if (c === OPEN_BRACKET) {
       open.push(null);
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      // No string follows a closing one directly: a comma comes first and says what it is.
       open.pop();
-      nameNext = false;
     } else if (c === COMMA) {
-      nameNext = open[open.length - 1] instanceof Set;
+      nameNext = open[open.length - 1] instanceof Map;
     }
   }
   return null;

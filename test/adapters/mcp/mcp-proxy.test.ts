@@ -122,7 +122,7 @@ describe("McpProxy", () => {
     expect(r.logs.join("\n")).toMatch(/not JSON/);
   });
 
-  it("refuses a line that names a member twice, from either side: a server keeping the first would run another call than the one judged", () => {
+  it("refuses a line that names a member twice, from either side, and a client's whose names differ only in case: the server could run another call than the one judged", () => {
     const r = rig();
     // Judged as the read the override allows (JSON.parse keeps the last name); RapidJSON's lookup would find the write.
     r.client('{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"write","arguments":{"path":"a"},"name":"read"}}');
@@ -141,6 +141,14 @@ describe("McpProxy", () => {
     expect(last(r.toClient)).toEqual({ jsonrpc: "2.0", id: 6, error: { code: -32603, message: "Internal error" } });
     expect(r.toClient.join("\n")).not.toContain("rm -rf");
     expect(last(r.toServer)).toEqual({ jsonrpc: "2.0", id: 6, error: { code: -32600, message: "Invalid Request" } });
+    // A server whose reader ignores case (Go's, .NET's web defaults) would take PATH for path.
+    r.client('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"read","arguments":{"path":"a","PATH":"b"}}}');
+    expect(last(r.toClient)).toEqual({ jsonrpc: "2.0", id: 8, error: { code: -32600, message: "Invalid Request" } });
+    expect(r.logs.join("\n")).toMatch(/the member names "path" and "PATH" of one object are one name to a reader that ignores case/);
+    // From the server only exact repeats: names that differ in case are two to the pin, and the output untrusted either way.
+    r.client(call(9, "read", {}));
+    r.server({ jsonrpc: "2.0", id: 9, result: { content: [{ type: "text", text: "t" }], structuredContent: { Path: "x", path: "y" } } });
+    expect(last(r.toClient)).toMatchObject({ id: 9, result: { structuredContent: { Path: "x", path: "y" } } });
     // The same names in different objects, or in a string, are no repeat.
     r.client('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read","arguments":{"name":"x","q":"\\"name\\":1"}}}');
     expect(r.toServer.filter((l) => l.includes('"id":7'))).toHaveLength(1);
