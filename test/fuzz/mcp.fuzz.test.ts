@@ -67,7 +67,7 @@ describe("JSON-RPC classification under fuzzing", () => {
   it("parses arbitrary bytes without throwing", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
-        const p = parseLine(bytes);
+        const p = parseLine(bytes, true);
         if (!p.ok) expect(p.reason).toMatch(/UTF-8|JSON/);
       }),
       fuzzParams("mcp-parse-line", 4),
@@ -143,12 +143,12 @@ describe("repeated member names under fuzzing", () => {
   }, FUZZ_TIMEOUT_MS);
 
   it("refuse the line as parseLine reads it", () => {
-    const repeated = parseLine(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}'));
+    const repeated = parseLine(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}'), false);
     expect(repeated.ok && repeated.repeatedName?.name).toBe("name");
-    const plain = parseLine(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}'));
+    const plain = parseLine(Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}'), false);
     expect(plain.ok && plain.repeatedName).toBeNull();
     const cased = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","Name":"b"}}');
-    expect(parseLine(cased)).toMatchObject({ ok: true, repeatedName: null });
+    expect(parseLine(cased, false)).toMatchObject({ ok: true, repeatedName: null });
     expect(parseLine(cased, true)).toMatchObject({ ok: true, repeatedName: { name: "Name", earlier: "name" } });
   });
 });

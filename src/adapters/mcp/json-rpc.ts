@@ -26,7 +26,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * Parses one line: invalid UTF-8 and invalid JSON are reasons, not exceptions. `ignoringCase`:
  * names that differ only in case count as repeated (for what a server will read).
  */
-export function parseLine(bytes: Uint8Array, ignoringCase = false): Parsed {
+export function parseLine(bytes: Uint8Array, ignoringCase: boolean): Parsed {
   let text: string;
   try {
     text = utf8.decode(bytes);
