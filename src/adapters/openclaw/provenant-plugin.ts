@@ -464,15 +464,25 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
     }
   };
 
-  /** What OpenClaw writes into a transcript: judged for a session whose turn this process has seen, marked for its memory. */
+  /**
+   * What OpenClaw writes into a transcript: judged for a session whose turn this process has seen,
+   * marked for its memory. A write the plugin cannot even place (its event throws when read) would
+   * go on unjudged, as the host carries on past a hook's throw: the session the context names is
+   * treated as untrusted instead.
+   */
   api.on(
     "before_message_write",
     (event, ctx) => {
-      const sessionKey = event.sessionKey ?? ctx.sessionKey;
-      const sessionId = sessions.sessionIdFor({ sessionKey });
-      const turn = sessionId === undefined ? undefined : sessions.turn(sessionId);
-      if (turn !== undefined && turn.phase !== "ended") judgeSteered(event.message, turn);
-      return (turn === undefined ? undefined : markIfTainted(event.message, turn)) ?? markIfNotOwners(event.message, sessionKey);
+      try {
+        const sessionKey = event.sessionKey ?? ctx.sessionKey;
+        const sessionId = sessions.sessionIdFor({ sessionKey });
+        const turn = sessionId === undefined ? undefined : sessions.turn(sessionId);
+        if (turn !== undefined && turn.phase !== "ended") judgeSteered(event.message, turn);
+        return (turn === undefined ? undefined : markIfTainted(event.message, turn)) ?? markIfNotOwners(event.message, sessionKey);
+      } catch (error) {
+        taintUnread(ctx, "a message OpenClaw wrote into the transcript that the plugin could not read", error);
+        return undefined;
+      }
     },
     { priority: FIRST },
   );
