@@ -24,7 +24,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Parses one line: invalid UTF-8 and invalid JSON are reasons, not exceptions. `ignoringCase`:
- * names that differ only in case count as repeated (for what a server will read).
+ * names that differ only in case or Unicode normal form count as repeated (for what a server will
+ * read).
  */
 export function parseLine(bytes: Uint8Array, ignoringCase: boolean): Parsed {
   let text: string;

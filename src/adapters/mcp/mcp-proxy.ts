@@ -271,7 +271,7 @@ export class McpProxy {
       const reason =
         name === earlier
           ? `the member name ${JSON.stringify(name)} appears twice in one object, which parsers read differently`
-          : `the member names ${JSON.stringify(earlier)} and ${JSON.stringify(name)} of one object are one name to a reader that ignores case`;
+          : `the member names ${JSON.stringify(earlier)} and ${JSON.stringify(name)} of one object are one name to a reader that ignores case or Unicode normal form`;
       this.handle({ kind: "invalid", reason, id: answerableId(classified) }, side);
       return;
     }

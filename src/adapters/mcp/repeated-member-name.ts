@@ -7,16 +7,19 @@ export interface RepeatedName {
 /**
  * The first member name an object of a JSON text repeats, or null. JSON leaves repeated names to
  * the parser: ours (`JSON.parse`) keeps the last value, RapidJSON's and simdjson's lookups find the
- * first. And some readers take different names for one: Go's `encoding/json` and .NET's with its
- * web defaults ignore case (Go also folds `ſ` to `s` and the Kelvin sign to `k`), Swift's strings
- * are equal when canonically equivalent (`é` composed or not); each keeps the last. The proxy forwards the bytes it read, not its parse of them, so such a message could mean
+ * first. And some readers take different names for one, each keeping the last: Go's
+ * `encoding/json` and .NET's with its web defaults ignore case (Go also folds `ſ` to `s` and the
+ * Kelvin sign to `k`), and Swift's strings are equal when canonically equivalent (`é` composed or
+ * not). The proxy forwards the bytes it read, not its parse of them, so such a message could mean
  * one call to the proxy and another to the server (`"path"` twice, or `"path"` and `"PATH"`: the
  * proxy judges one, the server writes the other). Such a message is refused instead.
  *
  * `ignoringCase` compares names normalized (NFKC, wider than canonical: a full-width `ｐ` is `p`)
- * and with case folded (wider than Go: `ß` is `ss`): wider is the safe side. For text `JSON.parse` has accepted: one pass, no recursion (depth is the parser's
- * limit, not ours), strings skipped by search, names compared as decoded (`"a"` and `"\u0061"`
- * are one name). Text that is not JSON gets an answer too, never an exception or an endless loop.
+ * and with case folded (wider than Go: `ß` is `ss`): wider is the safe side.
+ *
+ * For text `JSON.parse` has accepted: one pass, no recursion (depth is the parser's limit, not
+ * ours), strings skipped by search, names compared as decoded (`"a"` and `"\u0061"` are one name).
+ * Text that is not JSON gets an answer too, never an exception or an endless loop.
  */
 export function repeatedMemberName(text: string, ignoringCase = false): RepeatedName | null {
   // One entry per open container: the names an object has so far (compared form to spelling), or null for an array.
