@@ -343,9 +343,9 @@ export function registerProvenant(api: PluginApi, openGuard: GuardOpener, consol
   );
 
   /**
-   * OpenClaw goes on when one of these hooks throws (`llm_input`, `after_tool_call`): what the hook
-   * could not read is someone else's as far as the plugin knows, so it taints the conversation
-   * (a turn not yet begun takes it when it begins).
+   * OpenClaw goes on when one of these hooks throws (`llm_input`, `after_tool_call`,
+   * `before_message_write`): what the hook could not read is someone else's as far as the plugin
+   * knows, so it taints the conversation (a turn not yet begun takes it when it begins).
    */
   const taintUnread = (ctx: { sessionId?: string; sessionKey?: string; agentId?: string }, what: string, error: unknown): void => {
     logger.error(`${what}; the conversation is treated as untrusted`, error);
