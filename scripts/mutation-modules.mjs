@@ -144,6 +144,7 @@ export const MUTATION_MODULES = {
   "host-tools": {
     mutate: [
       "src/core/tool-catalogue.ts",
+      "src/core/code-mode-script.ts",
       "src/core/host-catalogue.ts",
       "src/core/decided-calls.ts",
       "src/core/session-content.ts",

@@ -3,6 +3,7 @@ import picomatch from "picomatch";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "./core/config.js";
 import { MAX_RUNNING_PROCESSES, OPEN, runningText, type ChangeWindow } from "./core/change-windows.js";
+import { CODE_MODE_SCRIPT_TRUST, codeModeScript } from "./core/code-mode-script.js";
 import { execOutputTrust, readExec, worseOf, type ExecReading, type ExecTrust } from "./core/exec-trust.js";
 import type { FileLabel } from "./core/file-labels.js";
 import { filePathParam } from "./core/file-path-param.js";
@@ -75,18 +76,21 @@ export class CallOutputTrust {
       // directory itself is read like a file (a command run inside an inbox reads the inbox).
       const workdir = workdirOf(params);
       const base = this.baseDir(workdir);
+      // A call with a `code` is a Code Mode script, whatever a `command` beside it says.
       let trust: ExecTrust =
-        typeof command === "string"
-          ? execOutputTrust(command, {
-              overrides: this.options.config.execCommandTrust,
-              fileLevel: (path) => this.fileLevel(path, base),
-              treeLevel: (path) => this.treeLevel(path, base),
-              globLevel: (pattern) => this.globLevel(pattern, base),
-              patchLevel: (subcommand, args, dir) => this.patchLevel(subcommand, args, dir === undefined ? base : (this.absoluteReadings(dir, base)[0] ?? base)),
-              historyLevel: (dir) => this.historyLevel(dir === undefined ? base : (this.absoluteReadings(dir, base)[0] ?? base)),
-              listedLevel: (path) => this.unignoredTreeLevel(this.absoluteReadings(path, base)[0] ?? base),
-            })
-          : { level: "untrusted", reason: "exec with no command string" };
+        codeModeScript(params) !== null
+          ? CODE_MODE_SCRIPT_TRUST
+          : typeof command === "string"
+            ? execOutputTrust(command, {
+                overrides: this.options.config.execCommandTrust,
+                fileLevel: (path) => this.fileLevel(path, base),
+                treeLevel: (path) => this.treeLevel(path, base),
+                globLevel: (pattern) => this.globLevel(pattern, base),
+                patchLevel: (subcommand, args, dir) => this.patchLevel(subcommand, args, dir === undefined ? base : (this.absoluteReadings(dir, base)[0] ?? base)),
+                historyLevel: (dir) => this.historyLevel(dir === undefined ? base : (this.absoluteReadings(dir, base)[0] ?? base)),
+                listedLevel: (path) => this.unignoredTreeLevel(this.absoluteReadings(path, base)[0] ?? base),
+              })
+            : { level: "untrusted", reason: "exec with no command string" };
       const inDir = workdir === null ? null : this.fileLevel(workdir);
       if (inDir !== null && lessTrusted(inDir.level, trust.level)) trust = inDir;
       // On another machine the names in the command are that machine's files: neither the labels
@@ -252,8 +256,11 @@ export class CallOutputTrust {
     const base = this.options.workspaceDir;
     if (fileWriteTools.has(tool)) return { base, targets: writeTargets(tool, params, this.options.home, extractPatchTargets), command: null };
     const text = params["command"];
-    if (!execTools.has(tool) || typeof text !== "string") return { base, targets: [], command: null };
-    const command = readExec(text);
+    const script = codeModeScript(params) !== null;
+    if (!execTools.has(tool) || (typeof text !== "string" && !script)) return { base, targets: [], command: null };
+    const read = readExec(typeof text === "string" ? text : "");
+    // A script writes by names it computes, like a program that chooses its own.
+    const command = script ? { ...read, mayWriteUnnamed: true } : read;
     return { base: this.baseDir(workdirOf(params)), targets: command.files, command };
   }
 
