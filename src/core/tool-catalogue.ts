@@ -85,6 +85,15 @@ const TOOL_SEARCH_TOOLS: Readonly<Record<string, CatalogueEntry>> = {
 };
 
 /**
+ * Code Mode's control tools (code-mode-script.ts). Its `exec` is the seed's entry, whatever it
+ * runs; `wait {runId}` resumes a script that yielded and returns what it goes on to return, known
+ * no better than the script's own result.
+ */
+const CODE_MODE_TOOLS: Readonly<Record<string, CatalogueEntry>> = {
+  wait: entry("untrusted", "taint", "exec"),
+};
+
+/**
  * The core tools of OpenClaw 2026.9.6 beyond the seed's (its `CORE_TOOL_FACTORY_DESCRIPTORS`; a
  * test reads that list from the pinned program and fails on any name missing here). Output that
  * others wrote (screens, transcripts, replies, plugin stores) is external or untrusted; anything
@@ -176,7 +185,7 @@ function workboard(): Record<string, CatalogueEntry> {
 
 /** Every tool the guard knows, by exact name. */
 export const TOOL_CATALOGUE: Readonly<Record<string, CatalogueEntry>> = Object.freeze(
-  Object.assign(Object.create(null) as Record<string, CatalogueEntry>, SEED_TOOLS, PROVENANT_TOOLS, TOOL_SEARCH_TOOLS, OPENCLAW_CORE_TOOLS, OPENCLAW_PLUGIN_TOOLS),
+  Object.assign(Object.create(null) as Record<string, CatalogueEntry>, SEED_TOOLS, PROVENANT_TOOLS, TOOL_SEARCH_TOOLS, CODE_MODE_TOOLS, OPENCLAW_CORE_TOOLS, OPENCLAW_PLUGIN_TOOLS),
 );
 
 function byField<T>(pick: (e: CatalogueEntry) => T): Readonly<Record<string, T>> {
