@@ -255,12 +255,12 @@ export class CallOutputTrust {
     const { fileWriteTools, execTools } = this.options.catalogue;
     const base = this.options.workspaceDir;
     if (fileWriteTools.has(tool)) return { base, targets: writeTargets(tool, params, this.options.home, extractPatchTargets), command: null };
-    const text = params["command"];
-    const script = codeModeScript(params) !== null;
-    if (!execTools.has(tool) || (typeof text !== "string" && !script)) return { base, targets: [], command: null };
-    const read = readExec(typeof text === "string" ? text : "");
+    const script = codeModeScript(params);
+    const text = typeof params["command"] === "string" ? params["command"] : script;
+    if (!execTools.has(tool) || text === null) return { base, targets: [], command: null };
+    const read = readExec(text);
     // A script writes by names it computes, like a program that chooses its own.
-    const command = script ? { ...read, mayWriteUnnamed: true } : read;
+    const command = script !== null ? { ...read, mayWriteUnnamed: true } : read;
     return { base: this.baseDir(workdirOf(params)), targets: command.files, command };
   }
 

@@ -511,6 +511,15 @@ describe("files a command writes by names it chooses", () => {
     writeFileSync(join(other, "made-by-script.md"), "x\n");
     shell.recordWrites(writer("s"), "untrusted", "exec", { command: code }, AT, again);
     expect(shell.fileLevel("made-by-script.md")).toBeNull();
+    // A script reported with its `code` alone (no `command` beside it), and an exec with neither.
+    const { trust: bare, workspaceDir: third } = outputTrust();
+    await pastSlack();
+    const last = Date.now();
+    writeFileSync(join(third, "made-by-script.md"), "x\n");
+    bare.recordWrites(writer("s"), "untrusted", "exec", {}, AT, last);
+    expect(bare.fileLevel("made-by-script.md")).toBeNull();
+    bare.recordWrites(writer("s"), "untrusted", "exec", { code }, AT, last);
+    expect(bare.fileLevel("made-by-script.md")?.level).toBe("untrusted");
   });
 
   it("rule: a history a command below trusted cloned or fetched is labelled on its .git: what git prints of it (a commit message) is the labeller's level, from where git runs", async () => {
