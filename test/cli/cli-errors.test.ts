@@ -20,6 +20,14 @@ describe("friendly CLI errors", () => {
     expect(r.stderr).toBe(`provenant config check: cannot read "${missing}": no such file or directory\n`);
   });
 
+  it("a hostile YAML configuration (nesting that exhausts a parser) ends config check with a message, not a crash", () => {
+    const file = join(tempWorkspace(), "deep.yaml");
+    writeFileSync(file, "- ".repeat(50_000) + "a");
+    const r = runCli(["config", "check", file]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("nested deeper than 64 levels");
+  });
+
   it("a trace that is a directory is named with the reason in words", () => {
     const dir = join(tempWorkspace(), "trace.jsonl");
     mkdirSync(dir);
