@@ -22,6 +22,8 @@ import {
 } from "./mcp-harness.js";
 
 const open: { close(): Promise<void> }[] = [];
+/** A proxy's stderr is a pipe of its own: a line written before an answer may arrive after it. */
+const POLL = { timeout: 10_000, interval: 20 };
 afterEach(async () => {
   for (const c of open.splice(0)) await c.close();
   removeScenes();
@@ -126,7 +128,7 @@ describe("red team: MCP", { timeout: 90_000 }, () => {
         expect(text(written)).toMatch(/provenant held this call/);
         expect(text(written)).toMatch(/mcp__chat__\*/);
         expect(existsSync(target)).toBe(false);
-        expect(chat.stderr()).toMatch(/the server sent notifications\/claude\/channel, which the client may show its model; counted as the server's output/);
+        await expect.poll(() => chat.stderr(), POLL).toMatch(/the server sent notifications\/claude\/channel, which the client may show its model; counted as the server's output/);
       } else expect(readFileSync(target, "utf8")).toBe("pwned");
     },
   );
@@ -159,7 +161,7 @@ describe("red team: MCP", { timeout: 90_000 }, () => {
         expect(text(written), listing).toMatch(/provenant held this call/);
         expect(text(written), listing).toMatch(/mcp__rug__\*/);
         expect(existsSync(target), listing).toBe(false);
-        expect(rug.stderr(), listing).toMatch(/provenant mcp accept rug --listings/);
+        await expect.poll(() => rug.stderr(), { ...POLL, message: listing }).toMatch(/provenant mcp accept rug --listings/);
         expect(cli(s, "mcp", "pins", "rug").stdout, listing).toContain("victim.txt");
         // After review the owner pins it and resets the trust: the same listing no longer counts.
         expect(cli(s, "mcp", "accept", "rug", "--listings", "brief").stderr).toMatch(/--listings takes no tool names/);
@@ -271,7 +273,7 @@ describe("red team: MCP", { timeout: 90_000 }, () => {
     const answer = text(await forecast.client.callTool({ name: "forecast", arguments: {} }));
     expect(answer).not.toContain("pwned");
     expect(answer).toMatch(/the owner declined: it did not run/);
-    expect(forecast.stderr()).toMatch(/a request it was not sent or has answered already; dropped/);
+    await expect.poll(() => forecast.stderr(), POLL).toMatch(/a request it was not sent or has answered already; dropped/);
     // What the model would have done with the guessed answer: the session is still trusted (nothing
     // untrusted reached it), so a write runs; it is the injection that must never arrive.
     expect(readFileSync(join(root, "victim.txt"), "utf8")).toBe("original\n");
@@ -308,7 +310,7 @@ describe("red team: MCP", { timeout: 90_000 }, () => {
     const answerFile = join(workspace, ".provenance", "approvals", "answers", `${moveCode}.json`);
     const answer = JSON.stringify({ version: 2, code: moveCode, verdict: "approve", scope: "call", minutes: null, answeredAt: new Date().toISOString(), by: "console" });
     expect(await c.request(6, twice(6, answerFile, todo, answer))).toEqual({ jsonrpc: "2.0", id: 6, error: { code: -32600, message: "Invalid Request" } });
-    expect(c.stderr()).toMatch(/the member name "path" appears twice in one object/);
+    await expect.poll(() => c.stderr(), POLL).toMatch(/the member name "path" appears twice in one object/);
     // The same for a reader that ignores case (Go's encoding/json keeps the last, PATH): refused as a repeated name,
     // before the own-state check, which reads every argument's value and would refuse this one too.
     const cased = twice(9, todo, answerFile, answer).replace(/"path":(?![^]*"path":)/, '"PATH":');
@@ -347,7 +349,7 @@ describe("red team: MCP", { timeout: 90_000 }, () => {
         continue;
       }
       expect(second.client.getInstructions()).toBeUndefined();
-      expect(second.stderr()).toMatch(/instructions differ from those first seen/);
+      await expect.poll(() => second.stderr(), POLL).toMatch(/instructions differ from those first seen/);
       const pins = cli(t.s, "mcp", "pins", "rug");
       expect(pins.stdout).toContain("attacker.example");
       await second.close();
