@@ -13,8 +13,9 @@
  */
 export function codeModeScript(params: Readonly<Record<string, unknown>>): string | null {
   const code = params["code"];
-  // The host takes a blank `code` for none (and then runs `command` as the script).
-  return typeof code === "string" && code.trim() !== "" ? code : null;
+  // Blank too: Code Mode then runs `command` as the script. The pinned host hands the hooks that
+  // `command` as `code` as well; a host that did not would have its script read as a shell's.
+  return typeof code === "string" ? code : null;
 }
 
 /** The output trust of a Code Mode script, with the reason the taint log shows. */

@@ -56,8 +56,8 @@ describe("what a call's output is worth", () => {
     expect(s.execLevel).toBe("untrusted");
     expect(trust.judge("exec", { code: "return 1;", command: "ls" }, session())?.level).toBe("untrusted");
     expect(trust.judge("exec", { code: "return 1;" }, session())?.level).toBe("untrusted");
-    // A blank `code` is none: the shell's exec runs `command` (Code Mode's hands the hooks that `command` as `code` too).
-    expect(trust.judge("exec", { code: " ", command: "ls" }, session())?.level).toBe("trusted");
+    // A blank `code` too: Code Mode then runs `command` as the script. A `code` that is no string is none.
+    expect(trust.judge("exec", { code: " ", command: "ls" }, session())?.level).toBe("untrusted");
     expect(trust.judge("exec", { code: 1, command: "ls" }, session())?.level).toBe("trusted");
   });
 
