@@ -365,7 +365,8 @@ export const MUTATION_MODULES = {
   // checked, the caller verified, the tool's arguments checked against its rules, the tool run and
   // its output framed, every failure answered generically. Its tests start real daemons on real
   // sockets (the umask they set is skipped in Stryker's worker threads: test/mutation/worker-umask.ts).
-  // Not the tool-run tests (10 s of large outputs, rerun by nearly every mutant here).
+  // Not the tool-run tests (10 s of large outputs, rerun by nearly every mutant here), nor the
+  // interop tests, which run the built wrapper (a mutation sandbox has no dist/).
   "broker-connection": {
     mutate: ["src/broker/broker-connection.ts"],
     tests: [
@@ -374,7 +375,6 @@ export const MUTATION_MODULES = {
       "test/broker/daemon-hardening.test.ts",
       "test/broker/daemon-lifecycle.test.ts",
       "test/broker/caller-identity.test.ts",
-      "test/broker/interop.test.ts",
       "test/broker/wrapper-executable.test.ts",
       "test/broker/credentials.test.ts",
     ],
