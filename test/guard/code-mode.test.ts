@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { replayTrace, verdicts } from "./helpers.js";
 
 /**
- * OpenClaw's Code Mode, replayed as the pinned host emits it (test/e2e/openclaw-code-mode.test.ts
+ * OpenClaw's Code Mode, replayed as the pinned host emits it (test/e2e/openclaw-code-mode-redteam.test.ts
  * has the same in the real program): its `exec` runs `{code}`, JavaScript, and the hooks see
  * `{code, command: code}`. The script is not read as a shell command.
  */
